@@ -1,0 +1,73 @@
+"""janito-core: the framework of tools that large language models call.
+
+Write a tool as a ``BaseTool`` subclass decorated with ``@tool(permissions=...)``;
+ship toolsets as distributions advertising a ``janito.toolsets`` entry point; let
+``Registry`` discover them and ``call_tool`` execute what a model asks for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._marker import hookimpl
+from .base_tool import BaseTool
+from .decorator import tool
+from .errors import (
+    JanitoError,
+    PermissionStringError,
+    PluginValidationError,
+    ToolsetNotAllowedError,
+    ToolsetNotFoundError,
+    WorkspaceError,
+)
+from .path_utils import norm_path
+from .privileges import Privileges
+from .registry import AUTOLOAD_TOOLSETS, Registry, default_registry
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .dispatch import call_tool, execute_tool_calls
+    from .wrapper import ToolWrapper
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AUTOLOAD_TOOLSETS",
+    "BaseTool",
+    "JanitoError",
+    "PermissionStringError",
+    "PluginValidationError",
+    "Privileges",
+    "Registry",
+    "ToolsetNotAllowedError",
+    "ToolsetNotFoundError",
+    "Workspace",
+    "WorkspaceError",
+    "call_tool",
+    "default_registry",
+    "discover_toolsets",
+    "execute_tool_calls",
+    "hookimpl",
+    "norm_path",
+    "tool",
+]
+
+
+def discover_toolsets(
+    names: list[str] | tuple[str, ...],
+    *,
+    privileges: Privileges | None = None,
+) -> dict[str, ToolWrapper]:
+    """Load the named toolsets into a fresh registry and return ``{ClassName: callable}``."""
+    registry = Registry(privileges=privileges, autoload=())
+    for name in names:
+        registry.add_toolset(name)
+    return registry.tools()
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("call_tool", "execute_tool_calls"):
+        from . import dispatch
+
+        return getattr(dispatch, name)
+    raise AttributeError(f"module 'janito_core' has no attribute {name!r}")

@@ -1,0 +1,584 @@
+"""One type annotation -> its JSON Schema and the converter that validates a value.
+
+Coercion rules (applied identically everywhere, documented in docs/dispatch.md):
+
+- ``int``: a JSON integer; a float with no fractional part (``3.0``); a string of an
+  optionally signed decimal integer (``"50"``). Never a boolean.
+- ``float``: a JSON number or a numeric string; never a boolean; never NaN or infinity.
+- ``bool``: ``true``/``false``, or the strings ``"true"``/``"false"`` in any case.
+- ``str``: a string; an integer or float becomes its JSON text. Never a boolean, list
+  or object.
+- ``list``/``tuple``/``set``: a JSON array, or a string holding a JSON array.
+- ``dict``, dataclasses, TypedDicts: a JSON object, or a string holding a JSON object.
+- ``Literal``/``Enum``: one of the listed values (an Enum parameter receives the member).
+- ``T | None``: ``null`` gives None.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import sys
+import types
+import typing
+from typing import Any, Callable, Literal, Union
+
+Errors = list[dict[str, str]]
+Converter = Callable[[Any, str, Errors], Any]
+
+
+class _Invalid:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+
+INVALID: Any = _Invalid()
+
+_NONE_TYPE = type(None)
+_UNION_TYPES: tuple[Any, ...] = (Union,)
+if sys.version_info >= (3, 10):
+    _UNION_TYPES = (Union, types.UnionType)
+
+
+class UnsupportedType(TypeError):
+    pass
+
+
+def describe(value: Any) -> str:
+    """A short description of a JSON value for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean " + ("true" if value else "false")
+    if isinstance(value, (int, float)):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {shown!r}"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _fail(errors: Errors, path: str, message: str) -> Any:
+    errors.append({"field": path, "error": message})
+    return INVALID
+
+
+@dataclasses.dataclass
+class TypeInfo:
+    """What a type annotation becomes."""
+
+    schema: dict[str, Any]
+    convert: Converter
+    strict_schema: dict[str, Any] | None
+    strict_problem: str | None = None
+    nullable: bool = False
+
+
+def _conv_str(value: Any, path: str, errors: Errors) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return json.dumps(value)
+    return _fail(errors, path, f"expected a string, got {describe(value)}")
+
+
+def _conv_int(value: Any, path: str, errors: Errors) -> Any:
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return _fail(errors, path, f"expected an integer, got {describe(value)}")
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isdigit() and digits.isascii() and len(digits) <= 4300:
+            return int(text)
+    return _fail(errors, path, f"expected an integer, got {describe(value)}")
+
+
+def _conv_float(value: Any, path: str, errors: Errors) -> Any:
+    if isinstance(value, bool):
+        return _fail(errors, path, f"expected a number, got {describe(value)}")
+    if isinstance(value, (int, float)):
+        number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+        if math.isfinite(number):
+            return number
+        return _fail(errors, path, "expected a finite number")
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number
+    return _fail(errors, path, f"expected a number, got {describe(value)}")
+
+
+def _conv_bool(value: Any, path: str, errors: Errors) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered == "true":
+            return True
+        if lowered == "false":
+            return False
+    return _fail(errors, path, f"expected true or false, got {describe(value)}")
+
+
+def _conv_any(value: Any, path: str, errors: Errors) -> Any:
+    return value
+
+
+def _maybe_json(value: Any, expected: type) -> Any:
+    """A model sometimes sends an array or object JSON-encoded inside a string."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text[:1] in "[{":
+            try:
+                decoded = json.loads(text)
+            except ValueError:
+                return value
+            if isinstance(decoded, expected):
+                return decoded
+    return value
+
+
+def _strip_annotated(tp: Any) -> tuple[Any, str | None]:
+    if typing.get_origin(tp) is typing.Annotated:
+        base, *meta = typing.get_args(tp)
+        text = next((m for m in meta if isinstance(m, str)), None)
+        inner, inner_text = _strip_annotated(base)
+        return inner, text or inner_text
+    return tp, None
+
+
+def type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None = None) -> TypeInfo:
+    """Translate ``tp`` (already resolved, extras included) into schema and converter."""
+    tp, note = _strip_annotated(tp)
+    info = _type_info(tp, field_docs)
+    if note:
+        info.schema = {**info.schema, "description": note}
+        if info.strict_schema is not None:
+            info.strict_schema = {**info.strict_schema, "description": note}
+    return info
+
+
+def _scalar(kind: str, conv: Converter) -> TypeInfo:
+    return TypeInfo({"type": kind}, conv, {"type": kind})
+
+
+def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> TypeInfo:
+    if tp is str:
+        return _scalar("string", _conv_str)
+    if tp is bool:
+        return _scalar("boolean", _conv_bool)
+    if tp is int:
+        return _scalar("integer", _conv_int)
+    if tp is float:
+        return _scalar("number", _conv_float)
+    if tp is Any or tp is object:
+        return TypeInfo({}, _conv_any, None, "a parameter of any type has no strict schema")
+    if tp is None or tp is _NONE_TYPE:
+        return TypeInfo({"type": "null"}, _conv_null, {"type": "null"})
+    if getattr(tp, "__module__", None) == "pathlib" and isinstance(tp, type):
+        return TypeInfo({"type": "string"}, _path_converter(tp), {"type": "string"})
+
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+
+    if origin in _UNION_TYPES:
+        return _union_info(args, field_docs)
+    if origin is Literal:
+        return _literal_info(args)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return _enum_info(tp)
+    if origin in (list, tuple, set, frozenset) or tp in (list, tuple, set, frozenset) or (
+        origin is not None and _is_abc_sequence(origin)
+    ):
+        return _array_info(tp, origin or tp, args, field_docs)
+    if origin is dict or tp is dict or (origin is not None and _is_abc_mapping(origin)):
+        return _dict_info(args, field_docs)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _dataclass_info(tp, field_docs)
+    if isinstance(tp, type) and typing.is_typeddict(tp):
+        return _typeddict_info(tp, field_docs)
+    raise UnsupportedType(f"the type {tp!r} cannot be expressed as JSON Schema")
+
+
+def _is_abc_sequence(origin: Any) -> bool:
+    import collections.abc as cabc
+
+    return origin in (cabc.Sequence, cabc.MutableSequence, cabc.Iterable, cabc.Collection,
+                      cabc.Set, cabc.MutableSet)
+
+
+def _is_abc_mapping(origin: Any) -> bool:
+    import collections.abc as cabc
+
+    return origin in (cabc.Mapping, cabc.MutableMapping)
+
+
+def _conv_null(value: Any, path: str, errors: Errors) -> Any:
+    if value is None:
+        return None
+    return _fail(errors, path, f"expected null, got {describe(value)}")
+
+
+def _path_converter(path_type: type) -> Converter:
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        if isinstance(value, str):
+            return path_type(value)
+        return _fail(errors, path, f"expected a path string, got {describe(value)}")
+
+    return convert
+
+
+def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
+    members = [a for a in args if a is not _NONE_TYPE and a is not None]
+    nullable = len(members) != len(args)
+    if len(members) == 1:
+        inner = type_info(members[0], field_docs)
+        if not nullable:
+            return inner
+        base_convert = inner.convert
+
+        def convert_optional(value: Any, path: str, errors: Errors) -> Any:
+            if value is None:
+                return None
+            return base_convert(value, path, errors)
+
+        return TypeInfo(inner.schema, convert_optional, inner.strict_schema, inner.strict_problem,
+                        nullable=True)
+    infos = [type_info(m, field_docs) for m in members]
+    schema = {"anyOf": [i.schema for i in infos]}
+    strict = None
+    problem = next((i.strict_problem for i in infos if i.strict_problem), None)
+    if problem is None:
+        strict = {"anyOf": [i.strict_schema for i in infos]}
+
+    def convert_union(value: Any, path: str, errors: Errors) -> Any:
+        if value is None and nullable:
+            return None
+        # An exact JSON type match wins before any coercion, so "5" stays a string in str | int.
+        for info in infos:
+            if _exact_match(info.schema, value):
+                trial: Errors = []
+                result = info.convert(value, path, trial)
+                if not trial:
+                    return result
+        for info in infos:
+            trial = []
+            result = info.convert(value, path, trial)
+            if not trial:
+                return result
+        kinds = " or ".join(_schema_word(i.schema) for i in infos)
+        return _fail(errors, path, f"expected {kinds}, got {describe(value)}")
+
+    return TypeInfo(schema, convert_union, strict, problem, nullable)
+
+
+_JSON_KIND = {"string": str, "boolean": bool, "array": list, "object": dict}
+
+
+def _exact_match(schema: dict[str, Any], value: Any) -> bool:
+    kind = schema.get("type")
+    if kind == "integer":
+        return type(value) is int
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    expected = _JSON_KIND.get(kind) if isinstance(kind, str) else None
+    return expected is not None and isinstance(value, expected)
+
+
+def _schema_word(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {"integer": "an integer", "number": "a number", "string": "a string",
+                "boolean": "a boolean", "array": "an array", "object": "an object",
+                "null": "null"}.get(kind, kind)
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    return "a value"
+
+
+def _literal_info(values: tuple[Any, ...]) -> TypeInfo:
+    allowed = list(values)
+    kinds = sorted({_json_type(v) for v in allowed})
+    schema: dict[str, Any] = {"enum": allowed}
+    if len(kinds) == 1:
+        schema = {"type": kinds[0], "enum": allowed}
+    text = ", ".join(json.dumps(v) for v in allowed)
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        for option in allowed:
+            if value == option and type(value) is type(option):
+                return option
+        if isinstance(value, str):
+            for option in allowed:
+                if isinstance(option, (int, float)) and not isinstance(option, bool):
+                    if value.strip() == json.dumps(option):
+                        return option
+        return _fail(errors, path, f"expected one of {text}, got {describe(value)}")
+
+    return TypeInfo(schema, convert, dict(schema))
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string"
+
+
+def _enum_info(enum_type: type[enum.Enum]) -> TypeInfo:
+    members = list(enum_type)
+    values = [m.value for m in members]
+    literal = _literal_info(tuple(values))
+    by_value = {(type(m.value), m.value): m for m in members}
+    by_name = {m.name: m for m in members}
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        trial: Errors = []
+        raw = literal.convert(value, path, trial)
+        if not trial:
+            return by_value[(type(raw), raw)]
+        if isinstance(value, str) and value in by_name:
+            return by_name[value]
+        errors.extend(trial)
+        return INVALID
+
+    return TypeInfo(literal.schema, convert, literal.strict_schema)
+
+
+def _array_info(tp: Any, container: Any, args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
+    is_tuple = container is tuple
+    is_set = container in (set, frozenset) or (not isinstance(container, type)) and "Set" in str(
+        container
+    )
+    if is_tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        if args == ((),):
+            args = ()
+        return _fixed_tuple_info(args, field_docs)
+    item_type = args[0] if args else Any
+    item = type_info(item_type, field_docs)
+    schema: dict[str, Any] = {"type": "array", "items": item.schema}
+    strict: dict[str, Any] | None = (
+        {"type": "array", "items": item.strict_schema} if item.strict_schema is not None else None
+    )
+    if is_set:
+        schema["uniqueItems"] = True
+    build: Callable[[list[Any]], Any]
+    if is_tuple:
+        build = tuple
+    elif is_set:
+        build = frozenset if container is frozenset else set
+    else:
+        build = list
+    item_convert = item.convert
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        value = _maybe_json(value, list)
+        if not isinstance(value, list):
+            return _fail(errors, path, f"expected an array, got {describe(value)}")
+        before = len(errors)
+        out = [item_convert(v, f"{path}[{i}]", errors) for i, v in enumerate(value)]
+        if len(errors) != before:
+            return INVALID
+        try:
+            return build(out)
+        except TypeError:
+            return _fail(errors, path, "array items cannot form a set")
+
+    problem = item.strict_problem
+    return TypeInfo(schema, convert, strict, problem)
+
+
+def _fixed_tuple_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
+    items = [type_info(a, field_docs) for a in args]
+    schema = {
+        "type": "array",
+        "prefixItems": [i.schema for i in items],
+        "minItems": len(items),
+        "maxItems": len(items),
+    }
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        value = _maybe_json(value, list)
+        if not isinstance(value, list) or len(value) != len(items):
+            return _fail(errors, path, f"expected an array of {len(items)} items, got {describe(value)}")
+        before = len(errors)
+        out = tuple(i.convert(v, f"{path}[{n}]", errors) for n, (i, v) in enumerate(zip(items, value)))
+        return INVALID if len(errors) != before else out
+
+    return TypeInfo(schema, convert, None, "a fixed-length tuple has no strict schema")
+
+
+def _dict_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
+    key_type, value_type = (args + (Any, Any))[:2] if args else (str, Any)
+    if key_type not in (str, Any):
+        raise UnsupportedType(f"dict keys must be str to become JSON, not {key_type!r}")
+    value = type_info(value_type, field_docs)
+    schema: dict[str, Any] = {"type": "object"}
+    if value.schema:
+        schema["additionalProperties"] = value.schema
+    value_convert = value.convert
+
+    def convert(raw: Any, path: str, errors: Errors) -> Any:
+        raw = _maybe_json(raw, dict)
+        if not isinstance(raw, dict):
+            return _fail(errors, path, f"expected an object, got {describe(raw)}")
+        before = len(errors)
+        out = {k: value_convert(v, f"{path}.{k}", errors) for k, v in raw.items()}
+        return INVALID if len(errors) != before else out
+
+    return TypeInfo(
+        schema, convert, None,
+        "a free-form object (dict[str, T]) cannot be expressed in strict mode",
+    )
+
+
+def _object_info(
+    owner: type,
+    hints: dict[str, Any],
+    required: set[str],
+    defaults: dict[str, Any],
+    build: Callable[[dict[str, Any]], Any],
+    field_docs: Any,
+) -> TypeInfo:
+    docs = field_docs(owner) if field_docs else {}
+    fields = {name: type_info(tp, field_docs) for name, tp in hints.items()}
+    properties: dict[str, Any] = {}
+    strict_properties: dict[str, Any] = {}
+    problem = None
+    for name, info in fields.items():
+        prop = dict(info.schema)
+        if name in docs and "description" not in prop:
+            prop["description"] = docs[name]
+        if name in defaults:
+            default = defaults[name]
+            if _json_safe(default):
+                prop["default"] = default.value if isinstance(default, enum.Enum) else default
+        properties[name] = prop
+        if info.strict_schema is None:
+            problem = problem or info.strict_problem
+        else:
+            strict_prop = dict(info.strict_schema)
+            if "description" in prop:
+                strict_prop["description"] = prop["description"]
+            if name not in required:
+                strict_prop = nullable_schema(strict_prop)
+            strict_properties[name] = strict_prop
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": [n for n in hints if n in required],
+        "additionalProperties": False,
+    }
+    strict = None
+    if problem is None:
+        strict = {
+            "type": "object",
+            "properties": strict_properties,
+            "required": list(hints),
+            "additionalProperties": False,
+        }
+
+    def convert(raw: Any, path: str, errors: Errors) -> Any:
+        raw = _maybe_json(raw, dict)
+        if not isinstance(raw, dict):
+            return _fail(errors, path, f"expected an object, got {describe(raw)}")
+        before = len(errors)
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            info = fields.get(key)
+            if info is None:
+                _fail(errors, f"{path}.{key}", "unknown field")
+                continue
+            if value is None and key not in required and not info.nullable:
+                continue
+            out[key] = info.convert(value, f"{path}.{key}", errors)
+        for key in required:
+            if key not in raw:
+                _fail(errors, f"{path}.{key}", "missing required field")
+        if len(errors) != before:
+            return INVALID
+        try:
+            return build(out)
+        except Exception as exc:
+            return _fail(errors, path, f"cannot build {owner.__name__}: {exc}")
+
+    return TypeInfo(schema, convert, strict, problem)
+
+
+def _dataclass_info(dc: type, field_docs: Any) -> TypeInfo:
+    hints = typing.get_type_hints(dc, include_extras=True)
+    fields = [f for f in dataclasses.fields(dc) if f.init]
+    required = {
+        f.name for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    return _object_info(
+        dc, {f.name: hints[f.name] for f in fields}, required, defaults,
+        lambda values: dc(**values), field_docs,
+    )
+
+
+def _typeddict_info(td: type, field_docs: Any) -> TypeInfo:
+    hints = typing.get_type_hints(td, include_extras=True)
+    required = set(getattr(td, "__required_keys__", set(hints)))
+    cleaned = {}
+    for name, tp in hints.items():
+        origin = typing.get_origin(tp)
+        if origin is not None and getattr(origin, "_name", "") in ("Required", "NotRequired"):
+            tp = typing.get_args(tp)[0]
+        cleaned[name] = tp
+    return _object_info(td, cleaned, required, {}, dict, field_docs)
+
+
+def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also admits null (OpenAI strict mode's way to make a field optional)."""
+    kind = schema.get("type")
+    if isinstance(kind, str) and "enum" not in schema:
+        return {**schema, "type": [kind, "null"]}
+    if isinstance(kind, list):
+        return schema if "null" in kind else {**schema, "type": [*kind, "null"]}
+    description = schema.get("description")
+    inner = {k: v for k, v in schema.items() if k != "description"}
+    if "enum" in inner:
+        inner = {**inner, "enum": [*inner["enum"], None]} if None not in inner["enum"] else inner
+        if isinstance(inner.get("type"), str):
+            inner["type"] = [inner["type"], "null"]
+        return {**inner, **({"description": description} if description else {})}
+    out: dict[str, Any] = {"anyOf": [inner, {"type": "null"}]}
+    if description:
+        out["description"] = description
+    return out
+
+
+def _json_safe(value: Any) -> bool:
+    if isinstance(value, enum.Enum):
+        value = value.value
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,81 @@
+"""BaseTool: the class every tool derives from."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .reporter import PREFIXES, ReportEvent, emit, permission_color
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+
+class BaseTool(ABC):
+    """A tool a model can call.
+
+    Subclasses implement ``run()`` with typed keyword parameters and return a dict with
+    at least ``success``. The class docstring's first line is the description the model
+    sees; ``run()``'s docstring documents each parameter. Decorate the class with
+    ``@tool(permissions=...)`` to make it a tool.
+    """
+
+    _tool_permissions: ClassVar[str] = ""
+    _load_skip_reason: ClassVar[str | None] = None
+
+    def __init__(self, workspace: Workspace | None = None) -> None:
+        self._workspace = workspace
+
+    @abstractmethod
+    def run(self, **kwargs: Any) -> dict[str, Any]:
+        """Do the tool's work and return a JSON-serialisable dict with ``success``."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        """Whether the tool can work here; on False, say why in ``_load_skip_reason``."""
+        return True
+
+    @classmethod
+    def skip(cls, reason: str) -> bool:
+        """Record why the tool cannot load and return False, for use in ``should_load``."""
+        cls._load_skip_reason = reason
+        return False
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace this call runs in: the registry's, or the current directory."""
+        if self._workspace is None:
+            from .workspace import Workspace
+
+            self._workspace = Workspace()
+        return self._workspace
+
+    @workspace.setter
+    def workspace(self, value: Workspace) -> None:
+        self._workspace = value
+
+    def resolve_path(self, path: object) -> str:
+        """Resolve a path a model sent through the workspace boundary (WorkspaceError if out)."""
+        return self.workspace.resolve(path)
+
+    def display_path(self, real_path: str) -> str:
+        """How a resolved path is shown back to the model."""
+        return self.workspace.display(real_path)
+
+    def _report(self, kind: str, message: str, end: str, color: str | None) -> None:
+        emit(ReportEvent(kind, str(message), color, end, type(self).__name__, PREFIXES[kind]))
+
+    def report_start(self, message: str, end: str = "\n") -> None:
+        self._report("start", message, end, permission_color(self._tool_permissions))
+
+    def report_progress(self, message: str, end: str = "\n") -> None:
+        self._report("progress", message, end, permission_color(self._tool_permissions))
+
+    def report_result(self, message: str, end: str = "\n") -> None:
+        self._report("result", message, end, permission_color(self._tool_permissions))
+
+    def report_error(self, message: str, end: str = "\n") -> None:
+        self._report("error", message, end, "\033[31m")
+
+    def report_warning(self, message: str, end: str = "\n") -> None:
+        self._report("warning", message, end, "\033[33m")

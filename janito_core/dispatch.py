@@ -1,0 +1,459 @@
+"""Executing what a model asks for.
+
+``call_tool(name, arguments)`` turns one tool call into a result dict and never raises
+for anything the model or the tool did. Every result has ``success``; a failure has
+``error`` (one sentence), ``error_type`` and, for bad arguments, ``details`` naming each
+bad field. ``execute_tool_calls`` does the same for all the calls of one assistant turn
+in the OpenAI chat, OpenAI responses, Anthropic or Gemini shape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._context import active_registry
+from ._types import INVALID
+from .errors import WorkspaceError
+
+if TYPE_CHECKING:
+    from .registry import Registry, ToolRecord
+
+DEFAULT_MAX_RESULT_CHARS = 100_000
+MAX_DEPTH = 64
+
+INVALID_JSON = "invalid_json"
+INVALID_ARGUMENTS = "invalid_arguments"
+UNKNOWN_TOOL = "unknown_tool"
+UNAVAILABLE = "tool_unavailable"
+PERMISSION_DENIED = "permission_denied"
+TOOL_EXCEPTION = "tool_exception"
+INVALID_RESULT = "invalid_result"
+OUTSIDE_WORKSPACE = "outside_workspace"
+PLUGIN_ERROR = "plugin_error"
+REFUSED = "refused"
+TIMEOUT = "timeout"
+
+
+def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
+    """A failed result: ``success`` false, one-sentence ``error``, its ``error_type``."""
+    return {"success": False, "error": error, "error_type": error_type, **extra}
+
+
+class ToolCall:
+    """One validated call on its way to the tool, as the ``janito_tool_call`` hook sees it."""
+
+    __slots__ = ("arguments", "id", "name", "raw_arguments", "record", "registry")
+
+    def __init__(self, record: ToolRecord, arguments: dict[str, Any], registry: Registry,
+                 raw_arguments: Any = None, call_id: str | None = None) -> None:
+        self.name = record.name
+        self.record = record
+        self.arguments = arguments
+        self.registry = registry
+        self.raw_arguments = raw_arguments
+        self.id = call_id
+
+    @property
+    def permissions(self) -> str:
+        return self.record.permissions
+
+    def refuse(self, reason: str) -> dict[str, Any]:
+        """The result that denies this call, for a hook that decides it must not run."""
+        return failure(reason, REFUSED, tool=self.name)
+
+    def run(self) -> dict[str, Any]:
+        """Run the tool; an exception it raises becomes a ``tool_exception`` result."""
+        try:
+            instance = self.record.cls(self.registry.workspace)
+            return instance.run(**self.arguments)  # type: ignore[no-any-return]
+        except WorkspaceError as exc:
+            return failure(str(exc), OUTSIDE_WORKSPACE, tool=self.name)
+        except (Exception, SystemExit) as exc:
+            import logging
+
+            logging.getLogger("janito.dispatch").debug(
+                "tool %s raised", self.name, exc_info=True
+            )
+            text = str(exc) or type(exc).__name__
+            return failure(f"{self.name} raised {type(exc).__name__}: {text}", TOOL_EXCEPTION,
+                           tool=self.name)
+
+
+def call_tool(
+    name: str,
+    arguments: str | bytes | Mapping[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+    call_id: str | None = None,
+) -> dict[str, Any]:
+    """Execute one tool call from a model and return its result dict; never raises."""
+    if registry is None:
+        from .registry import default_registry
+
+        registry = default_registry()
+    if arguments is None:
+        parsed: Any = {}
+    elif isinstance(arguments, (str, bytes, bytearray)):
+        parsed, problem = _parse_json(arguments)
+        if problem is not None:
+            return failure(
+                f"the arguments are not valid JSON ({problem}); send one JSON object",
+                INVALID_JSON, tool=name if isinstance(name, str) else None,
+            )
+    else:
+        parsed = arguments
+    if not isinstance(parsed, Mapping):
+        return failure(
+            f"the arguments must be a JSON object, got {_json_kind(parsed)}",
+            INVALID_ARGUMENTS, tool=name if isinstance(name, str) else None,
+            details=[{"field": "(arguments)", "error": f"expected an object, got {_json_kind(parsed)}"}],
+        )
+    if not isinstance(name, str):
+        return failure(f"the tool name must be a string, got {_json_kind(name)}", UNKNOWN_TOOL)
+    try:
+        record = registry.record(name)
+    except Exception as exc:  # a registry that cannot initialise still answers
+        return failure(f"the tool registry failed: {exc}", PLUGIN_ERROR, tool=name)
+    if record is None:
+        return _unknown_tool(name, registry)
+    if record.status == "skipped":
+        return failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name)
+    if record.status == "denied" or not registry.privileges.allows(record.permissions):
+        from .registry import _denied_reason
+
+        return failure(
+            f"{name} {_denied_reason(record.permissions, registry.privileges)}",
+            PERMISSION_DENIED, tool=name,
+        )
+    kwargs = _validate(record, parsed)
+    if isinstance(kwargs, list):
+        fields = ", ".join(d["field"] for d in kwargs)
+        return failure(
+            f"invalid arguments for {name}: {fields}; see details and call again",
+            INVALID_ARGUMENTS, tool=name, details=kwargs,
+        )
+    call = ToolCall(record, kwargs, registry, arguments, call_id)
+    token = active_registry.set(registry)
+    try:
+        if registry.plugins.call_hooks_present():
+            try:
+                result = registry.plugins.manager.hook.janito_tool_call(call=call)
+            except Exception as exc:
+                error = registry.plugins.blame(exc, "janito_tool_call")
+                return failure(error.reason, PLUGIN_ERROR, tool=name)
+        else:
+            result = call.run()
+    finally:
+        active_registry.reset(token)
+    limit = registry_limit(registry) if max_result_chars is None else max_result_chars
+    return normalise_result(name, result, limit)
+
+
+def registry_limit(registry: Registry) -> int:
+    return int(getattr(registry, "max_result_chars", DEFAULT_MAX_RESULT_CHARS))
+
+
+def _parse_json(text: str | bytes | bytearray) -> tuple[Any, str | None]:
+    """(the decoded value, None) or (None, what is wrong with the text)."""
+    try:
+        if not text.strip():
+            return {}, None
+        return json.loads(text), None
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
+
+
+def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
+    import difflib
+
+    names = registry.names()
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if not close:
+        lowered = {n.lower(): n for n in names}
+        close = [lowered[k] for k in difflib.get_close_matches(name.lower(), list(lowered), n=3)]
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return failure(f"there is no tool called {name[:100]!r}{hint}", UNKNOWN_TOOL,
+                   suggestions=close)
+
+
+def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, str]]:
+    """Keyword arguments for ``run()``, or the list of problems, one per bad field."""
+    from .schema import tool_schema
+
+    params = tool_schema(record.cls).params
+    if not arguments:
+        missing = [n for n, p in params.items() if p.required]
+        if not missing:
+            return {}
+        return [{"field": n, "error": "missing required field"} for n in missing]
+    errors: list[dict[str, str]] = []
+    kwargs: dict[str, Any] = {}
+    for key, value in arguments.items():
+        param = params.get(key) if isinstance(key, str) else None
+        if param is None:
+            import difflib
+
+            close = difflib.get_close_matches(str(key), list(params), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            errors.append({"field": str(key)[:100], "error": f"unknown field{hint}"})
+            continue
+        if value is None and not param.info.nullable:
+            if not param.required:
+                continue
+            errors.append({"field": key, "error": "must not be null"})
+            continue
+        converted = param.info.convert(value, key, errors)
+        if converted is not INVALID:
+            kwargs[key] = converted
+    for name, param in params.items():
+        if param.required and name not in arguments:
+            errors.append({"field": name, "error": "missing required field"})
+    return errors or kwargs
+
+
+def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
+    """Check a tool's result is a JSON object with ``success`` and cap its size."""
+    if not isinstance(result, dict):
+        return failure(
+            f"{name} returned {type(result).__name__}, not a dict; this is a bug in the tool",
+            INVALID_RESULT, tool=name,
+        )
+    success = result.get("success", INVALID)
+    if success is INVALID:
+        result = {"success": True, **result}
+    elif not isinstance(success, bool):
+        return failure(f"{name} returned success={success!r}, which is not a boolean",
+                       INVALID_RESULT, tool=name)
+    problem, size = _inspect(result, "result", 0)
+    if problem is not None:
+        return failure(f"{name} returned a result that is not JSON: {problem}; this is a bug in "
+                       "the tool", INVALID_RESULT, tool=name)
+    if size > max_chars:
+        return truncate_result(result, max_chars)
+    return result
+
+
+def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int]:
+    """(where the value stops being JSON, or None; its approximate size in characters)."""
+    kind = type(value)
+    if kind is str:
+        return None, len(value) + 2
+    if kind is bool or value is None or kind is int:
+        return None, 5
+    if kind is float:
+        if math.isfinite(value):
+            return None, 8
+        return f"{path} is {value!r}, which JSON cannot carry", 0
+    if depth > MAX_DEPTH:
+        return f"{path} is nested more than {MAX_DEPTH} levels deep", 0
+    if kind is dict or isinstance(value, dict):
+        size = 2
+        for key, item in value.items():
+            if type(key) is not str:
+                return f"{path} has a key {key!r} that is not a string", 0
+            problem, item_size = _inspect(item, f"{path}[{key!r}]", depth + 1)
+            if problem is not None:
+                return problem, 0
+            size += item_size + len(key) + 4
+        return None, size
+    if kind is list or kind is tuple:
+        size = 2
+        for index, item in enumerate(value):
+            problem, item_size = _inspect(item, f"{path}[{index}]", depth + 1)
+            if problem is not None:
+                return problem, 0
+            size += item_size + 1
+        return None, size
+    if isinstance(value, str):
+        return None, len(value) + 2
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None, 5
+    return f"{path} is a {kind.__name__}", 0
+
+
+def _strings(value: Any, path: tuple[Any, ...], out: list[tuple[int, tuple[Any, ...]]]) -> None:
+    if isinstance(value, str):
+        out.append((len(value), path))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _strings(item, (*path, key), out)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _strings(item, (*path, index), out)
+
+
+def _lists(value: Any, path: tuple[Any, ...], out: list[tuple[int, tuple[Any, ...]]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _lists(item, (*path, key), out)
+    elif isinstance(value, (list, tuple)):
+        out.append((len(value), path))
+        for index, item in enumerate(value):
+            _lists(item, (*path, index), out)
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _set(value: Any, path: tuple[Any, ...], new: Any) -> None:
+    for part in path[:-1]:
+        value = value[part]
+    value[path[-1]] = new
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """A copy of ``result`` cut to about ``max_chars``: longest strings first, then lists."""
+    out = _thaw(result)
+    max_chars = max(max_chars, 200)
+    _, size = _inspect(out, "result", 0)
+    excess = size - max_chars
+    strings: list[tuple[int, tuple[Any, ...]]] = []
+    _strings(out, (), strings)
+    strings.sort(key=lambda item: item[0], reverse=True)
+    for length, path in strings:
+        if excess <= 0:
+            break
+        if not path or length <= 200:
+            continue
+        keep = max(100, length - excess - 60)
+        if keep >= length:
+            continue
+        text = _get(out, path)
+        marker = f"\n[... truncated: {keep} of {length} characters shown]"
+        _set(out, path, text[:keep] + marker)
+        excess -= length - keep - len(marker)
+    if excess > 0:
+        lists: list[tuple[int, tuple[Any, ...]]] = []
+        _lists(out, (), lists)
+        lists.sort(key=lambda item: item[0], reverse=True)
+        for length, path in lists:
+            if excess <= 0 or length <= 1 or not path:
+                continue
+            items = _get(out, path)
+            keep = length
+            while keep > 1 and excess > 0:
+                _, item_size = _inspect(items[keep - 1], "", 0)
+                excess -= item_size + 1
+                keep -= 1
+            _set(out, path, [*items[:keep], f"[... truncated: {keep} of {length} items shown]"])
+    out["truncated"] = True
+    return out
+
+
+# -- one assistant turn ---------------------------------------------------------------
+
+
+def execute_tool_calls(
+    tool_calls: Any,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+) -> list[dict[str, Any]]:
+    """Run every tool call of one assistant turn, in order, and return the result items.
+
+    Accepts the calls (or the whole assistant message / output list) in one of these shapes
+    and answers in the same one:
+
+    - OpenAI chat: ``{"id", "type": "function", "function": {"name", "arguments"}}`` ->
+      ``{"role": "tool", "tool_call_id", "content"}``
+    - OpenAI responses: ``{"type": "function_call", "call_id", "name", "arguments"}`` ->
+      ``{"type": "function_call_output", "call_id", "output"}``
+    - Anthropic: ``{"type": "tool_use", "id", "name", "input"}`` ->
+      ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` (send them together
+      as the content of one user message)
+    - Gemini: ``{"functionCall": {"name", "args"}}`` ->
+      ``{"functionResponse": {"name", "response"}}``
+    """
+    results = []
+    for item in _calls_of(tool_calls):
+        results.append(_execute_one(item, registry, max_result_chars))
+    return results
+
+
+def _calls_of(turn: Any) -> Iterable[Any]:
+    if isinstance(turn, Mapping):
+        if "tool_calls" in turn:
+            return list(turn.get("tool_calls") or [])
+        content = turn.get("content")
+        if isinstance(content, list) and turn.get("role") == "assistant":
+            return [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+        parts = turn.get("parts")
+        if isinstance(parts, list):
+            return [p for p in parts if isinstance(p, Mapping) and "functionCall" in p]
+        return [turn]
+    if isinstance(turn, (list, tuple)):
+        return [
+            item for item in turn
+            if not (isinstance(item, Mapping) and item.get("type") in ("message", "reasoning", "text"))
+        ]
+    raise TypeError(f"tool calls must be a list or a message, not {type(turn).__name__}")
+
+
+def _content(result: dict[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _execute_one(item: Any, registry: Registry | None, limit: int | None) -> dict[str, Any]:
+    if not isinstance(item, Mapping):
+        raise TypeError(f"a tool call must be a mapping, not {type(item).__name__}")
+    if "function" in item and isinstance(item.get("function"), Mapping):
+        function = item["function"]
+        result = call_tool(function.get("name"), function.get("arguments"),
+                           registry=registry, max_result_chars=limit, call_id=item.get("id"))
+        return {"role": "tool", "tool_call_id": item.get("id"), "content": _content(result)}
+    kind = item.get("type")
+    if kind == "function_call":
+        result = call_tool(item.get("name"), item.get("arguments"),
+                           registry=registry, max_result_chars=limit, call_id=item.get("call_id"))
+        return {"type": "function_call_output", "call_id": item.get("call_id"),
+                "output": _content(result)}
+    if kind == "tool_use":
+        result = call_tool(item.get("name"), item.get("input"),
+                           registry=registry, max_result_chars=limit, call_id=item.get("id"))
+        return {"type": "tool_result", "tool_use_id": item.get("id"),
+                "content": _content(result), "is_error": not result.get("success", False)}
+    if isinstance(item.get("functionCall"), Mapping):
+        call = item["functionCall"]
+        result = call_tool(call.get("name"), call.get("args"),
+                           registry=registry, max_result_chars=limit, call_id=call.get("id"))
+        response: dict[str, Any] = {"name": call.get("name"), "response": result}
+        if call.get("id") is not None:
+            response["id"] = call["id"]
+        return {"functionResponse": response}
+    raise TypeError(
+        "unrecognised tool call shape: expected OpenAI chat, OpenAI responses, Anthropic or "
+        f"Gemini, got keys {sorted(map(str, item))[:8]}"
+    )
+
+

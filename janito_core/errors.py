@@ -1,0 +1,46 @@
+"""Exception types raised by janito-core.
+
+Only programming mistakes raise: a bad decorator argument, an unknown toolset name
+passed by code. Everything a model or a plugin does wrong becomes a structured result
+or a recorded load error instead.
+"""
+
+from __future__ import annotations
+
+
+class JanitoError(Exception):
+    """Base class of every exception janito-core raises on purpose."""
+
+
+class PermissionStringError(JanitoError, ValueError):
+    """A permission string holds something other than the letters r, w and x."""
+
+
+class ToolsetNotFoundError(JanitoError, LookupError):
+    """No installed distribution advertises a toolset of that name."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+        self.name = name
+        self.suggestions = suggestions or []
+        hint = f" (did you mean {', '.join(self.suggestions)}?)" if self.suggestions else ""
+        super().__init__(f"no installed toolset is called {name!r}{hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ToolsetNotAllowedError(JanitoError, LookupError):
+    """The toolset is installed but JANITO_TOOLSETS does not allow it to load."""
+
+
+class WorkspaceError(JanitoError, ValueError):
+    """A path resolves outside the workspace, or cannot be a path at all."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{reason}: {path!r}")
+
+
+class PluginValidationError(JanitoError):
+    """A hook implementation does not match any janito hook specification."""

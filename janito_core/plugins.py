@@ -1,0 +1,213 @@
+"""The plugin manager: pluggy, created only when a hook has somewhere to go.
+
+Hook implementations come from ``janito.plugins`` entry points, from toolset packages
+that define hooks, and from janito itself (the stderr report renderer and the tool
+runner are plugins on the same hooks). A plugin that fails to load, names a hook that
+does not exist, or raises inside a hook is recorded as a LoadError naming its
+distribution; janito goes on without it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ._marker import MARK
+from .discovery import LoadError, PluginSpec, describe_exception, import_module
+from .reporter import ReportEvent, render
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from .dispatch import ToolCall
+
+PROJECT = "janito"
+STDERR_PLUGIN = "janito.stderr"
+RUNNER_PLUGIN = "janito.runner"
+
+
+class StderrReporter:
+    """Renders every report on stderr."""
+
+    def janito_report(self, event: ReportEvent) -> None:
+        render(event, sys.stderr)
+
+
+class ToolRunner:
+    """Runs the tool itself: the last implementation of ``janito_tool_call``."""
+
+    def janito_tool_call(self, call: ToolCall) -> dict[str, Any] | None:
+        return call.run()
+
+
+def _builtin_marks() -> None:
+    StderrReporter.janito_report.janito_impl = {  # type: ignore[attr-defined]
+        "wrapper": False, "hookwrapper": False, "optionalhook": False,
+        "tryfirst": False, "trylast": True, "specname": None,
+    }
+    ToolRunner.janito_tool_call.janito_impl = {  # type: ignore[attr-defined]
+        "wrapper": False, "hookwrapper": False, "optionalhook": False,
+        "tryfirst": False, "trylast": True, "specname": None,
+    }
+
+
+_builtin_marks()
+
+
+def allowed_names(variable: str) -> set[str] | None:
+    """Names listed in a comma-separated environment variable; None when it is unset."""
+    raw = os.environ.get(variable)
+    if raw is None:
+        return None
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
+
+class PluginHost:
+    """A registry's hooks: the pluggy manager and what it knows about each plugin."""
+
+    def __init__(self, specs: list[PluginSpec] | None = None) -> None:
+        self._specs = specs
+        self._manager: pluggy.PluginManager | None = None
+        self.errors: list[LoadError] = []
+        self.owners: dict[str, tuple[str, str | None]] = {}
+
+    def set_specs(self, specs: list[PluginSpec]) -> None:
+        self._specs = specs
+
+    @property
+    def active(self) -> bool:
+        return self._manager is not None
+
+    @property
+    def manager(self) -> pluggy.PluginManager:
+        if self._manager is None:
+            self._manager = self._create()
+        return self._manager
+
+    def _create(self) -> pluggy.PluginManager:
+        import pluggy
+
+        from . import hookspecs
+
+        class Manager(pluggy.PluginManager):
+            def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+                method = getattr(plugin, name, None)
+                options = getattr(method, MARK, None) if callable(method) else None
+                if isinstance(options, dict):
+                    return options
+                return super().parse_hookimpl_opts(plugin, name)
+
+        manager = Manager(PROJECT)
+        manager.add_hookspecs(hookspecs)
+        manager.register(StderrReporter(), name=STDERR_PLUGIN)
+        manager.register(ToolRunner(), name=RUNNER_PLUGIN)
+        self._manager = manager
+        self.owners[STDERR_PLUGIN] = ("janito.stderr", "janito-core")
+        self.owners[RUNNER_PLUGIN] = ("janito.runner", "janito-core")
+        allowed = allowed_names("JANITO_PLUGINS")
+        for spec in self._specs or []:
+            if allowed is not None and spec.name not in allowed:
+                continue
+            self._load_spec(spec)
+        return manager
+
+    def _load_spec(self, spec: PluginSpec) -> None:
+        module_name, _, attribute = spec.value.partition(":")
+        try:
+            plugin: Any = import_module(module_name.strip())
+            for part in filter(None, attribute.strip().split(".")):
+                plugin = getattr(plugin, part)
+        except (Exception, SystemExit) as exc:
+            self.errors.append(LoadError(
+                None, spec.distribution,
+                f"plugin {spec.name!r} cannot be loaded: {describe_exception(exc)}", "plugin",
+                module_name,
+            ))
+            return
+        self.register(plugin, f"{spec.distribution}:{spec.name}", spec.distribution)
+
+    def register(self, plugin: object, name: str, distribution: str | None,
+                 toolset: str | None = None) -> LoadError | None:
+        """Register ``plugin``; a hook it implements that janito lacks is an error, not silence."""
+        manager = self.manager
+        if manager.get_plugin(name) is not None:
+            return None
+        try:
+            manager.register(plugin, name=name)
+        except Exception as exc:
+            error = LoadError(toolset, distribution,
+                              f"plugin {name!r} was refused: {describe_exception(exc)}", "plugin")
+            self.errors.append(error)
+            return error
+        try:
+            manager.check_pending()
+        except Exception as exc:
+            manager.unregister(name=name)
+            error = LoadError(toolset, distribution,
+                              f"plugin {name!r} implements an unknown hook: {exc}", "plugin")
+            self.errors.append(error)
+            return error
+        self.owners[name] = (name, distribution)
+        return None
+
+    def blame(self, exc: BaseException, hook_name: str) -> LoadError:
+        """The plugin whose implementation raised ``exc``, as an error naming it."""
+        manager = self.manager
+        codes = set()
+        tb = exc.__traceback__
+        while tb is not None:
+            codes.add(tb.tb_frame.f_code)
+            tb = tb.tb_next
+        culprit = None
+        for impl in getattr(manager.hook, hook_name).get_hookimpls():
+            if getattr(impl.function, "__code__", None) in codes:
+                culprit = impl.plugin_name
+        distribution = self.owners.get(culprit or "", (None, None))[1]
+        who = f"plugin {culprit!r}" if culprit else "a plugin"
+        error = LoadError(None, distribution,
+                          f"{who} raised in {hook_name}: {describe_exception(exc)}", "hook")
+        if all(e.reason != error.reason for e in self.errors):
+            self.errors.append(error)
+        return error
+
+    def report(self, event: ReportEvent) -> None:
+        if self._manager is None and not self._specs:
+            render(event, sys.stderr)
+            return
+        try:
+            self.manager.hook.janito_report(event=event)
+        except Exception as exc:
+            self.blame(exc, "janito_report")
+            render(event, sys.stderr)
+
+    def call_hooks_present(self) -> bool:
+        """Whether anything besides the built-in runner implements ``janito_tool_call``."""
+        if self._manager is None:
+            if not self._specs:
+                return False
+            self.manager  # noqa: B018  (loads the entry-point plugins)
+        assert self._manager is not None
+        return len(self._manager.hook.janito_tool_call.get_hookimpls()) > 1
+
+    def toolset_loaded(self, registry: Any, toolset: str, tools: list[str]) -> None:
+        if self._manager is None and not self._specs:
+            return
+        try:
+            self.manager.hook.janito_toolset_loaded(registry=registry, toolset=toolset, tools=tools)
+        except Exception as exc:
+            self.blame(exc, "janito_toolset_loaded")
+
+    def register_commands(self, subparsers: Any) -> None:
+        try:
+            self.manager.hook.janito_register_commands(subparsers=subparsers)
+        except Exception as exc:
+            self.blame(exc, "janito_register_commands")
+
+    def names(self) -> list[tuple[str, str | None]]:
+        """(plugin name, distribution) of every registered plugin."""
+        manager = self.manager
+        return sorted(
+            (name, self.owners.get(name, (name, None))[1])
+            for name, _ in manager.list_name_plugin()
+        )

@@ -1,0 +1,354 @@
+"""The Registry: which tools are available here, and why the others are not."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .discovery import (
+    SLOW_IMPORT_SECONDS,
+    Discovered,
+    LoadError,
+    ToolsetSpec,
+    describe_exception,
+    import_toolset,
+    scan,
+)
+from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
+from .plugins import PluginHost, allowed_names
+from .privileges import ALL_PRIVILEGES, Privileges
+
+if TYPE_CHECKING:
+    from .schema import ToolSchema
+    from .workspace import Workspace
+    from .wrapper import ToolWrapper
+
+AUTOLOAD_TOOLSETS: tuple[str, ...] = ("files", "system")
+
+
+class ToolRecord:
+    """One tool class found in a loaded toolset, with what became of it.
+
+    ``status`` is "loaded", "skipped" (the tool cannot work here: ``reason`` says why) or
+    "denied" (the running privileges do not grant its permissions).
+    """
+
+    __slots__ = ("_wrapper", "cls", "distribution", "name", "permissions", "reason", "status",
+                 "toolset")
+
+    def __init__(self, name: str, cls: type, toolset: str, distribution: str, permissions: str,
+                 status: str, reason: str | None = None) -> None:
+        self.name = name
+        self.cls = cls
+        self.toolset = toolset
+        self.distribution = distribution
+        self.permissions = permissions
+        self.status = status
+        self.reason = reason
+        self._wrapper: ToolWrapper | None = None
+
+    def __repr__(self) -> str:
+        return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"
+
+    @property
+    def description(self) -> str:
+        from .schema import first_line
+
+        return first_line(self.cls.__doc__) or first_line(getattr(self.cls, "run", None).__doc__)
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "toolset": self.toolset,
+            "distribution": self.distribution,
+            "permissions": self.permissions,
+            "description": self.description,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+class Registry:
+    """The tools of the toolsets loaded here, gated by environment and privileges.
+
+    Nothing happens until first use: then the installed toolsets are discovered and
+    those in ``autoload`` are loaded. ``add_toolset(name)`` loads an on-demand one.
+    A toolset that fails, a tool that clashes, a plugin that raises: each becomes an
+    entry of ``load_errors`` naming its distribution; the rest keep working.
+    """
+
+    def __init__(
+        self,
+        *,
+        privileges: Privileges | None = None,
+        workspace: Workspace | None = None,
+        autoload: tuple[str, ...] | list[str] | None = None,
+        allowed: set[str] | None = None,
+    ) -> None:
+        self._privileges = privileges or ALL_PRIVILEGES
+        self._workspace = workspace
+        self._autoload = tuple(AUTOLOAD_TOOLSETS if autoload is None else autoload)
+        self._allowed = allowed if allowed is not None else allowed_names("JANITO_TOOLSETS")
+        self._discovered: Discovered | None = None
+        self._initialized = False
+        self._records: list[ToolRecord] = []
+        self._by_name: dict[str, ToolRecord] = {}
+        self._loaded: dict[str, list[str]] = {}
+        self._errors: list[LoadError] = []
+        self.warnings: list[str] = []
+        self.plugins = PluginHost()
+
+    # -- initialisation ---------------------------------------------------------------
+
+    def _discover(self) -> Discovered:
+        if self._discovered is None:
+            found = scan()
+            self._discovered = found
+            self._errors.extend(found.errors)
+            self.warnings.extend(found.warnings)
+            self.plugins.set_specs(found.plugins)
+        return self._discovered
+
+    def _ensure(self) -> None:
+        if self._initialized:
+            return
+        self._initialized = True
+        found = self._discover()
+        if found.plugins:
+            self.plugins.manager  # noqa: B018  (entry-point plugins see every toolset load)
+        for name in self._autoload:
+            if name in found.toolsets and self.is_allowed(name):
+                self._load(found.toolsets[name])
+
+    def is_allowed(self, name: str) -> bool:
+        """Whether ``JANITO_TOOLSETS`` (or ``allowed=``) lets toolset ``name`` load."""
+        return self._allowed is None or name in self._allowed
+
+    @property
+    def privileges(self) -> Privileges:
+        return self._privileges
+
+    @privileges.setter
+    def privileges(self, value: Privileges) -> None:
+        self._privileges = value
+        for record in self._records:
+            if record.status == "skipped":
+                continue
+            if value.allows(record.permissions):
+                record.status, record.reason = "loaded", None
+            else:
+                record.status, record.reason = "denied", _denied_reason(record.permissions, value)
+
+    @property
+    def workspace(self) -> Workspace:
+        if self._workspace is None:
+            from .workspace import Workspace
+
+            self._workspace = Workspace()
+        return self._workspace
+
+    @workspace.setter
+    def workspace(self, value: Workspace) -> None:
+        self._workspace = value
+
+    # -- toolsets ---------------------------------------------------------------------
+
+    def toolsets(self) -> dict[str, ToolsetSpec]:
+        """Every installed toolset by name (discovery only: nothing is imported)."""
+        return dict(self._discover().toolsets)
+
+    def loaded_toolsets(self) -> dict[str, list[str]]:
+        """Toolsets loaded so far, each with the names of the tools it brought."""
+        self._ensure()
+        return {name: list(tools) for name, tools in self._loaded.items()}
+
+    def add_toolset(self, name: str) -> list[str]:
+        """Load toolset ``name`` and return the names of its tools that are now available.
+
+        Raises ToolsetNotFoundError when no distribution advertises it and
+        ToolsetNotAllowedError when ``JANITO_TOOLSETS`` excludes it. Import failures do not
+        raise: they are recorded in ``load_errors``.
+        """
+        self._ensure()
+        found = self._discover()
+        if name in self._loaded:
+            return [t for t in self._loaded[name] if self._by_name[t].status == "loaded"]
+        spec = found.toolsets.get(name)
+        if spec is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(found.toolsets), n=3, cutoff=0.5)
+            raise ToolsetNotFoundError(name, close)
+        if not self.is_allowed(name):
+            raise ToolsetNotAllowedError(
+                f"toolset {name!r} is installed but JANITO_TOOLSETS does not include it"
+            )
+        self._load(spec)
+        return [t for t in self._loaded.get(name, []) if self._by_name[t].status == "loaded"]
+
+    def _load(self, spec: ToolsetSpec) -> None:
+        imported = import_toolset(spec)
+        self._errors.extend(imported.errors)
+        if imported.seconds > SLOW_IMPORT_SECONDS:
+            self.warnings.append(
+                f"toolset {spec.name!r} ({spec.distribution}) took {imported.seconds:.1f} s to import"
+            )
+        names: list[str] = []
+        self._loaded[spec.name] = names
+        if imported.package is None:
+            return
+        from ._marker import has_hooks
+
+        for module in imported.modules:
+            if has_hooks(module):
+                error = self.plugins.register(
+                    module, f"{spec.distribution}:{module.__name__}", spec.distribution, spec.name
+                )
+                if error is not None:
+                    self._errors.append(error)
+        for cls in imported.classes:
+            record = self._gate(cls, spec)
+            existing = self._by_name.get(record.name)
+            if existing is not None:
+                self._errors.append(LoadError(
+                    spec.name, spec.distribution,
+                    f"tool {record.name!r} of toolset {spec.name!r} ({spec.distribution}) has the "
+                    f"name of a tool already loaded from toolset {existing.toolset!r} "
+                    f"({existing.distribution}); the first one is kept",
+                    "clash", cls.__module__,
+                ))
+                continue
+            self._records.append(record)
+            self._by_name[record.name] = record
+            names.append(record.name)
+        available = [n for n in names if self._by_name[n].status == "loaded"]
+        self.plugins.toolset_loaded(self, spec.name, available)
+        self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
+
+    def _gate(self, cls: type, spec: ToolsetSpec) -> ToolRecord:
+        permissions = getattr(cls, "_tool_permissions", "")
+        record = ToolRecord(cls.__name__, cls, spec.name, spec.distribution, permissions, "loaded")
+        try:
+            ok = bool(cls.should_load())  # type: ignore[attr-defined]
+        except Exception as exc:
+            record.status = "skipped"
+            record.reason = f"should_load() raised {describe_exception(exc)}"
+            return record
+        if not ok:
+            record.status = "skipped"
+            record.reason = getattr(cls, "_load_skip_reason", None) or "should_load() returned False"
+            return record
+        from .wrapper import check_annotations
+
+        problem = check_annotations(cls)
+        if problem is not None:
+            record.status, record.reason = "skipped", problem
+            return record
+        if not self._privileges.allows(permissions):
+            record.status = "denied"
+            record.reason = _denied_reason(permissions, self._privileges)
+        return record
+
+    # -- lookups ----------------------------------------------------------------------
+
+    def records(self) -> list[ToolRecord]:
+        """Every tool found, loaded or not, in load order."""
+        self._ensure()
+        return list(self._records)
+
+    def record(self, name: str) -> ToolRecord | None:
+        """The record of tool ``name`` whatever its status, or None."""
+        self._ensure()
+        return self._by_name.get(name)
+
+    def get(self, name: str) -> ToolWrapper | None:
+        """The callable of a loaded tool, or None."""
+        record = self.record(name)
+        if record is None or record.status != "loaded":
+            return None
+        return self.wrapper(record)
+
+    def wrapper(self, record: ToolRecord) -> ToolWrapper:
+        if record._wrapper is None:
+            from .wrapper import ToolWrapper
+
+            record._wrapper = ToolWrapper(record.cls, self)
+        return record._wrapper
+
+    def names(self) -> list[str]:
+        """Names of the loaded tools."""
+        return [r.name for r in self.records() if r.status == "loaded"]
+
+    def tools(self) -> dict[str, ToolWrapper]:
+        """``{ClassName: callable}`` of every loaded tool."""
+        return {r.name: self.wrapper(r) for r in self.records() if r.status == "loaded"}
+
+    def skipped(self) -> dict[str, str]:
+        """Tools that did not load, with the reason (``should_load``, annotations, privileges)."""
+        return {r.name: r.reason or "" for r in self.records() if r.status != "loaded"}
+
+    @property
+    def load_errors(self) -> list[LoadError]:
+        self._ensure()
+        errors = list(self._errors)
+        errors.extend(e for e in self.plugins.errors if e not in errors)
+        return errors
+
+    def schema(self, name: str) -> ToolSchema:
+        """The canonical schema of loaded tool ``name`` (KeyError if it is not loaded)."""
+        from .schema import tool_schema
+
+        record = self.record(name)
+        if record is None or record.status != "loaded":
+            raise KeyError(name)
+        return tool_schema(record.cls)
+
+    def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
+        """The OpenAI chat-completions function schema of tool ``name``."""
+        from .formats import openai_chat
+
+        return openai_chat(self.schema(name), strict=strict)
+
+    def get_all_tool_permissions(self) -> dict[str, str]:
+        return {r.name: r.permissions for r in self.records() if r.status == "loaded"}
+
+    def get_tool_permissions(self, name: str) -> str | None:
+        record = self.record(name)
+        return None if record is None else record.permissions
+
+    def __repr__(self) -> str:
+        state = f"{len(self._by_name)} tools" if self._initialized else "not loaded yet"
+        return f"<Registry {state}, privileges {self._privileges}>"
+
+
+def _denied_reason(permissions: str, privileges: Privileges) -> str:
+    missing = privileges.missing(permissions)
+    names = {"r": "read", "w": "write", "x": "execute"}
+    words = ", ".join(f"{names[m]} (-{m})" for m in missing)
+    return f"needs {words} permission, which is not granted"
+
+
+_default: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The process-wide registry the module-level functions use."""
+    global _default
+    if _default is None:
+        _default = Registry()
+    return _default
+
+
+def add_toolset(name: str) -> list[str]:
+    return default_registry().add_toolset(name)
+
+
+def get_function_schema(name: str, *, strict: bool = False) -> dict[str, Any]:
+    return default_registry().get_function_schema(name, strict=strict)
+
+
+def get_all_tool_permissions() -> dict[str, str]:
+    return default_registry().get_all_tool_permissions()
+
+
+def get_tool_permissions(name: str) -> str | None:
+    return default_registry().get_tool_permissions(name)

@@ -1,0 +1,240 @@
+"""A tool class -> its canonical schema: name, description, JSON Schema parameters.
+
+Parameter types come from ``run()``'s type hints; descriptions from ``run()``'s
+docstring (Google, NumPy or reST), else the class docstring's parameter section, else
+``Annotated[T, "text"]``. The result is built once per class and kept on the class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import typing
+from typing import Any
+
+from ._types import TypeInfo, UnsupportedType, nullable_schema, type_info
+
+_MISSING: Any = dataclasses.MISSING
+_CACHE_ATTR = "_janito_schema"
+
+_NUMPY = re.compile(r"^\s*(Parameters|Other Parameters|Attributes)\s*\n\s*-{3,}\s*$", re.M)
+_GOOGLE = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Attributes)\s*:\s*$",
+    re.M,
+)
+_REST = re.compile(r"^\s*:(param|parameter|arg|argument|key|keyword|ivar|var)\b", re.M)
+
+
+class AnnotationError(TypeError):
+    """A tool's ``run()`` annotations cannot be resolved or expressed as JSON Schema."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    name: str
+    info: TypeInfo
+    required: bool
+    default: Any
+    description: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSchema:
+    """Everything janito derives from a tool class's signature and docstrings."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    strict_parameters: dict[str, Any] | None
+    strict_problem: str | None
+    diagnostics: tuple[str, ...]
+    params: dict[str, Parameter]
+
+    def function(self, *, strict: bool = False) -> dict[str, Any]:
+        """The provider-neutral function: name, description, parameters."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.strict_parameters if strict and self.strict_parameters else self.parameters,
+        }
+
+
+def first_line(doc: str | None) -> str:
+    if not doc:
+        return ""
+    for line in doc.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def parse_param_docs(doc: str | None) -> dict[str, str]:
+    """Parameter descriptions documented in ``doc``, whichever of the three styles it uses."""
+    if not doc:
+        return {}
+    import docstring_parser as dp
+
+    if _REST.search(doc):
+        style = dp.DocstringStyle.REST
+    elif _NUMPY.search(doc):
+        style = dp.DocstringStyle.NUMPYDOC
+    elif _GOOGLE.search(doc):
+        style = dp.DocstringStyle.GOOGLE
+    else:
+        return {}
+    try:
+        parsed = dp.parse(doc, style=style)
+    except Exception:
+        return {}
+    out: dict[str, str] = {}
+    for param in parsed.params:
+        name = param.arg_name.split()[-1].lstrip("*") if param.arg_name else ""
+        if name and param.description:
+            out[name] = " ".join(param.description.split())
+        elif name:
+            out.setdefault(name, "")
+    return out
+
+
+def _field_docs(owner: type) -> dict[str, str]:
+    return {k: v for k, v in parse_param_docs(owner.__doc__).items() if v}
+
+
+def resolve_hints(cls: type) -> dict[str, Any]:
+    """``run()``'s resolved type hints, or AnnotationError naming the failing annotation."""
+    run = cls.run  # type: ignore[attr-defined]
+    try:
+        return typing.get_type_hints(run, include_extras=True)
+    except Exception as exc:
+        raise AnnotationError(
+            f"{cls.__name__}.run() has an annotation that cannot be resolved: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+
+
+def tool_schema(cls: type) -> ToolSchema:
+    """The schema of tool class ``cls``, built on first use and cached on the class."""
+    cached = cls.__dict__.get(_CACHE_ATTR)
+    if cached is not None:
+        return typing.cast(ToolSchema, cached)
+    built = _build(cls)
+    setattr(cls, _CACHE_ATTR, built)
+    return built
+
+
+def _build(cls: type) -> ToolSchema:
+    import inspect
+
+    hints = resolve_hints(cls)
+    run = cls.run  # type: ignore[attr-defined]
+    signature = inspect.signature(run)
+    diagnostics: list[str] = []
+    run_docs = parse_param_docs(run.__doc__)
+    class_docs = parse_param_docs(cls.__doc__)
+
+    description = first_line(cls.__doc__) or first_line(run.__doc__)
+    if not description:
+        diagnostics.append(f"{cls.__name__} has no docstring: the model sees no description")
+
+    params: dict[str, Parameter] = {}
+    for index, (name, param) in enumerate(signature.parameters.items()):
+        if index == 0 and name in ("self", "cls"):
+            continue
+        if param.kind is param.VAR_POSITIONAL:
+            diagnostics.append(f"*{name} cannot be sent by a model and is ignored")
+            continue
+        if param.kind is param.VAR_KEYWORD:
+            diagnostics.append(f"**{name} cannot be described to a model and is ignored")
+            continue
+        if param.kind is param.POSITIONAL_ONLY:
+            raise AnnotationError(f"{cls.__name__}.run() parameter {name!r} is positional-only")
+        if name not in hints:
+            diagnostics.append(f"parameter {name!r} has no type annotation: any value is accepted")
+        try:
+            info = type_info(hints.get(name, Any), _field_docs)
+        except UnsupportedType as exc:
+            raise AnnotationError(f"{cls.__name__}.run() parameter {name!r}: {exc}") from None
+        doc = run_docs.get(name) or class_docs.get(name) or info.schema.get("description")
+        if not doc:
+            diagnostics.append(f"parameter {name!r} is not documented in run()'s docstring")
+        default = _MISSING if param.default is param.empty else param.default
+        required = default is _MISSING and not info.nullable
+        params[name] = Parameter(name, info, required, default, doc or None)
+
+    for documented in sorted((set(run_docs) | set(class_docs)) - set(params)):
+        if documented in signature.parameters:
+            continue
+        diagnostics.append(f"the docstring documents {documented!r}, which run() does not take")
+
+    properties: dict[str, Any] = {}
+    strict_properties: dict[str, Any] = {}
+    strict_problem: str | None = None
+    for name, p in params.items():
+        prop = dict(p.info.schema)
+        if p.description:
+            prop["description"] = p.description
+        if p.default is not _MISSING and p.default is not None:
+            default = p.default.value if isinstance(p.default, enum.Enum) else p.default
+            if _json_safe(default):
+                prop["default"] = default
+        properties[name] = prop
+        if p.info.strict_schema is None:
+            problem = p.info.strict_problem or "unsupported in strict mode"
+            strict_problem = strict_problem or f"parameter {name!r}: {problem}"
+            continue
+        strict_prop = dict(p.info.strict_schema)
+        if p.description:
+            strict_prop["description"] = p.description
+        if not p.required:
+            strict_prop = nullable_schema(strict_prop)
+            note = "null means the default"
+            if "default" in prop:
+                note += f" ({_short_json(prop['default'])})"
+            strict_prop["description"] = (
+                f"{strict_prop['description']} ({note})" if strict_prop.get("description") else note.capitalize()
+            )
+        strict_properties[name] = strict_prop
+    if strict_problem:
+        diagnostics.append(f"no strict schema: {strict_problem}; the non-strict schema is used")
+
+    parameters = {
+        "type": "object",
+        "properties": properties,
+        "required": [n for n, p in params.items() if p.required],
+        "additionalProperties": False,
+    }
+    strict_parameters = None
+    if strict_problem is None:
+        strict_parameters = {
+            "type": "object",
+            "properties": strict_properties,
+            "required": list(params),
+            "additionalProperties": False,
+        }
+    return ToolSchema(
+        name=cls.__name__,
+        description=description,
+        parameters=parameters,
+        strict_parameters=strict_parameters,
+        strict_problem=strict_problem,
+        diagnostics=tuple(diagnostics),
+        params=params,
+    )
+
+
+def _json_safe(value: Any) -> bool:
+    import json
+
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _short_json(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,44 @@
+"""The pytest plugin of janito-core (entry point ``pytest11``: ``janito``).
+
+Fixtures:
+
+- ``janito``: a :class:`ToolsetTester` with a temporary workspace; ``janito.load(...)``
+  and ``janito.call(...)``.
+- ``janito_workspace``: the temporary workspace folder.
+
+Every test using them runs with a private configuration folder and the file secrets
+store, so nothing touches the user's keyring or settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .tester import ToolsetTester
+
+
+@pytest.fixture
+def janito_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private JANITO_CONFIG_DIR and keyring-free secrets for one test."""
+    config = tmp_path / "janito-config"
+    config.mkdir()
+    monkeypatch.setenv("JANITO_CONFIG_DIR", str(config))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.delenv("JANITO_TOOLSETS", raising=False)
+    monkeypatch.delenv("JANITO_PLUGINS", raising=False)
+    return config
+
+
+@pytest.fixture
+def janito_workspace(tmp_path: Path, janito_isolated: Path) -> Path:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    return workspace
+
+
+@pytest.fixture
+def janito(janito_workspace: Path) -> Iterator[ToolsetTester]:
+    yield ToolsetTester(janito_workspace)
