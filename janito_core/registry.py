@@ -32,8 +32,8 @@ class ToolRecord:
     "denied" (the running privileges do not grant its permissions).
     """
 
-    __slots__ = ("_wrapper", "cls", "distribution", "name", "permissions", "reason", "status",
-                 "toolset")
+    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "reason",
+                 "status", "toolset")
 
     def __init__(self, name: str, cls: type, toolset: str, distribution: str, permissions: str,
                  status: str, reason: str | None = None) -> None:
@@ -44,6 +44,7 @@ class ToolRecord:
         self.permissions = permissions
         self.status = status
         self.reason = reason
+        self.failed = False  # skipped because of a fault (should_load raised, bad annotations)
         self._wrapper: ToolWrapper | None = None
 
     def __repr__(self) -> str:
@@ -224,6 +225,27 @@ class Registry:
         self.plugins.toolset_loaded(self, spec.name, available)
         self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
 
+    def add_tool(self, cls: type, *, toolset: str = "local", distribution: str = "local") -> ToolRecord:
+        """Register one ``@tool`` class directly, without an entry point.
+
+        It is gated like any discovered tool; a name clash raises ValueError, since the
+        caller is code, not an installed distribution.
+        """
+        self._ensure()
+        if cls.__dict__.get("_is_tool") is not True:
+            raise TypeError(f"{cls!r} is not decorated with @tool")
+        spec = ToolsetSpec(toolset, distribution, "0", cls.__module__)
+        record = self._gate(cls, spec)
+        existing = self._by_name.get(record.name)
+        if existing is not None:
+            raise ValueError(
+                f"a tool called {record.name!r} is loaded already (toolset {existing.toolset!r})"
+            )
+        self._records.append(record)
+        self._by_name[record.name] = record
+        self._loaded.setdefault(toolset, []).append(record.name)
+        return record
+
     def _gate(self, cls: type, spec: ToolsetSpec) -> ToolRecord:
         permissions = getattr(cls, "_tool_permissions", "")
         record = ToolRecord(cls.__name__, cls, spec.name, spec.distribution, permissions, "loaded")
@@ -232,6 +254,7 @@ class Registry:
         except Exception as exc:
             record.status = "skipped"
             record.reason = f"should_load() raised {describe_exception(exc)}"
+            record.failed = True
             return record
         if not ok:
             record.status = "skipped"
@@ -242,6 +265,7 @@ class Registry:
         problem = check_annotations(cls)
         if problem is not None:
             record.status, record.reason = "skipped", problem
+            record.failed = True
             return record
         if not self._privileges.allows(permissions):
             record.status = "denied"

@@ -1,0 +1,450 @@
+"""The ``janito`` command.
+
+Built-in subcommands are registered here; plugins add theirs through the
+``janito_register_commands`` hook, which is only consulted when the first argument is
+not a built-in command, so ``janito tools`` never pays for loading hook plugins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+BUILTIN_COMMANDS = ("tools", "toolsets", "schema", "run", "secrets", "plugins", "new-toolset")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called: exit status 2."""
+
+
+def _registry_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("toolsets and privileges")
+    group.add_argument("-t", "--toolset", action="append", default=[], metavar="NAME",
+                       help="also load the on-demand toolset NAME (repeatable)")
+    group.add_argument("-r", "--read", action="store_true", help="grant read permission")
+    group.add_argument("-w", "--write", action="store_true", help="grant write permission")
+    group.add_argument("-x", "--execute", action="store_true", help="grant execute permission")
+    group.add_argument("--workspace", metavar="DIR",
+                       help="the folder tools may work in (default: the current directory)")
+    return common
+
+
+def build_registry(args: argparse.Namespace) -> Registry:
+    """The registry an invocation asks for: privileges, workspace and extra toolsets."""
+    from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
+    from .privileges import Privileges
+    from .registry import Registry
+    from .workspace import Workspace
+
+    privileges = Privileges.from_flags(args.read, args.write, args.execute)
+    workspace = None
+    if getattr(args, "workspace", None):
+        if not os.path.isdir(args.workspace):
+            raise UsageError(f"--workspace {args.workspace!r} is not a folder")
+        workspace = Workspace(args.workspace)
+    registry = Registry(privileges=privileges, workspace=workspace)
+    for name in args.toolset:
+        try:
+            registry.add_toolset(name)
+        except (ToolsetNotFoundError, ToolsetNotAllowedError) as exc:
+            raise UsageError(str(exc)) from None
+    return registry
+
+
+def _dump(data: Any) -> None:
+    import json
+
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"janito: {message}\n")
+
+
+def _table(rows: list[list[str]], indent: str = "") -> str:
+    if not rows:
+        return ""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
+        lines.append((indent + "  ".join([*cells, row[-1]])).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _summarise_failures(registry: Registry) -> int:
+    """Print load errors and tool faults on stderr; return how many there were."""
+    errors = registry.load_errors
+    faults = [r for r in registry.records() if r.failed]
+    for error in errors:
+        who = f"toolset {error.toolset!r}" if error.toolset else "plugin"
+        where = f" ({error.distribution})" if error.distribution else ""
+        _warn(f"error: {who}{where}: {error.reason}")
+    for record in faults:
+        _warn(f"error: tool {record.name} ({record.distribution}): {record.reason}")
+    for warning in registry.warnings:
+        _warn(f"warning: {warning}")
+    return len(errors) + len(faults)
+
+
+# -- tools ------------------------------------------------------------------------------
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    registry = build_registry(args)
+    records = registry.records()
+    failures = _summarise_failures(registry)
+    if args.json:
+        rows = [r.as_row() for r in records]
+        rows.extend(e.as_row() for e in registry.load_errors)
+        _dump(rows)
+    else:
+        out = []
+        loaded = [r for r in records if r.status == "loaded"]
+        rows = [[r.name, r.toolset, r.permissions or "-", r.description] for r in loaded]
+        if rows:
+            out.append(_table([["TOOL", "TOOLSET", "PERMS", "DESCRIPTION"], *rows]))
+        else:
+            out.append("No tools are loaded.\n")
+        for status, title in (("skipped", "Skipped"), ("denied", "Denied")):
+            others = [r for r in records if r.status == status]
+            if others:
+                out.append(f"\n{title}:\n")
+                out.append(_table([[r.name, r.toolset, r.reason or ""] for r in others], "  "))
+        if registry.load_errors:
+            out.append("\nErrors:\n")
+            out.append(_table([
+                [e.toolset or "-", e.distribution or "-", e.reason] for e in registry.load_errors
+            ], "  "))
+        sys.stdout.write("".join(out))
+    return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+def cmd_toolsets(args: argparse.Namespace) -> int:
+    from .registry import AUTOLOAD_TOOLSETS
+
+    registry = build_registry(args)
+    specs = registry.toolsets()
+    loaded = registry.loaded_toolsets()
+    errors: dict[str, list[str]] = {}
+    for error in registry.load_errors:
+        if error.toolset:
+            errors.setdefault(error.toolset, []).append(error.reason)
+    failures = _summarise_failures(registry)
+    rows = []
+    for name, spec in sorted(specs.items()):
+        rows.append({
+            "name": name,
+            "distribution": spec.distribution,
+            "version": spec.version,
+            "autoload": name in AUTOLOAD_TOOLSETS,
+            "allowed": registry.is_allowed(name),
+            "loaded": name in loaded and not any(
+                e.toolset == name and e.kind == "import" and e.module == spec.module
+                for e in registry.load_errors
+            ),
+            "tools": loaded.get(name, []),
+            "error": "; ".join(errors[name]) if name in errors else None,
+        })
+    if args.json:
+        _dump(rows)
+    else:
+        table = [["TOOLSET", "DISTRIBUTION", "VERSION", "STATE"]]
+        for row in rows:
+            if row["error"]:
+                state = "error: " + str(row["error"])
+            elif row["loaded"]:
+                state = f"loaded ({len(row['tools'])} tools)"
+            elif not row["allowed"]:
+                state = "not allowed by JANITO_TOOLSETS"
+            else:
+                state = "available" + ("" if row["autoload"] else f" (load with -t {row['name']})")
+            table.append([row["name"], row["distribution"], row["version"], state])
+        sys.stdout.write(_table(table) if rows else "No toolsets are installed.\n")
+    return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+# -- schema -----------------------------------------------------------------------------
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .formats import render
+    from .schema import AnnotationError
+
+    registry = build_registry(args)
+    names = args.tools or registry.names()
+    unknown = [n for n in names if registry.get(n) is None]
+    if unknown:
+        raise UsageError(f"not a loaded tool: {', '.join(unknown)} (see `janito tools`)")
+    out = []
+    for name in names:
+        try:
+            schema = registry.schema(name)
+        except AnnotationError as exc:
+            raise UsageError(str(exc)) from None
+        if args.format == "mcp":
+            from .formats import mcp
+
+            out.append(mcp(schema, permissions=registry.get_tool_permissions(name)))
+        else:
+            out.append(render(schema, args.format, strict=args.strict))
+        for diagnostic in schema.diagnostics:
+            if args.strict or not diagnostic.startswith("no strict schema"):
+                _warn(f"{name}: {diagnostic}")
+    _dump(out)
+    return EXIT_OK
+
+
+# -- run --------------------------------------------------------------------------------
+
+
+def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, Any]:
+    """``--name value`` pairs after the tool name, as the arguments of one call."""
+    import json
+
+    params: dict[str, Any] = {}
+    array_params: set[str] = set()
+    try:
+        schema = registry.schema(tool)
+        array_params = {
+            name for name, prop in schema.parameters["properties"].items()
+            if prop.get("type") == "array" or "array" in (prop.get("type") or [])
+        }
+    except Exception:
+        pass
+    index = 0
+    while index < len(extra):
+        token = extra[index]
+        if not token.startswith("--") or len(token) == 2:
+            raise UsageError(f"unexpected argument {token!r}: pass parameters as --name value")
+        key, eq, value = token[2:].partition("=")
+        key = key.replace("-", "_")
+        if not eq:
+            if index + 1 >= len(extra) or extra[index + 1].startswith("--"):
+                value = "true"
+            else:
+                index += 1
+                value = extra[index]
+        index += 1
+        if key in array_params:
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                decoded = value
+            items = decoded if isinstance(decoded, list) else [value]
+            params.setdefault(key, []).extend(items)
+        else:
+            params[key] = value
+    return params
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import json
+
+    from .dispatch import call_tool
+
+    registry = build_registry(args)
+    if args.args is not None and args.params:
+        raise UsageError("give the arguments either with --args JSON or as --name value, not both")
+    if args.args is not None:
+        try:
+            arguments: Any = json.loads(args.args)
+        except ValueError as exc:
+            raise UsageError(f"--args is not valid JSON: {exc}") from None
+    else:
+        arguments = _parse_params(args.params, registry, args.tool_name)
+    result = call_tool(args.tool_name, arguments, registry=registry)
+    _dump(result)
+    return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+# -- secrets ----------------------------------------------------------------------------
+
+
+def cmd_secrets(args: argparse.Namespace) -> int:
+    from . import secrets
+
+    try:
+        if args.action == "list":
+            names = secrets.list_secrets()
+            if args.json:
+                _dump(names)
+            else:
+                sys.stdout.write("".join(f"{n}\n" for n in names) or "No secrets are stored.\n")
+                sys.stderr.write(f"(stored in {secrets.backend_name()})\n")
+            return EXIT_OK
+        if not args.name:
+            raise UsageError(f"`janito secrets {args.action}` needs a NAME")
+        if args.action == "set":
+            if sys.stdin.isatty():
+                import getpass
+
+                value = getpass.getpass(f"Value for {args.name}: ")
+            else:
+                value = sys.stdin.read()
+                value = value[:-1] if value.endswith("\n") else value
+                value = value[:-1] if value.endswith("\r") else value
+            if not value:
+                raise UsageError("no value given; nothing was stored")
+            secrets.set_secret(args.name, value)
+            sys.stderr.write(f"Stored {args.name} in {secrets.backend_name()}.\n")
+            return EXIT_OK
+        if args.action == "get":
+            found = secrets.get_secret(args.name)
+            if found is None:
+                _warn(f"no secret called {args.name}")
+                return EXIT_FAILED
+            sys.stdout.write(found + "\n")
+            return EXIT_OK
+        if args.action == "delete":
+            if secrets.delete_secret(args.name):
+                sys.stderr.write(f"Deleted {args.name}.\n")
+                return EXIT_OK
+            _warn(f"no stored secret called {args.name}")
+            return EXIT_FAILED
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    raise UsageError(f"unknown action {args.action!r}")
+
+
+# -- plugins ----------------------------------------------------------------------------
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from .registry import Registry
+
+    registry = Registry(autoload=())
+    registry.toolsets()
+    names = registry.plugins.names()
+    errors = registry.plugins.errors + [e for e in registry.load_errors if e.kind == "plugin"]
+    if args.json:
+        rows: list[dict[str, Any]] = [
+            {"name": name, "distribution": dist, "error": None} for name, dist in names
+        ]
+        rows.extend({"name": None, "distribution": e.distribution, "error": e.reason} for e in errors)
+        _dump(rows)
+    else:
+        sys.stdout.write(_table([["PLUGIN", "DISTRIBUTION"], *[[n, d or "-"] for n, d in names]]))
+        for error in errors:
+            _warn(f"error: {error.distribution}: {error.reason}")
+    return EXIT_OK
+
+
+# -- new-toolset ------------------------------------------------------------------------
+
+
+def cmd_new_toolset(args: argparse.Namespace) -> int:
+    from .scaffold import ScaffoldError, write_toolset
+
+    try:
+        folder = write_toolset(args.name, args.path or os.getcwd())
+    except ScaffoldError as exc:
+        raise UsageError(str(exc)) from None
+    sys.stderr.write(f"Created {folder}\n")
+    sys.stdout.write(str(folder) + "\n")
+    return EXIT_OK
+
+
+# -- parser -----------------------------------------------------------------------------
+
+
+def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="janito",
+        description="Discover, inspect and run the tools of installed janito toolsets.",
+    )
+    parser.add_argument("--version", action="version", version=f"janito {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = _registry_options()
+
+    tools = sub.add_parser("tools", parents=[common], help="list tools, skipped tools and errors")
+    tools.add_argument("--json", action="store_true", help="machine-readable output")
+    tools.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
+    tools.set_defaults(handler=cmd_tools)
+
+    toolsets = sub.add_parser("toolsets", parents=[common], help="list installed toolsets")
+    toolsets.add_argument("--json", action="store_true", help="machine-readable output")
+    toolsets.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
+    toolsets.set_defaults(handler=cmd_toolsets)
+
+    schema = sub.add_parser("schema", parents=[common], help="print tool schemas for a provider")
+    schema.add_argument("tools", nargs="*", metavar="TOOL", help="tools to print (default: all)")
+    schema.add_argument("--format", default="openai",
+                        choices=["openai", "openai-responses", "anthropic", "gemini", "mcp"])
+    schema.add_argument("--strict", action="store_true", help="the provider's strict mode")
+    schema.set_defaults(handler=cmd_schema)
+
+    run = sub.add_parser(
+        "run", parents=[common], help="run one tool through dispatch",
+        description="Run TOOL as a model would call it; the JSON result goes to stdout. "
+        "Pass arguments with --args JSON or as --name value pairs.",
+    )
+    run.add_argument("tool_name", metavar="TOOL")
+    run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
+    run.set_defaults(handler=cmd_run, params=[])
+
+    secrets = sub.add_parser("secrets", help="store credentials for toolsets")
+    secrets.add_argument("action", choices=["set", "get", "delete", "list"])
+    secrets.add_argument("name", nargs="?", metavar="NAME")
+    secrets.add_argument("--json", action="store_true", help="machine-readable output (list)")
+    secrets.set_defaults(handler=cmd_secrets)
+
+    plugins = sub.add_parser("plugins", help="list hook plugins")
+    plugins.add_argument("--json", action="store_true", help="machine-readable output")
+    plugins.set_defaults(handler=cmd_plugins)
+
+    new = sub.add_parser("new-toolset", help="write a new toolset distribution to start from")
+    new.add_argument("name", metavar="NAME", help="the toolset name, e.g. wordtools")
+    new.add_argument("--path", metavar="DIR", help="where to create janito-NAME/ (default: .)")
+    new.set_defaults(handler=cmd_new_toolset)
+
+    if with_plugins:
+        from .registry import default_registry
+
+        registry = default_registry()
+        registry.toolsets()
+        registry.plugins.register_commands(sub)
+        for error in registry.plugins.errors:
+            _warn(f"error: {error.distribution or 'plugin'}: {error.reason}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in arguments if not a.startswith("-")), None)
+    builtin = first in BUILTIN_COMMANDS
+    parser = build_parser(with_plugins=not builtin)
+    if first == "run":
+        args, extra = parser.parse_known_args(arguments)
+        args.params = extra
+    else:
+        args = parser.parse_args(arguments)
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(handler(args) or 0)
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
