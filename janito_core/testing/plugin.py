@@ -42,3 +42,35 @@ def janito_workspace(tmp_path: Path, janito_isolated: Path) -> Path:
 @pytest.fixture
 def janito(janito_workspace: Path) -> Iterator[ToolsetTester]:
     yield ToolsetTester(janito_workspace)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("janito")
+    group.addoption("--janito-toolset", action="append", default=[], metavar="NAME",
+                    help="run janito's conformance check on toolset NAME (repeatable)")
+
+
+class ConformanceItem(pytest.Item):
+    """One conformance check of one toolset, added by ``--janito-toolset NAME``."""
+
+    def __init__(self, *, toolset: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.toolset = toolset
+
+    def runtest(self) -> None:
+        from .conformance import check_toolset
+
+        check_toolset(self.toolset)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[str, int, str]:
+        return self.toolset, 0, f"janito conformance: {self.toolset}"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    for name in config.getoption("--janito-toolset") or []:
+        items.append(ConformanceItem.from_parent(session, name=f"janito-conformance[{name}]",
+                                                 toolset=name))
