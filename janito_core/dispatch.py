@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ._context import active_registry
 from ._types import INVALID
 from .errors import WorkspaceError
+from .schema import tool_schema
 
 if TYPE_CHECKING:
     from .registry import Registry, ToolRecord
@@ -95,7 +96,7 @@ def call_tool(
         from .registry import default_registry
 
         registry = default_registry()
-    if arguments is None:
+    if arguments is None or arguments == "{}":
         parsed: Any = {}
     elif isinstance(arguments, (str, bytes, bytearray)):
         parsed, problem = _parse_json(arguments)
@@ -106,7 +107,7 @@ def call_tool(
             )
     else:
         parsed = arguments
-    if not isinstance(parsed, Mapping):
+    if type(parsed) is not dict and not isinstance(parsed, Mapping):
         return failure(
             f"the arguments must be a JSON object, got {_json_kind(parsed)}",
             INVALID_ARGUMENTS, tool=name if isinstance(name, str) else None,
@@ -149,12 +150,8 @@ def call_tool(
             result = call.run()
     finally:
         active_registry.reset(token)
-    limit = registry_limit(registry) if max_result_chars is None else max_result_chars
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
     return normalise_result(name, result, limit)
-
-
-def registry_limit(registry: Registry) -> int:
-    return int(getattr(registry, "max_result_chars", DEFAULT_MAX_RESULT_CHARS))
 
 
 def _parse_json(text: str | bytes | bytearray) -> tuple[Any, str | None]:
@@ -198,8 +195,6 @@ def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
 
 def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, str]]:
     """Keyword arguments for ``run()``, or the list of problems, one per bad field."""
-    from .schema import tool_schema
-
     params = tool_schema(record.cls).params
     if not arguments:
         missing = [n for n, p in params.items() if p.required]

@@ -84,7 +84,9 @@ class Registry:
         workspace: Workspace | None = None,
         autoload: tuple[str, ...] | list[str] | None = None,
         allowed: set[str] | None = None,
+        max_result_chars: int = 100_000,
     ) -> None:
+        self.max_result_chars = max_result_chars
         self._privileges = privileges or ALL_PRIVILEGES
         self._workspace = workspace
         self._autoload = tuple(AUTOLOAD_TOOLSETS if autoload is None else autoload)
