@@ -16,9 +16,7 @@ Coercion rules (applied identically everywhere, documented in docs/dispatch.md):
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import json
 import math
 import sys
 import types
@@ -71,21 +69,27 @@ def _fail(errors: Errors, path: str, message: str) -> Any:
     return INVALID
 
 
-@dataclasses.dataclass
 class TypeInfo:
-    """What a type annotation becomes."""
+    """What a type annotation becomes: its schema, strict schema and converter."""
 
-    schema: dict[str, Any]
-    convert: Converter
-    strict_schema: dict[str, Any] | None
-    strict_problem: str | None = None
-    nullable: bool = False
+    __slots__ = ("convert", "nullable", "schema", "strict_problem", "strict_schema")
+
+    def __init__(self, schema: dict[str, Any], convert: Converter,
+                 strict_schema: dict[str, Any] | None, strict_problem: str | None = None,
+                 nullable: bool = False) -> None:
+        self.schema = schema
+        self.convert = convert
+        self.strict_schema = strict_schema
+        self.strict_problem = strict_problem
+        self.nullable = nullable
 
 
 def _conv_str(value: Any, path: str, errors: Errors) -> Any:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        import json
+
         return json.dumps(value)
     return _fail(errors, path, f"expected a string, got {describe(value)}")
 
@@ -147,6 +151,8 @@ def _maybe_json(value: Any, expected: type) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in "[{":
+            import json
+
             try:
                 decoded = json.loads(text)
             except ValueError:
@@ -211,7 +217,7 @@ def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> 
         return _array_info(tp, origin or tp, args, field_docs)
     if origin is dict or tp is dict or (origin is not None and _is_abc_mapping(origin)):
         return _dict_info(args, field_docs)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and hasattr(tp, "__dataclass_fields__"):
         return _dataclass_info(tp, field_docs)
     if isinstance(tp, type) and typing.is_typeddict(tp):
         return _typeddict_info(tp, field_docs)
@@ -310,6 +316,8 @@ def _schema_word(schema: dict[str, Any]) -> str:
                 "boolean": "a boolean", "array": "an array", "object": "an object",
                 "null": "null"}.get(kind, kind)
     if "enum" in schema:
+        import json
+
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
     return "a value"
 
@@ -320,6 +328,8 @@ def _literal_info(values: tuple[Any, ...]) -> TypeInfo:
     schema: dict[str, Any] = {"enum": allowed}
     if len(kinds) == 1:
         schema = {"type": kinds[0], "enum": allowed}
+    import json
+
     text = ", ".join(json.dumps(v) for v in allowed)
 
     def convert(value: Any, path: str, errors: Errors) -> Any:
@@ -529,6 +539,8 @@ def _object_info(
 
 
 def _dataclass_info(dc: type, field_docs: Any) -> TypeInfo:
+    import dataclasses
+
     hints = typing.get_type_hints(dc, include_extras=True)
     fields = [f for f in dataclasses.fields(dc) if f.init]
     required = {
@@ -575,6 +587,8 @@ def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_safe(value: Any) -> bool:
+    import json
+
     if isinstance(value, enum.Enum):
         value = value.value
     try:

@@ -7,15 +7,22 @@ docstring (Google, NumPy or reST), else the class docstring's parameter section,
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
 import typing
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._types import TypeInfo, UnsupportedType, nullable_schema, type_info
 
-_MISSING: Any = dataclasses.MISSING
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+_MISSING = MISSING
 _CACHE_ATTR = "_janito_schema"
 
 _NUMPY = re.compile(r"^\s*(Parameters|Other Parameters|Attributes)\s*\n\s*-{3,}\s*$", re.M)
@@ -30,8 +37,9 @@ class AnnotationError(TypeError):
     """A tool's ``run()`` annotations cannot be resolved or expressed as JSON Schema."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Parameter:
+class Parameter(NamedTuple):
+    """One parameter of ``run()``: its type information, whether required, its default."""
+
     name: str
     info: TypeInfo
     required: bool
@@ -39,8 +47,7 @@ class Parameter:
     description: str | None
 
 
-@dataclasses.dataclass(frozen=True)
-class ToolSchema:
+class ToolSchema(NamedTuple):
     """Everything janito derives from a tool class's signature and docstrings."""
 
     name: str
