@@ -1,0 +1,477 @@
+"""Finding skills: where they live, which one wins a name, what was wrong with the rest.
+
+Skill folders are looked for, in this order of precedence:
+
+1. the project: ``<workspace>/.janito/skills/`` then ``<workspace>/.agents/skills/``;
+2. the user: ``<janito config folder>/skills/`` (``JANITO_CONFIG_DIR``, else
+   ``$XDG_CONFIG_HOME/janito``, else ``~/.config/janito``);
+3. installed skill packs: every ``janito.skills`` entry point, ordered by distribution
+   name, then entry-point name. The entry point's value names a package whose folder
+   holds skill folders; the folder is located without importing the package.
+
+Within one folder, skill folders are taken in name order. When two skills declare the
+same ``name``, the first in that order is used and the other is *shadowed*: it stays
+visible, with the skill that hides it. A SKILL.md that cannot be used is a diagnostic
+naming the file; it never stops the others from loading.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._frontmatter import SKILL_FILE, SkillFileError, read_front_matter
+
+ENTRY_POINT_GROUP = "janito.skills"
+PROJECT_FOLDERS = (".janito/skills", ".agents/skills")
+SOURCES = ("project", "user", "installed")
+PRECEDENCE = (
+    "project (.janito/skills, then .agents/skills) > user (<config>/skills) > installed "
+    "(by distribution name, then entry-point name); within a folder, by folder name"
+)
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_FOLDERS_PER_ROOT = 1000
+_PACKAGE_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@dataclass(frozen=True)
+class SkillRoot:
+    """A folder whose sub-folders are skills, and where it came from."""
+
+    source: str
+    path: str
+    origin: str
+    distribution: str | None = None
+
+
+@dataclass
+class Skill:
+    """One usable skill: its front matter and where its folder is."""
+
+    name: str
+    description: str
+    source: str
+    origin: str
+    folder: str
+    front_matter: dict[str, Any]
+    distribution: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def skill_file(self) -> str:
+        return os.path.join(self.folder, SKILL_FILE)
+
+    def as_row(self, workspace_root: str | None = None) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "origin": self.origin,
+            "path": display(self.folder, workspace_root),
+        }
+        if self.distribution:
+            row["distribution"] = self.distribution
+        if self.warnings:
+            row["warnings"] = list(self.warnings)
+        return row
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A problem with one SKILL.md or one skill source, for whoever maintains it."""
+
+    level: str
+    path: str
+    message: str
+    source: str | None = None
+    distribution: str | None = None
+
+    def as_dict(self, workspace_root: str | None = None) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "level": self.level,
+            "path": display(self.path, workspace_root),
+            "message": self.message,
+            "source": self.source,
+        }
+        if self.distribution:
+            row["distribution"] = self.distribution
+        return row
+
+    def text(self, workspace_root: str | None = None) -> str:
+        return f"{display(self.path, workspace_root)}: {self.message}"
+
+
+@dataclass
+class SkillIndex:
+    """What one look at every source found."""
+
+    workspace_root: str | None
+    roots: list[SkillRoot]
+    skills: dict[str, Skill]
+    shadowed: list[tuple[Skill, Skill]]
+    diagnostics: list[Diagnostic]
+
+    def get(self, name: str) -> Skill | None:
+        return self.skills.get(name)
+
+    def problem_for(self, name: str) -> Diagnostic | None:
+        """The error that kept a skill folder called ``name`` from loading, if any."""
+        for diagnostic in self.diagnostics:
+            if diagnostic.level != "error":
+                continue
+            parent = os.path.basename(os.path.dirname(diagnostic.path))
+            if os.path.basename(diagnostic.path) == SKILL_FILE and parent == name:
+                return diagnostic
+        return None
+
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.level == "error"]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every skill, the shadowed ones too, for ``janito skills --json``."""
+        rows: list[dict[str, Any]] = []
+        for skill in self.skills.values():
+            rows.append({**skill.as_row(self.workspace_root), "status": "active",
+                         "shadowed_by": None})
+        for hidden, winner in self.shadowed:
+            rows.append({**hidden.as_row(self.workspace_root), "status": "shadowed",
+                         "shadowed_by": {"source": winner.source,
+                                         "path": display(winner.folder, self.workspace_root)}})
+        for diagnostic in self.diagnostics:
+            rows.append({"name": None, "description": None, "source": diagnostic.source,
+                         "path": display(diagnostic.path, self.workspace_root),
+                         "status": diagnostic.level, "reason": diagnostic.message,
+                         **({"distribution": diagnostic.distribution}
+                            if diagnostic.distribution else {})})
+        return rows
+
+
+def display(path: str, workspace_root: str | None) -> str:
+    """A path relative to the workspace when it lies inside, else absolute; '/' separated."""
+    if workspace_root:
+        root = os.path.abspath(workspace_root)
+        absolute = os.path.abspath(path)
+        if absolute == root:
+            return "."
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if absolute.startswith(prefix):
+            return os.path.relpath(absolute, root).replace(os.sep, "/")
+    return path.replace(os.sep, "/")
+
+
+# -- sources ----------------------------------------------------------------------------
+
+
+def project_roots(workspace_root: str) -> list[SkillRoot]:
+    return [
+        SkillRoot("project", os.path.join(workspace_root, *folder.split("/")), folder)
+        for folder in PROJECT_FOLDERS
+    ]
+
+
+def user_root() -> SkillRoot:
+    from janito_core.secrets import config_dir
+
+    folder = os.path.join(os.fspath(config_dir()), "skills")
+    return SkillRoot("user", folder, "user config folder")
+
+
+def installed_roots(diagnostics: list[Diagnostic]) -> list[SkillRoot]:
+    """The folders of every ``janito.skills`` entry point, imported nowhere."""
+    try:
+        import importlib_metadata
+
+        points = list(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as exc:  # a broken metadata folder must not stop the others
+        diagnostics.append(Diagnostic("error", ENTRY_POINT_GROUP,
+                                      f"installed skill packs cannot be listed: {exc}",
+                                      "installed"))
+        return []
+    found: list[tuple[str, str, str, str]] = []
+    for point in points:
+        distribution, version = _identity(point)
+        found.append((distribution, point.name, point.value, version))
+    roots: list[SkillRoot] = []
+    for distribution, name, value, version in sorted(found):
+        origin = f"{distribution} {version} (entry point {name!r})"
+        try:
+            folders = package_folders(value)
+        except LookupError as exc:
+            diagnostics.append(Diagnostic(
+                "error", f"{ENTRY_POINT_GROUP}:{name}",
+                f"skill pack {name!r} of {distribution} cannot be used: {exc}",
+                "installed", distribution,
+            ))
+            continue
+        roots.extend(SkillRoot("installed", folder, origin, distribution) for folder in folders)
+    return roots
+
+
+def _identity(point: Any) -> tuple[str, str]:
+    dist = getattr(point, "dist", None)
+    if dist is None:
+        return "unknown", "0"
+    try:
+        from janito_core.discovery import dist_identity
+
+        name, version, _ = dist_identity(dist)
+        return name, version
+    except Exception:
+        return "unknown", "0"
+
+
+def package_folders(value: str) -> list[str]:
+    """The folders of package ``value`` (a dotted name), found without importing it.
+
+    Only the finders are asked: a top-level name through ``importlib.util.find_spec``,
+    each further part through the path finder on its parent's folders. LookupError says
+    what is wrong with the value.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    text = value.strip()
+    if not _PACKAGE_PATH.match(text):
+        raise LookupError(
+            f"the entry point value {value!r} must be a dotted package name such as 'acme_skills'"
+        )
+    parts = text.split(".")
+    try:
+        spec = importlib.util.find_spec(parts[0])
+    except (ImportError, ValueError) as exc:
+        raise LookupError(f"package {parts[0]!r} cannot be located ({exc})") from None
+    for index, part in enumerate(parts[1:], start=1):
+        if spec is None:
+            break
+        locations = list(spec.submodule_search_locations or [])
+        if not locations:
+            raise LookupError(f"{'.'.join(parts[:index])!r} is a module, not a package")
+        spec = importlib.machinery.PathFinder.find_spec(part, locations)
+    if spec is None:
+        raise LookupError(f"package {text!r} is not installed")
+    locations = [os.fspath(p) for p in (spec.submodule_search_locations or [])]
+    if not locations:
+        raise LookupError(f"{text!r} is a module, not a package folder holding skill folders")
+    return [p for p in dict.fromkeys(locations) if os.path.isdir(p)]
+
+
+# -- scanning ---------------------------------------------------------------------------
+
+
+def scan_root(root: SkillRoot, diagnostics: list[Diagnostic]) -> list[Skill]:
+    """The skills directly inside ``root``: each sub-folder holding a SKILL.md."""
+    try:
+        entries = sorted(os.listdir(root.path))
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        diagnostics.append(Diagnostic("error", root.path, "a skills folder was expected here",
+                                      root.source, root.distribution))
+        return []
+    except OSError as exc:
+        diagnostics.append(Diagnostic("error", root.path,
+                                      f"the skills folder cannot be listed ({exc.strerror or exc})",
+                                      root.source, root.distribution))
+        return []
+    skills: list[Skill] = []
+    folders = 0
+    for entry in entries:
+        if entry.startswith((".", "__")):
+            continue
+        folder = os.path.join(root.path, entry)
+        if not os.path.isdir(folder):
+            continue
+        folders += 1
+        if folders > MAX_FOLDERS_PER_ROOT:
+            diagnostics.append(Diagnostic(
+                "warning", root.path,
+                f"more than {MAX_FOLDERS_PER_ROOT} folders; the rest are not looked at",
+                root.source, root.distribution))
+            break
+        skill_file = os.path.join(folder, SKILL_FILE)
+        if not os.path.isfile(skill_file):
+            _missing_skill_file(folder, root, diagnostics)
+            continue
+        skill = load_skill_file(folder, root, diagnostics)
+        if skill is not None:
+            skills.append(skill)
+    return skills
+
+
+def _missing_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnostic]) -> None:
+    """A folder without SKILL.md is ignored, unless it looks like a misnamed one."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.lower() == SKILL_FILE.lower():
+            diagnostics.append(Diagnostic(
+                "error", os.path.join(folder, name),
+                f"the file must be named exactly {SKILL_FILE!r}", root.source, root.distribution))
+            return
+
+
+def load_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnostic]) -> Skill | None:
+    """The skill in ``folder`` from its front matter, or None with a diagnostic."""
+    skill_file = os.path.join(folder, SKILL_FILE)
+
+    def error(message: str) -> None:
+        diagnostics.append(Diagnostic("error", skill_file, message, root.source, root.distribution))
+
+    try:
+        front = read_front_matter(skill_file)
+    except SkillFileError as exc:
+        error(str(exc))
+        return None
+    name = front.get("name")
+    description = front.get("description")
+    if name is None:
+        error("the front matter has no 'name'")
+        return None
+    if not isinstance(name, str) or not name.strip():
+        error(f"'name' must be a non-empty string, not {_show(name)}")
+        return None
+    if description is None:
+        error("the front matter has no 'description'")
+        return None
+    if not isinstance(description, str) or not description.strip():
+        error(f"'description' must be a non-empty string, not {_show(description)}")
+        return None
+    name = name.strip()
+    description = " ".join(description.split())
+    warnings: list[str] = []
+    if len(name) > MAX_NAME or not NAME_PATTERN.match(name):
+        warnings.append(
+            f"name {name!r} should be at most {MAX_NAME} lowercase letters, digits and single "
+            "hyphens, not starting or ending with a hyphen"
+        )
+    if name != os.path.basename(folder):
+        warnings.append(f"name {name!r} differs from its folder name {os.path.basename(folder)!r}")
+    if len(description) > MAX_DESCRIPTION:
+        warnings.append(f"description is longer than {MAX_DESCRIPTION} characters")
+    for warning in warnings:
+        diagnostics.append(Diagnostic("warning", skill_file, warning, root.source,
+                                      root.distribution))
+    return Skill(name, description, root.source, root.origin, folder, front,
+                 root.distribution, warnings)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return "an empty string"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()} (quote it)"
+    if isinstance(value, (int, float)):
+        return f"the number {value} (quote it)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def discover(
+    workspace_root: str | None,
+    *,
+    user: bool = True,
+    installed: bool = True,
+    report: bool = False,
+) -> SkillIndex:
+    """Look at every source in precedence order and return what was found.
+
+    ``workspace_root`` is the project (None: no project skills). ``report`` sends a summary
+    and every diagnostic through janito's standalone reporter functions.
+    """
+    diagnostics: list[Diagnostic] = []
+    roots: list[SkillRoot] = []
+    if workspace_root is not None:
+        roots.extend(project_roots(workspace_root))
+    if user:
+        roots.append(user_root())
+    if installed:
+        roots.extend(installed_roots(diagnostics))
+    winners: dict[str, Skill] = {}
+    shadowed: list[tuple[Skill, Skill]] = []
+    for root in roots:
+        for skill in scan_root(root, diagnostics):
+            existing = winners.get(skill.name)
+            if existing is None:
+                winners[skill.name] = skill
+            else:
+                shadowed.append((skill, existing))
+    index = SkillIndex(workspace_root, roots, dict(sorted(winners.items())), shadowed,
+                       diagnostics)
+    if report:
+        report_index(index)
+    return index
+
+
+def summary(index: SkillIndex) -> str:
+    """One line saying what is loaded, for people."""
+    if not index.skills:
+        text = "no skills found"
+    else:
+        counts = {source: 0 for source in SOURCES}
+        for skill in index.skills.values():
+            counts[skill.source] = counts.get(skill.source, 0) + 1
+        parts = [f"{n} {source}" for source, n in counts.items() if n]
+        plural = "" if len(index.skills) == 1 else "s"
+        text = f"{len(index.skills)} skill{plural} available ({', '.join(parts)})"
+    if index.shadowed:
+        text += f", {len(index.shadowed)} shadowed"
+    errors = len(index.errors())
+    if errors:
+        text += f", {errors} unusable SKILL.md file{'' if errors == 1 else 's'}"
+    return text
+
+
+def report_index(index: SkillIndex) -> None:
+    """Report the summary, each shadowed skill and each diagnostic (stderr by default)."""
+    from janito_core.reporter import report_info
+
+    report_info(f"Skills: {summary(index)}")
+    root = index.workspace_root
+    for hidden, winner in index.shadowed:
+        report_info(
+            f"Skill {hidden.name!r} at {display(hidden.folder, root)} ({hidden.source}) is "
+            f"shadowed by {display(winner.folder, root)} ({winner.source})"
+        )
+    report_diagnostics(index)
+
+
+
+def report_diagnostics(index: SkillIndex) -> None:
+    """Report each unusable SKILL.md as an error and each doubtful one as a warning."""
+    from janito_core.reporter import report_error, report_warning
+
+    root = index.workspace_root
+    for diagnostic in index.diagnostics:
+        if diagnostic.level == "error":
+            report_error(f"Skill not loaded: {diagnostic.text(root)}")
+        else:
+            report_warning(f"Skill warning: {diagnostic.text(root)}")
+
+
+def missing_skill(index: SkillIndex, name: str) -> dict[str, Any]:
+    """The failure result for a skill name that is not available, saying why."""
+    import difflib
+
+    from janito_core.dispatch import failure
+
+    root = index.workspace_root
+    problem = index.problem_for(name)
+    if problem is not None:
+        return failure(
+            f"Skill {name!r} cannot be loaded: {problem.text(root)}.", "invalid_skill",
+            name=name, path=display(problem.path, root),
+        )
+    names = list(index.skills)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return failure(f"There is no skill named {name!r}.{hint}", "not_found",
+                   name=name, available=names[:100], suggestions=close)

@@ -1,0 +1,55 @@
+"""ListSkills: the skills available here, where each comes from, and which are shadowed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, tool
+
+from ._index import PRECEDENCE, discover
+
+
+@tool(permissions="r")
+class ListSkills(BaseTool):
+    """List the available skills (name, description, source, path); load one with LoadSkill.
+
+    Skills come from the project (.janito/skills, .agents/skills), the user's janito
+    configuration folder and installed skill packs, in that order of precedence: a skill
+    whose name is taken by an earlier source is reported under ``shadowed``. SKILL.md files
+    that cannot be used are reported under ``diagnostics``.
+    """
+
+    def run(self) -> dict[str, Any]:
+        """List every skill by reading only the front matter of each SKILL.md."""
+        root = self.workspace.root
+        index = discover(root, report=True)
+        skills = [skill.as_row(root) for skill in index.skills.values()]
+        shadowed = [
+            {
+                "name": hidden.name,
+                "source": hidden.source,
+                "path": hidden.as_row(root)["path"],
+                "shadowed_by": {"source": winner.source, "path": winner.as_row(root)["path"]},
+            }
+            for hidden, winner in index.shadowed
+        ]
+        return {
+            "success": True,
+            "count": len(skills),
+            "skills": skills,
+            "shadowed": shadowed,
+            "diagnostics": [d.as_dict(root) for d in index.diagnostics],
+            "precedence": PRECEDENCE,
+        }
+
+
+def main(argv: list[str] | None = None) -> None:
+    from ._harness import base_parser, run
+
+    parser = base_parser("python -m janito_skills.list_skills", "List the available skills.")
+    args = parser.parse_args(argv)
+    run(ListSkills, args)
+
+
+if __name__ == "__main__":
+    main()
