@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import math
-import sys
 import types
 import typing
 from typing import Any, Callable, Literal, Union
@@ -37,9 +36,7 @@ class _Invalid:
 INVALID: Any = _Invalid()
 
 _NONE_TYPE = type(None)
-_UNION_TYPES: tuple[Any, ...] = (Union,)
-if sys.version_info >= (3, 10):
-    _UNION_TYPES = (Union, types.UnionType)
+_UNION_TYPES: tuple[Any, ...] = (Union, types.UnionType)
 
 
 class UnsupportedType(TypeError):
@@ -380,9 +377,9 @@ def _enum_info(enum_type: type[enum.Enum]) -> TypeInfo:
 
 def _array_info(tp: Any, container: Any, args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     is_tuple = container is tuple
-    is_set = container in (set, frozenset) or (not isinstance(container, type)) and "Set" in str(
+    is_set = container in (set, frozenset) or ((not isinstance(container, type)) and "Set" in str(
         container
-    )
+    ))
     if is_tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
         if args == ((),):
             args = ()
@@ -435,14 +432,14 @@ def _fixed_tuple_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
         if not isinstance(value, list) or len(value) != len(items):
             return _fail(errors, path, f"expected an array of {len(items)} items, got {describe(value)}")
         before = len(errors)
-        out = tuple(i.convert(v, f"{path}[{n}]", errors) for n, (i, v) in enumerate(zip(items, value)))
+        out = tuple(i.convert(v, f"{path}[{n}]", errors) for n, (i, v) in enumerate(zip(items, value, strict=True)))
         return INVALID if len(errors) != before else out
 
     return TypeInfo(schema, convert, None, "a fixed-length tuple has no strict schema")
 
 
 def _dict_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
-    key_type, value_type = (args + (Any, Any))[:2] if args else (str, Any)
+    key_type, value_type = (*args, Any, Any)[:2] if args else (str, Any)
     if key_type not in (str, Any):
         raise UnsupportedType(f"dict keys must be str to become JSON, not {key_type!r}")
     value = type_info(value_type, field_docs)

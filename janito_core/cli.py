@@ -105,9 +105,9 @@ def cmd_tools(args: argparse.Namespace) -> int:
     records = registry.records()
     failures = _summarise_failures(registry)
     if args.json:
-        rows = [r.as_row() for r in records]
-        rows.extend(e.as_row() for e in registry.load_errors)
-        _dump(rows)
+        json_rows = [r.as_row() for r in records]
+        json_rows.extend(e.as_row() for e in registry.load_errors)
+        _dump(json_rows)
     else:
         out = []
         loaded = [r for r in records if r.status == "loaded"]
@@ -141,7 +141,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
         if error.toolset:
             errors.setdefault(error.toolset, []).append(error.reason)
     failures = _summarise_failures(registry)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, spec in sorted(specs.items()):
         rows.append({
             "name": name,
@@ -169,7 +169,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
                 state = "not allowed by JANITO_TOOLSETS"
             else:
                 state = "available" + ("" if row["autoload"] else f" (load with -t {row['name']})")
-            table.append([row["name"], row["distribution"], row["version"], state])
+            table.append([str(row["name"]), str(row["distribution"]), str(row["version"]), state])
         sys.stdout.write(_table(table) if rows else "No toolsets are installed.\n")
     return EXIT_FAILED if args.strict and failures else EXIT_OK
 

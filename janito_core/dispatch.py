@@ -69,7 +69,8 @@ class ToolCall:
         """Run the tool; an exception it raises becomes a ``tool_exception`` result."""
         try:
             instance = self.record.cls(self.registry.workspace)
-            return instance.run(**self.arguments)  # type: ignore[no-any-return]
+            result: dict[str, Any] = instance.run(**self.arguments)
+            return result
         except WorkspaceError as exc:
             return failure(str(exc), OUTSIDE_WORKSPACE, tool=self.name)
         except (Exception, SystemExit) as exc:
@@ -84,7 +85,7 @@ class ToolCall:
 
 
 def call_tool(
-    name: str,
+    name: Any,
     arguments: str | bytes | Mapping[str, Any] | None = None,
     *,
     registry: Registry | None = None,
@@ -245,7 +246,8 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
                        "the tool", INVALID_RESULT, tool=name)
     if size > max_chars:
         return truncate_result(result, max_chars)
-    return result
+    checked: dict[str, Any] = result
+    return checked
 
 
 def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int]:
@@ -329,7 +331,7 @@ def _thaw(value: Any) -> Any:
 
 def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
     """A copy of ``result`` cut to about ``max_chars``: longest strings first, then lists."""
-    out = _thaw(result)
+    out: dict[str, Any] = _thaw(result)
     max_chars = max(max_chars, 200)
     _, size = _inspect(out, "result", 0)
     excess = size - max_chars

@@ -32,6 +32,9 @@ class Privileges:
     """
 
     __slots__ = ("execute", "read", "write")
+    read: bool
+    write: bool
+    execute: bool
 
     def __init__(self, read: bool = True, write: bool = True, execute: bool = True) -> None:
         object.__setattr__(self, "read", bool(read))

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from ._types import TypeInfo, UnsupportedType, nullable_schema, type_info
 
+
 class _Missing:
     __slots__ = ()
 
