@@ -1,0 +1,549 @@
+"""Build and test every janito distribution, each in its own environment.
+
+Distributions are found, not listed: janito-core at the root and every
+``plugins/*/pyproject.toml``. Python versions are the ones among 3.10-3.13 that run on
+this machine. ``nox -l`` lists the sessions; plain ``nox`` runs every default session.
+
+Sessions
+    tests-<dist>(python)  that distribution's tests with only janito-core and it installed
+    tests-integration     tests/reliability and tests/integration with every distribution
+    installed             wheels built, installed and uninstalled; every suite run against
+                          the installed wheels instead of the source tree
+    packaging             tests/packaging: wheel and sdist contents and metadata
+    lint, typecheck       ruff on everything, strict mypy on janito_core
+    bench                 bench/*.py (not run by default)
+
+Environment knobs
+    JANITO_NOX_PYTHONS=3.11,3.13  restrict the interpreters (comma separated)
+    JANITO_NOX_FULL_MATRIX=1      every distribution on every interpreter
+    JANITO_JUNIT_DIR=DIR          each pytest run also writes a JUnit XML report there
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+CANDIDATE_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+# Folders of tests/ that need more than janito-core; tests-core leaves them out.
+CROSS_DIST_TEST_DIRS = ("packaging", "reliability", "integration")
+# Distributions whose suites are slow enough that the full interpreter matrix would not
+# fit CI's budget: they run on the oldest and the newest interpreter only (see
+# docs/decisions/0001-uv-nox.md). Keys are distribution names.
+REDUCED_MATRIX: dict[str, tuple[str, ...]] = {}
+# Checkers are pinned so that a new release cannot turn a green main red overnight;
+# these are the versions the development machines carry.
+RUFF = "ruff==0.17.6"
+MYPY = "mypy==2.4.1"
+TYPE_STUBS = ("types-jsonschema",)
+
+nox.needs_version = ">=2024.3.2"
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.error_on_external_run = True
+
+
+# --------------------------------------------------------------------------- interpreters
+
+
+def _use_pyenv_versions() -> None:
+    """Expose every installed pyenv 3.10-3.13 through the shims.
+
+    pyenv's ``python3.X`` shims exist for every installed version but only run the ones
+    named by PYENV_VERSION (or the global version file); a command started through a shim
+    (``nox`` itself) even gets PYENV_VERSION set to that single version. Appending the
+    missing 3.10-3.13 versions here, before any interpreter is probed, lets plain ``nox``
+    find them all, while what was selected stays first so ``python`` keeps its meaning.
+    """
+    if not shutil.which("pyenv"):
+        return
+    pyenv_root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    versions_dir = pyenv_root / "versions"
+    if not versions_dir.is_dir():
+        return
+    best: dict[str, tuple[int, int]] = {}
+    for entry in versions_dir.iterdir():
+        match = re.fullmatch(r"3\.(\d+)\.(\d+)", entry.name)
+        if not match or f"3.{match.group(1)}" not in CANDIDATE_PYTHONS:
+            continue
+        patch = (int(match.group(1)), int(match.group(2)))
+        minor = f"3.{patch[0]}"
+        if minor not in best or patch > best[minor]:
+            best[minor] = patch
+    selected = [v for v in os.environ.get("PYENV_VERSION", "").split(":") if v]
+    if not selected:
+        version_file = pyenv_root / "version"
+        if version_file.is_file():
+            selected = version_file.read_text(encoding="utf-8").split()[:1]
+    chosen = list(selected)
+    for minor, patch in sorted(best.items()):
+        if not any(v == minor or v.startswith(minor + ".") for v in chosen):
+            chosen.append(f"3.{patch[0]}.{patch[1]}")
+    if chosen:
+        os.environ["PYENV_VERSION"] = ":".join(chosen)
+
+
+def _runs(executable: str, version: str) -> bool:
+    try:
+        proc = subprocess.run(
+            [executable, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and proc.stdout.strip() == version
+
+
+def _available_pythons() -> list[str]:
+    _use_pyenv_versions()
+    # Never let a missing interpreter turn into a download attempt.
+    os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+    wanted = CANDIDATE_PYTHONS
+    override = os.environ.get("JANITO_NOX_PYTHONS", "").strip()
+    if override:
+        wanted = tuple(v.strip() for v in override.split(",") if v.strip())
+    found = []
+    for version in wanted:
+        executable = shutil.which(f"python{version}")
+        if executable and _runs(executable, version):
+            found.append(version)
+    if not found:
+        # Nothing named python3.X runs: fall back to the interpreter running nox.
+        found.append(f"{sys.version_info[0]}.{sys.version_info[1]}")
+    return found
+
+
+PYTHONS = _available_pythons()
+OLDEST, NEWEST = PYTHONS[0], PYTHONS[-1]
+
+
+# -------------------------------------------------------------------------- distributions
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+class Dist(NamedTuple):
+    """One distribution of the repository."""
+
+    name: str  # janito-files
+    short: str  # files
+    path: Path  # folder holding pyproject.toml
+    packages: tuple[str, ...]  # import packages shipped in the wheel
+    extras: tuple[str, ...]  # optional-dependency groups
+    is_core: bool
+
+    @property
+    def test_req(self) -> str:
+        """The requirement installing this distribution from source with its test extra."""
+        extra = "[test]" if "test" in self.extras else ""
+        return f"{self.path}{extra}"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.path / "tests"
+
+
+def _dist_from(pyproject: Path, *, is_core: bool) -> Dist | None:
+    try:
+        data = _load_toml(pyproject)
+    except (OSError, ValueError):
+        return None
+    project = data.get("project", {})
+    name = project.get("name")
+    if not isinstance(name, str):
+        return None
+    wheel = data.get("tool", {}).get("hatch", {}).get("build", {}).get("targets", {})
+    packages = tuple(
+        Path(p).name for p in wheel.get("wheel", {}).get("packages", [])
+    ) or (name.replace("-", "_"),)
+    extras = tuple(project.get("optional-dependencies", {}))
+    short = name[len("janito-"):] if name.startswith("janito-") else name
+    return Dist(name, short, pyproject.parent, packages, extras, is_core)
+
+
+def _distributions() -> list[Dist]:
+    core = _dist_from(ROOT / "pyproject.toml", is_core=True)
+    assert core is not None, "the root pyproject.toml must define janito-core"
+    plugins = [
+        d
+        for p in sorted(ROOT.glob("plugins/*/pyproject.toml"))
+        if (d := _dist_from(p, is_core=False)) is not None
+    ]
+    return [core, *plugins]
+
+
+DISTS = _distributions()
+CORE = DISTS[0]
+PLUGINS = DISTS[1:]
+
+
+def _pythons_for(dist: Dist) -> list[str]:
+    if os.environ.get("JANITO_NOX_FULL_MATRIX") or dist.name not in REDUCED_MATRIX:
+        return PYTHONS
+    chosen = [v for v in PYTHONS if v in REDUCED_MATRIX[dist.name]]
+    return chosen or [NEWEST]
+
+
+# -------------------------------------------------------------------------------- helpers
+
+
+def _pytest(session: nox.Session, *args: str, label: str = "",
+            success_codes: Iterable[int] = (0,), cwd: Path | None = None) -> None:
+    """Run pytest (the env's console script, so cwd is not put on sys.path)."""
+    extra: list[str] = []
+    junit_dir = os.environ.get("JANITO_JUNIT_DIR")
+    if junit_dir:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{session.name}-{label}".strip("-"))
+        extra.append(f"--junitxml={Path(junit_dir, stem + '.xml')}")
+    pytest_bin = str(Path(session.bin) / "pytest")
+    if cwd is None:
+        session.run(pytest_bin, *args, *extra, *session.posargs,
+                    success_codes=list(success_codes))
+    else:
+        with session.chdir(cwd):
+            session.run(pytest_bin, *args, *extra, *session.posargs,
+                        success_codes=list(success_codes))
+
+
+def _core_test_args() -> list[str]:
+    return [f"--ignore=tests/{d}" for d in CROSS_DIST_TEST_DIRS]
+
+
+def _has_tests(folder: Path) -> bool:
+    if not folder.is_dir():
+        return False
+    return any(folder.rglob("test_*.py")) or any(folder.rglob("*_test.py"))
+
+
+def _uv() -> str | None:
+    return shutil.which(os.environ.get("UV", "uv"))
+
+
+class Venv:
+    """A throw-away environment outside nox's own, for the install/uninstall checks."""
+
+    def __init__(self, session: nox.Session, path: Path) -> None:
+        self.session = session
+        self.path = path
+        self.python = str(path / "bin" / "python")
+        base = subprocess.run(
+            [str(Path(session.bin) / "python"), "-c",
+             "import sys; print(getattr(sys, '_base_executable', sys.executable))"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        self.uv = _uv()
+        if self.uv:
+            self._run(self.uv, "venv", "--quiet", "--python", base, str(path))
+        else:
+            self._run(base, "-m", "venv", str(path))
+
+    def _run(self, *cmd: str) -> None:
+        self.session.run(*cmd, external=True, silent=True)
+
+    def install(self, *reqs: str) -> None:
+        if self.uv:
+            self._run(self.uv, "pip", "install", "--quiet", "--python", self.python, *reqs)
+        else:
+            self._run(self.python, "-m", "pip", "install", "--quiet", *reqs)
+
+    def uninstall(self, *names: str) -> None:
+        if self.uv:
+            self._run(self.uv, "pip", "uninstall", "--quiet", "--python", self.python, *names)
+        else:
+            self._run(self.python, "-m", "pip", "uninstall", "--yes", "--quiet", *names)
+
+    def janito_json(self, *args: str, cwd: Path, config: Path) -> Any:
+        """Run ``janito ARGS --json`` from ``cwd`` with no credentials at all; parse stdout."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("JANITO_", "PYTHON", "VIRTUAL_ENV"))}
+        env.update({
+            "JANITO_CONFIG_DIR": str(config),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            "PATH": f"{self.path / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        })
+        cmd = [str(self.path / "bin" / "janito"), *args, "--json"]
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=300, check=False)
+        if proc.returncode != 0:
+            self.session.error(
+                f"{' '.join(cmd[-len(args) - 2:])} exited {proc.returncode}:\n"
+                f"{proc.stdout}\n{proc.stderr}"
+            )
+        try:
+            return json.loads(proc.stdout)
+        except ValueError:
+            self.session.error(f"janito {' '.join(args)} --json printed no JSON:\n{proc.stdout}")
+
+    def where(self, module: str, cwd: Path) -> str:
+        proc = subprocess.run(
+            [self.python, "-c", f"import {module}; print({module}.__file__)"],
+            cwd=cwd, capture_output=True, text=True, check=False,
+        )
+        if proc.returncode != 0:
+            self.session.error(f"cannot import {module} in {self.path}: {proc.stderr}")
+        return proc.stdout.strip()
+
+
+def _rows(data: Any, key: str) -> list[dict[str, Any]]:
+    """The list of objects a ``--json`` command printed (a list, or {key: list})."""
+    if isinstance(data, dict) and isinstance(data.get(key), list):
+        data = data[key]
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise ValueError(f"expected a JSON list of objects, got {json.dumps(data)[:300]}")
+    return data
+
+
+def _build_wheels(session: nox.Session, out: Path) -> dict[str, Path]:
+    """Build the wheel of every distribution into ``out``; {dist name: wheel}."""
+    out.mkdir(parents=True, exist_ok=True)
+    uv = _uv()
+    if not uv:
+        session.install("build>=1.0")
+    wheels: dict[str, Path] = {}
+    for dist in DISTS:
+        target = out / dist.short
+        if uv:
+            session.run(uv, "build", "--quiet", "--wheel", "--out-dir", str(target),
+                        str(dist.path), external=True)
+        else:
+            session.run("python", "-m", "build", "--wheel", "--outdir", str(target),
+                        str(dist.path), silent=True)
+        found = sorted(target.glob("*.whl"))
+        if len(found) != 1:
+            session.error(f"{dist.name}: expected one wheel, found {found}")
+        wheels[dist.name] = found[0]
+    return wheels
+
+
+def _check_wheel_contents(session: nox.Session, dist: Dist, wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/", 1)[0] for name in archive.namelist()}
+    expected_info = [t for t in tops if t.endswith(".dist-info")]
+    unexpected = tops - set(dist.packages) - set(expected_info)
+    if len(expected_info) != 1 or unexpected or not set(dist.packages) <= tops:
+        session.error(
+            f"{wheel.name}: expected only {sorted(dist.packages)} and one .dist-info, "
+            f"found {sorted(tops)}"
+        )
+
+
+def _copy_suite(dist: Dist, dest: Path, *, ignore_dirs: Sequence[str] = ()) -> Path:
+    """Copy a distribution's tests (and its pytest configuration) out of the repository."""
+    dest.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis", *ignore_dirs)
+    shutil.copytree(dist.tests_dir, dest / "tests", ignore=ignore)
+    for config in ("pyproject.toml", "pytest.ini", "conftest.py", "setup.cfg", "tox.ini"):
+        if (dist.path / config).is_file():
+            shutil.copy2(dist.path / config, dest / config)
+    return dest
+
+
+def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
+                  *args: str, success_codes: Iterable[int] = (0,)) -> None:
+    junit: list[str] = []
+    junit_dir = os.environ.get("JANITO_JUNIT_DIR")
+    if junit_dir:
+        junit.append(f"--junitxml={Path(junit_dir, f'installed-{label}.xml')}")
+    with session.chdir(suite):
+        session.run(env.python, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-ra",
+                    *args, *junit, *session.posargs, external=True,
+                    success_codes=list(success_codes))
+
+
+def _assert_installed(session: nox.Session, env: Venv, modules: Iterable[str],
+                      cwd: Path) -> None:
+    site = str(env.path)
+    for module in modules:
+        where = env.where(module, cwd)
+        if not where.startswith(site) or "site-packages" not in where:
+            session.error(f"{module} imports from {where}, not from {site}'s site-packages")
+
+
+# ------------------------------------------------------------------------------- sessions
+
+
+def _make_test_session(dist: Dist) -> None:
+    def _tests(session: nox.Session) -> None:
+        if not _has_tests(dist.tests_dir):
+            session.error(f"{dist.name} has no tests in {dist.tests_dir.relative_to(ROOT)}")
+        reqs = [CORE.test_req] if dist.is_core else [CORE.test_req, dist.test_req]
+        session.install(*reqs)
+        if dist.is_core:
+            _pytest(session, "-q", "-ra", "tests", *_core_test_args(), cwd=ROOT)
+        else:
+            _pytest(session, "-q", "-ra", "tests", cwd=dist.path)
+
+    _tests.__doc__ = f"Tests of {dist.name} with only janito-core and it installed."
+    nox.session(name=f"tests-{dist.short}", python=_pythons_for(dist))(_tests)
+
+
+for _dist in DISTS:
+    _make_test_session(_dist)
+
+
+@nox.session(name="tests-integration", python=[NEWEST])
+def tests_integration(session: nox.Session) -> None:
+    """tests/reliability and tests/integration with every distribution installed."""
+    folders = [f"tests/{d}" for d in ("reliability", "integration")
+               if (ROOT / "tests" / d).is_dir()]
+    if not folders:
+        session.skip("no tests/reliability or tests/integration yet")
+    session.install(*(d.test_req for d in DISTS))
+    # Only here may "no tests collected" (exit 5) pass: the folders exist but are empty.
+    _pytest(session, "-q", "-ra", *folders, label="integration", cwd=ROOT,
+            success_codes=(0, 5))
+
+
+@nox.session(python=[NEWEST])
+def installed(session: nox.Session) -> None:
+    """Build every wheel; prove install/uninstall changes what `janito` sees; test wheels."""
+    work = Path(tempfile.mkdtemp(prefix="janito-installed-"))
+    try:
+        _installed(session, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _installed(session: nox.Session, work: Path) -> None:
+    wheels = _build_wheels(session, work / "wheels")
+    for dist in DISTS:
+        _check_wheel_contents(session, dist, wheels[dist.name])
+    session.log("every wheel holds its own package and nothing else")
+
+    outside = work / "cwd"
+    outside.mkdir()
+    config = work / "config"
+    config.mkdir()
+
+    # 1. janito-core alone: no gmail.
+    env = Venv(session, work / "venv-core")
+    env.install(str(wheels[CORE.name]))
+    _assert_installed(session, env, ["janito_core"], outside)
+    names = {r.get("name") for r in _rows(env.janito_json("toolsets", cwd=outside,
+                                                           config=config), "toolsets")}
+    if "gmail" in names:
+        session.error(f"janito-core alone lists gmail: {sorted(map(str, names))}")
+    session.log(f"janito-core alone: toolsets {sorted(map(str, names))}")
+
+    gmail = next((d for d in PLUGINS if d.name == "janito-gmail"), None)
+    if gmail is None:
+        session.warn("plugins/janito-gmail does not exist yet: install/uninstall check skipped")
+    else:
+        # 2. install janito-gmail: the toolset appears, its tools are skipped (no credentials).
+        env.install(str(wheels[gmail.name]))
+        rows = _rows(env.janito_json("toolsets", cwd=outside, config=config), "toolsets")
+        row = next((r for r in rows if r.get("name") == "gmail"), None)
+        if row is None or row.get("distribution") != "janito-gmail":
+            session.error(f"gmail missing after installing janito-gmail: {rows}")
+        tools = [r for r in _rows(env.janito_json("tools", "-t", "gmail", cwd=outside,
+                                                  config=config), "tools")
+                 if r.get("toolset") == "gmail"]
+        if not tools:
+            session.error("janito tools -t gmail lists no gmail tools")
+        for tool_row in tools:
+            reason = str(tool_row.get("reason") or "")
+            if tool_row.get("status") != "skipped" or not re.search(
+                r"credential|password|secret|token|login|account|not configured|oauth",
+                reason, re.IGNORECASE,
+            ):
+                session.error(f"expected gmail tools skipped for lack of credentials: {tool_row}")
+        session.log(f"janito-gmail installed: {len(tools)} tools, all skipped: "
+                    f"{tools[0].get('reason')}")
+        # 3. uninstall: gone again.
+        env.uninstall("janito-gmail")
+        names = {r.get("name") for r in _rows(env.janito_json("toolsets", cwd=outside,
+                                                               config=config), "toolsets")}
+        if "gmail" in names:
+            session.error(f"gmail still listed after uninstalling janito-gmail: {names}")
+        session.log("janito-gmail uninstalled: gmail is gone")
+
+    # 4. every suite against the installed wheels, each in its own environment, run from
+    #    a copy of its tests outside the repository.
+    for dist in DISTS:
+        if not _has_tests(dist.tests_dir):
+            session.error(f"{dist.name} has no tests")
+        env = Venv(session, work / f"venv-{dist.short}")
+        extra = "[test]" if "test" in dist.extras else ""
+        core_extra = "[test]" if "test" in CORE.extras else ""
+        reqs = [f"{wheels[CORE.name]}{core_extra}"]
+        if not dist.is_core:
+            reqs.append(f"{wheels[dist.name]}{extra}")
+        env.install(*reqs)
+        suite = _copy_suite(dist, work / "suites" / dist.short,
+                            ignore_dirs=CROSS_DIST_TEST_DIRS if dist.is_core else ())
+        _assert_installed(session, env, ["janito_core", *dist.packages], suite)
+        _run_suite_in(session, env, suite, dist.short, "tests")
+
+    folders = [d for d in ("reliability", "integration") if (ROOT / "tests" / d).is_dir()]
+    if folders:
+        env = Venv(session, work / "venv-all")
+        env.install(*(f"{wheels[d.name]}{'[test]' if 'test' in d.extras else ''}"
+                      for d in DISTS))
+        suite = work / "suites" / "integration"
+        suite.mkdir(parents=True)
+        shutil.copytree(ROOT / "tests", suite / "tests",
+                        ignore=shutil.ignore_patterns("__pycache__", "packaging"))
+        shutil.copy2(ROOT / "pyproject.toml", suite / "pyproject.toml")
+        _assert_installed(session, env, [p for d in DISTS for p in d.packages], suite)
+        _run_suite_in(session, env, suite, "integration", *(f"tests/{f}" for f in folders),
+                      success_codes=(0, 5))
+
+
+@nox.session(python=[NEWEST])
+def packaging(session: nox.Session) -> None:
+    """tests/packaging: wheels and sdists of every distribution, metadata, clean installs."""
+    session.install("pytest>=8")
+    if not _uv():
+        session.install("build>=1.0")
+    # --confcutdir: the core's tests/conftest.py (which imports janito_core) is not ours.
+    _pytest(session, "-q", "-ra", "--confcutdir=tests/packaging", "tests/packaging", cwd=ROOT)
+
+
+@nox.session(python=[NEWEST])
+def lint(session: nox.Session) -> None:
+    """ruff on the whole repository."""
+    session.install(RUFF)
+    session.run("ruff", "check", ".", *session.posargs)
+
+
+@nox.session(python=[OLDEST])
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict (per pyproject) on janito_core."""
+    session.install(MYPY, *TYPE_STUBS, CORE.test_req)
+    session.run("mypy", *session.posargs)
+
+
+@nox.session(python=[NEWEST], default=False)
+def bench(session: nox.Session) -> None:
+    """Run bench/*.py with every distribution installed (not part of plain `nox`)."""
+    scripts = sorted((ROOT / "bench").glob("*.py"))
+    scripts = [s for s in scripts if not s.name.startswith("_")]
+    if not scripts:
+        session.skip("bench/ holds no benchmark yet")
+    session.install(*(d.path.as_posix() for d in DISTS))
+    requirements = ROOT / "bench" / "requirements.txt"
+    if requirements.is_file():
+        session.install("-r", str(requirements))
+    for script in scripts:
+        session.run("python", str(script), *session.posargs)

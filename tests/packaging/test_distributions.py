@@ -1,0 +1,231 @@
+"""Every distribution builds into a wheel and an sdist that hold what they should.
+
+Built with uv (or the ``build`` package): the sdist first, then the wheel from the sdist,
+as a packager would. The wheel holds its own package and nothing of the others; its
+METADATA names, versions and bounds everything; installing the wheels into a clean
+environment gives a working ``janito`` that sees exactly the toolsets installed.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import json
+import re
+import tarfile
+import zipfile
+from email.message import Message
+from pathlib import Path
+
+from _dists import REPO, Built, CleanEnv, Dist, distributions
+
+DISTS = distributions()
+CORE = DISTS[0]
+REPO_NAMES = {d.name for d in DISTS}
+REPO_PACKAGES = {p for d in DISTS for p in d.packages}
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _wheel_files(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.namelist()
+
+
+def _dist_info(wheel: Path, filename: str) -> str:
+    with zipfile.ZipFile(wheel) as archive:
+        matches = [n for n in archive.namelist()
+                   if n.count("/") == 1 and n.split("/")[0].endswith(".dist-info")
+                   and n.endswith("/" + filename)]
+        assert len(matches) == 1, f"{wheel.name} has no single .dist-info/{filename}"
+        return archive.read(matches[0]).decode("utf-8")
+
+
+def _metadata(wheel: Path) -> Message:
+    return email.parser.Parser().parsestr(_dist_info(wheel, "METADATA"))
+
+
+def _entry_points(wheel: Path) -> dict[str, dict[str, str]]:
+    groups: dict[str, dict[str, str]] = {}
+    current = None
+    for raw in _dist_info(wheel, "entry_points.txt").splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = groups.setdefault(line[1:-1], {})
+        elif current is not None and "=" in line:
+            key, value = line.split("=", 1)
+            current[key.strip()] = value.strip()
+    return groups
+
+
+def _requirement_parts(requirement: str) -> tuple[str, str, str]:
+    """(name, specifier, marker) of one Requires-Dist value."""
+    body, _, marker = requirement.partition(";")
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^)]*)\)?", body)
+    assert match, f"unreadable requirement {requirement!r}"
+    return match.group(1), match.group(3).strip(), marker.strip()
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+# ---------------------------------------------------------------------------- the wheel
+
+
+def test_builds_a_wheel_and_an_sdist(dist: Dist, built: Built) -> None:
+    assert built.wheel is not None and built.sdist is not None
+    stem = _normal(dist.name).replace("-", "_")
+    assert built.wheel.name.startswith(f"{stem}-{dist.version}-")
+    assert built.wheel.name.endswith("-py3-none-any.whl"), "a pure-Python wheel"
+    assert built.sdist.name == f"{stem}-{dist.version}.tar.gz"
+
+
+def test_wheel_holds_its_own_package_and_nothing_else(dist: Dist, built: Built) -> None:
+    assert built.wheel is not None
+    files = _wheel_files(built.wheel)
+    tops = {name.split("/", 1)[0] for name in files}
+    infos = {t for t in tops if t.endswith(".dist-info")}
+    assert len(infos) == 1
+    assert tops - infos == set(dist.packages), (
+        f"{built.wheel.name} holds {sorted(tops - infos)}, expected {sorted(dist.packages)}"
+    )
+    for package in dist.packages:
+        assert f"{package}/__init__.py" in files
+    others = REPO_PACKAGES - set(dist.packages)
+    stray = [f for f in files if f.split("/", 1)[0] in others]
+    assert not stray, f"{built.wheel.name} carries another distribution's files: {stray[:5]}"
+    leaked = [f for f in files if re.search(r"(^|/)(tests?|__pycache__)/|\.pyc$", f)]
+    assert not leaked, f"{built.wheel.name} carries test or cache files: {leaked[:5]}"
+
+
+def test_wheel_declares_its_entry_points(dist: Dist, built: Built) -> None:
+    assert built.wheel is not None
+    actual = _entry_points(built.wheel)
+    for group, items in dist.entry_points.items():
+        assert actual.get(group) == items, f"[{group}] in entry_points.txt: {actual.get(group)}"
+    if dist.is_core:
+        assert actual["console_scripts"]["janito"] == "janito_core.cli:main"
+        assert "janito" in actual.get("pytest11", {}), "the pytest plugin must be registered"
+    else:
+        advertised = {**actual.get("janito.toolsets", {}), **actual.get("janito.plugins", {})}
+        assert advertised, "a plugin advertises a janito.toolsets or janito.plugins entry point"
+        for value in advertised.values():
+            assert value.split(":")[0].split(".")[0] in dist.packages, (
+                f"entry point {value} points outside {dist.packages}"
+            )
+
+
+def test_wheel_metadata_is_complete(dist: Dist, built: Built) -> None:
+    assert built.wheel is not None
+    meta = _metadata(built.wheel)
+    assert meta["Name"] == dist.name
+    assert meta["Version"] == dist.version
+    assert meta["Summary"], "a one-line description"
+    assert meta["Requires-Python"] and ">=3.10" in meta["Requires-Python"].replace(" ", "")
+    assert meta.get("License-Expression") or meta.get("License"), "a license"
+    classifiers = meta.get_all("Classifier") or []
+    assert classifiers, "trove classifiers"
+    assert meta.get_payload().strip(), "the README as the long description"
+    assert meta.get("Description-Content-Type", "").startswith("text/markdown")
+
+
+def test_every_dependency_has_a_lower_bound(dist: Dist, built: Built) -> None:
+    assert built.wheel is not None
+    unbounded = []
+    for requirement in _metadata(built.wheel).get_all("Requires-Dist") or []:
+        _, spec, _ = _requirement_parts(requirement)
+        if not re.search(r"(>=|==|~=|>)\s*\d", spec):
+            unbounded.append(requirement)
+    assert not unbounded, f"requirements without a lower bound: {unbounded}"
+
+
+def test_plugin_depends_on_core_and_nothing_else_here(plugin: Dist) -> None:
+    dist = plugin
+    deps = [_requirement_parts(r) for r in dist.project.get("dependencies", [])]
+    core = [spec for name, spec, marker in deps if _normal(name) == CORE.name and not marker]
+    assert core, f"{dist.name} must depend on {CORE.name}>=..."
+    lower = re.search(r">=\s*([0-9][0-9.]*)", core[0])
+    assert lower, f"{dist.name} depends on {CORE.name}{core[0]}: give a >= lower bound"
+    assert _version_tuple(lower.group(1)) <= _version_tuple(CORE.version), (
+        f"{dist.name} needs {CORE.name}>={lower.group(1)} but this repository has {CORE.version}"
+    )
+    siblings = [n for n, _, _ in deps if _normal(n) in REPO_NAMES - {CORE.name}]
+    assert not siblings, f"{dist.name} depends on other plugins of this repository: {siblings}"
+
+
+# ---------------------------------------------------------------------------- the sdist
+
+
+def test_sdist_holds_sources_tests_and_readme(dist: Dist, built: Built) -> None:
+    assert built.sdist is not None
+    with tarfile.open(built.sdist) as archive:
+        names = archive.getnames()
+    root = names[0].split("/", 1)[0]
+    inside = {n.split("/", 1)[1] for n in names if "/" in n}
+    for required in ("PKG-INFO", "pyproject.toml", str(dist.project.get("readme", "README.md"))):
+        assert required in inside, f"{built.sdist.name} lacks {required}"
+    for package in dist.packages:
+        assert f"{package}/__init__.py" in inside
+    if any(p.suffix == ".py" for p in (dist.path / "tests").rglob("*")):
+        assert any(n.startswith("tests/") for n in inside), "the sdist carries the tests"
+    others = REPO_PACKAGES - set(dist.packages)
+    stray = [n for n in inside if n.split("/", 1)[0] in others or n.startswith("plugins/")]
+    assert not stray, f"{root} carries other distributions' files: {stray[:5]}"
+
+
+# ---------------------------------------------------------------- clean installs, for real
+
+
+def _toolsets(env: CleanEnv, tmp_path: Path) -> list[dict[str, object]]:
+    proc = env.janito("toolsets", "--json", cwd=tmp_path, config=tmp_path / "config")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert isinstance(rows, list)
+    return rows
+
+
+def test_core_alone_installs_and_lists_no_plugin_toolset(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    env = CleanEnv(tmp_path / "venv")
+    env.install(str(wheels[CORE.name]))
+    (tmp_path / "config").mkdir()
+    rows = _toolsets(env, tmp_path)
+    ours = {name for d in DISTS for name in d.toolsets}
+    assert not {r["name"] for r in rows} & ours, rows
+    proc = env.janito("tools", "--json", cwd=tmp_path, config=tmp_path / "config")
+    assert proc.returncode == 0, proc.stderr
+    assert isinstance(json.loads(proc.stdout), list)
+
+
+def test_all_wheels_install_together_and_every_toolset_shows(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    env = CleanEnv(tmp_path / "venv")
+    env.install(*(str(w) for w in wheels.values()))
+    env.check()
+    (tmp_path / "config").mkdir()
+    rows = {r["name"]: r for r in _toolsets(env, tmp_path)}
+    for dist in DISTS:
+        for name in dist.toolsets:
+            assert name in rows, f"toolset {name} of {dist.name} is not listed: {sorted(rows)}"
+            assert rows[name]["distribution"] == dist.name
+            assert rows[name]["version"] == dist.version
+            assert not rows[name].get("error"), rows[name]
+    every = [arg for name in sorted(rows) for arg in ("-t", name)]
+    proc = env.janito("tools", "--json", *every, cwd=tmp_path, config=tmp_path / "config")
+    assert proc.returncode == 0, proc.stderr
+    errors = [r for r in json.loads(proc.stdout) if r.get("status") == "error"]
+    assert not errors, f"toolsets failing to load once installed: {errors}"
+
+
+def test_repository_layout_is_what_the_noxfile_expects() -> None:
+    assert (REPO / "noxfile.py").is_file()
+    for dist in DISTS[1:]:
+        assert dist.path.parent == REPO / "plugins"
+        assert dist.name == f"janito-{dist.path.name.removeprefix('janito-')}"
+        assert dist.path.name == dist.name, f"plugins/{dist.path.name} holds {dist.name}"
