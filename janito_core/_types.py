@@ -557,7 +557,14 @@ def _typeddict_info(td: type, field_docs: Any) -> TypeInfo:
     cleaned = {}
     for name, tp in hints.items():
         origin = typing.get_origin(tp)
-        if origin is not None and getattr(origin, "_name", "") in ("Required", "NotRequired"):
+        marker = getattr(origin, "_name", "") if origin is not None else ""
+        if marker in ("Required", "NotRequired"):
+            # Under ``from __future__ import annotations`` the class sees strings and
+            # counts a NotRequired key as required; the resolved hint says otherwise.
+            if marker == "Required":
+                required.add(name)
+            else:
+                required.discard(name)
             tp = typing.get_args(tp)[0]
         cleaned[name] = tp
     return _object_info(td, cleaned, required, {}, dict, field_docs)
