@@ -1,0 +1,1 @@
+"""Helpers for janito-core's own tests: real distributions on disk, probes in subprocesses."""

@@ -1,0 +1,1 @@
+"""janito-testkit: the toolset janito-core's tests load through a real distribution."""
