@@ -237,6 +237,15 @@ def _has_tests(folder: Path) -> bool:
 
 
 def _uv() -> str | None:
+    """The uv executable nox itself uses (on PATH, or the ``uv`` package beside nox)."""
+    try:
+        from nox.virtualenv import find_uv
+
+        has_uv, uv, _ = find_uv()
+        if has_uv:
+            return shutil.which(uv) or uv
+    except ImportError:
+        pass
     return shutil.which(os.environ.get("UV", "uv"))
 
 
@@ -324,7 +333,7 @@ def _build_wheels(session: nox.Session, out: Path) -> dict[str, Path]:
     for dist in DISTS:
         target = out / dist.short
         if uv:
-            session.run(uv, "build", "--quiet", "--wheel", "--out-dir", str(target),
+            session.run(uv, "build", "--wheel", "--out-dir", str(target),
                         str(dist.path), external=True)
         else:
             session.run("python", "-m", "build", "--wheel", "--outdir", str(target),
@@ -514,7 +523,10 @@ def _installed(session: nox.Session, work: Path) -> None:
 def packaging(session: nox.Session) -> None:
     """tests/packaging: wheels and sdists of every distribution, metadata, clean installs."""
     session.install("pytest>=8")
-    if not _uv():
+    uv = _uv()
+    if uv:
+        session.env["UV"] = uv
+    else:
         session.install("build>=1.0")
     # --confcutdir: the core's tests/conftest.py (which imports janito_core) is not ours.
     _pytest(session, "-q", "-ra", "--confcutdir=tests/packaging", "tests/packaging", cwd=ROOT)
