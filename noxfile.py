@@ -41,7 +41,7 @@ CANDIDATE_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 CROSS_DIST_TEST_DIRS = ("packaging", "reliability", "integration")
 # Distributions whose suites are slow enough that the full interpreter matrix would not
 # fit CI's budget: they run on the oldest and the newest interpreter only (see
-# docs/decisions/0001-uv-nox.md). Keys are distribution names.
+# docs/decisions/0004-uv-nox.md). Keys are distribution names.
 REDUCED_MATRIX: dict[str, tuple[str, ...]] = {}
 # Checkers are pinned so that a new release cannot turn a green main red overnight;
 # these are the versions the development machines carry.
