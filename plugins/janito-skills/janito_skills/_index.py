@@ -309,6 +309,11 @@ def _missing_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnost
     except OSError:
         return
     for name in names:
+        if name == SKILL_FILE:
+            diagnostics.append(Diagnostic(
+                "error", os.path.join(folder, name), f"{SKILL_FILE} must be a regular file",
+                root.source, root.distribution))
+            return
         if name.lower() == SKILL_FILE.lower():
             diagnostics.append(Diagnostic(
                 "error", os.path.join(folder, name),

@@ -45,7 +45,18 @@ def janito_toolset_loaded(registry: Any, toolset: str, tools: list[str]) -> None
         return
     from ._index import discover
 
-    discover(registry.workspace.root, report=True)
+    # The standalone report functions reach the registry of the running tool call; a
+    # toolset load is not one, so make the loading registry the active one meanwhile.
+    try:
+        from janito_core._context import active_registry
+    except ImportError:  # pragma: no cover - an older or newer janito-core
+        discover(registry.workspace.root, report=True)
+        return
+    token = active_registry.set(registry)
+    try:
+        discover(registry.workspace.root, report=True)
+    finally:
+        active_registry.reset(token)
 
 
 def skills_command(args: argparse.Namespace) -> int:
@@ -73,8 +84,12 @@ def skills_command(args: argparse.Namespace) -> int:
 
 
 def render_table(index: Any) -> str:
-    """Aligned columns NAME, SOURCE, PATH, DESCRIPTION; shadowed skills marked as such."""
+    """Aligned columns NAME, SOURCE, PATH, DESCRIPTION; shadowed skills marked as such.
+
+    On a terminal, descriptions are cut to the width of the window; piped, they are whole.
+    """
     import shutil
+    import sys
 
     from ._index import display
 
@@ -90,11 +105,14 @@ def render_table(index: Any) -> str:
         return "No skills found."
     header = ("NAME", "SOURCE", "PATH", "DESCRIPTION")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
-    width = shutil.get_terminal_size((100, 24)).columns
-    room = max(20, width - sum(widths) - 6)
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    room = max(20, shutil.get_terminal_size().columns - sum(widths) - 6) if terminal else 0
     lines = []
     for row in [header, *rows]:
-        description = row[3] if len(row[3]) <= room else row[3][: room - 1] + "…"
+        description = row[3] if not room or len(row[3]) <= room else row[3][: room - 1] + "…"
         cells = [row[i].ljust(widths[i]) for i in range(3)]
         lines.append(f"{cells[0]}  {cells[1]}  {cells[2]}  {description}".rstrip())
     return "\n".join(lines)
