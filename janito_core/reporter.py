@@ -99,6 +99,9 @@ def emit(event: ReportEvent) -> None:
         from .registry import default_registry
 
         registry = default_registry()
+        # Outside a tool call nothing may have looked for janito.plugins yet; without
+        # this, hook plugins would miss every report made before the first tool loads.
+        registry._discover()
     registry.plugins.report(event)
 
 
