@@ -9,7 +9,6 @@ and nested ``metadata`` mappings work as the Agent Skills format allows. Every p
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 SKILL_FILE = "SKILL.md"
@@ -146,8 +145,8 @@ def _jsonable(value: Any, budget: list[int]) -> Any:
     if isinstance(value, float):
         finite = value == value and value not in (float("inf"), float("-inf"))
         return value if finite else str(value)
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
+    if callable(getattr(value, "isoformat", None)):  # YAML timestamps: date, datetime
+        return str(value.isoformat())
     if isinstance(value, dict):
         return {str(k): _jsonable(v, budget) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._frontmatter import SKILL_FILE, SkillFileError, read_front_matter
 
@@ -38,8 +37,7 @@ MAX_FOLDERS_PER_ROOT = 1000
 _PACKAGE_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
-@dataclass(frozen=True)
-class SkillRoot:
+class SkillRoot(NamedTuple):
     """A folder whose sub-folders are skills, and where it came from."""
 
     source: str
@@ -48,18 +46,26 @@ class SkillRoot:
     distribution: str | None = None
 
 
-@dataclass
 class Skill:
     """One usable skill: its front matter and where its folder is."""
 
-    name: str
-    description: str
-    source: str
-    origin: str
-    folder: str
-    front_matter: dict[str, Any]
-    distribution: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("description", "distribution", "folder", "front_matter", "name", "origin",
+                 "source", "warnings")
+
+    def __init__(self, name: str, description: str, source: str, origin: str, folder: str,
+                 front_matter: dict[str, Any], distribution: str | None = None,
+                 warnings: list[str] | None = None) -> None:
+        self.name = name
+        self.description = description
+        self.source = source
+        self.origin = origin
+        self.folder = folder
+        self.front_matter = front_matter
+        self.distribution = distribution
+        self.warnings = warnings if warnings is not None else []
+
+    def __repr__(self) -> str:
+        return f"<Skill {self.name!r} ({self.source}) {self.folder}>"
 
     @property
     def skill_file(self) -> str:
@@ -80,8 +86,7 @@ class Skill:
         return row
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """A problem with one SKILL.md or one skill source, for whoever maintains it."""
 
     level: str
@@ -105,15 +110,19 @@ class Diagnostic:
         return f"{display(self.path, workspace_root)}: {self.message}"
 
 
-@dataclass
 class SkillIndex:
     """What one look at every source found."""
 
-    workspace_root: str | None
-    roots: list[SkillRoot]
-    skills: dict[str, Skill]
-    shadowed: list[tuple[Skill, Skill]]
-    diagnostics: list[Diagnostic]
+    __slots__ = ("diagnostics", "roots", "shadowed", "skills", "workspace_root")
+
+    def __init__(self, workspace_root: str | None, roots: list[SkillRoot],
+                 skills: dict[str, Skill], shadowed: list[tuple[Skill, Skill]],
+                 diagnostics: list[Diagnostic]) -> None:
+        self.workspace_root = workspace_root
+        self.roots = roots
+        self.skills = skills
+        self.shadowed = shadowed
+        self.diagnostics = diagnostics
 
     def get(self, name: str) -> Skill | None:
         return self.skills.get(name)

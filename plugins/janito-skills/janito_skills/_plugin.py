@@ -10,10 +10,12 @@ heavy at module level.
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from janito_core import hookimpl
+
+if TYPE_CHECKING:
+    import argparse
 
 TOOLSET = "skills"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import os
 from typing import Any
 
@@ -81,6 +80,8 @@ def _decode(data: bytes, truncated: bool) -> tuple[str, str]:
     except UnicodeDecodeError as exc:
         if truncated and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
             return data[: exc.start].decode("utf-8", "replace"), "utf-8"
+    import base64
+
     return base64.b64encode(data).decode("ascii"), "base64"
 
 
