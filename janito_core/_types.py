@@ -406,7 +406,14 @@ def _array_info(tp: Any, container: Any, args: tuple[Any, ...], field_docs: Any)
         if not isinstance(value, list):
             return _fail(errors, path, f"expected an array, got {describe(value)}")
         before = len(errors)
-        out = [item_convert(v, f"{path}[{i}]", errors) for i, v in enumerate(value)]
+        out = []
+        for index, item in enumerate(value):
+            seen = len(errors)
+            out.append(item_convert(item, path, errors))
+            if len(errors) != seen:
+                # the item path is built only for the items that fail
+                for error in errors[seen:]:
+                    error["field"] = f"{path}[{index}]" + error["field"][len(path):]
         if len(errors) != before:
             return INVALID
         try:
