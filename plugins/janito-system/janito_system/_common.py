@@ -1,0 +1,206 @@
+"""What the run tools share: argument checks, the working folder, running, the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+from janito_core import WorkspaceError
+from janito_core.dispatch import failure
+
+from ._process import run_process
+
+if TYPE_CHECKING:
+    import argparse
+
+    from janito_core import BaseTool
+
+DEFAULT_TIMEOUT = 60
+ECHO_LIMIT = 2_000
+"""Characters of the code kept when it is echoed back in the result."""
+
+SECRET_ENV_PREFIX = "JANITO_SECRET_"
+
+
+def echo_text(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` for echoing in a result: cut to ``limit`` characters with a marker."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... truncated: {limit} of {len(text)} characters shown]"
+
+
+def preview(text: str, limit: int = 200) -> str:
+    """A one-glance preview of code for a progress report."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def child_env(extra: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment of a child: ours, without janito secrets and ``drop``, plus ``extra``.
+
+    ``JANITO_SECRET_*`` variables override stored secrets for janito itself; code a model
+    runs has no business reading them, so they are not passed on.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(SECRET_ENV_PREFIX) and key not in drop
+    }
+    if extra:
+        env.update(extra)
+    return env
+
+
+def check_timeout(timeout: float | None, echo: dict[str, Any]) -> dict[str, Any] | None:
+    """A failure when ``timeout`` is not a positive number of seconds, else None."""
+    if timeout is None:
+        return None
+    if timeout <= 0:
+        return failure(
+            f"timeout must be a positive number of seconds (or null for no limit), got {timeout}",
+            "invalid_arguments", **echo,
+        )
+    return None
+
+
+def resolve_directory(
+    tool: BaseTool, working_directory: str | None, echo: dict[str, Any]
+) -> tuple[str | None, dict[str, Any] | None]:
+    """(absolute working folder, None) or (None, failure); the default is the workspace root."""
+    if working_directory is None or working_directory == "":
+        root = tool.workspace.root
+        if not os.path.isdir(root):
+            return None, failure(f"the workspace folder {root} does not exist", "not_found",
+                                 **echo)
+        return root, None
+    try:
+        real = tool.resolve_path(working_directory)
+    except WorkspaceError as exc:
+        return None, failure(str(exc), "outside_workspace", **echo)
+    if not os.path.exists(real):
+        return None, failure(f"the working directory {working_directory!r} does not exist",
+                             "not_found", **echo)
+    if not os.path.isdir(real):
+        return None, failure(f"the working directory {working_directory!r} is not a folder",
+                             "not_a_directory", **echo)
+    return real, None
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def execute(
+    tool: BaseTool,
+    *,
+    what: str,
+    argv: list[str],
+    cwd: str,
+    echo: dict[str, Any],
+    timeout: float | None,
+    capture_output: bool,
+    capture_errors: bool,
+    env: dict[str, str],
+    input_data: bytes | None = None,
+) -> dict[str, Any]:
+    """Run ``argv`` and turn what happened into the tool's result dict (never raises)."""
+    shown_dir = tool.display_path(cwd)
+    base = {**echo, "working_directory": shown_dir}
+    try:
+        outcome = run_process(
+            argv, cwd=cwd, timeout=timeout, env=env, capture_stdout=capture_output,
+            capture_stderr=capture_errors, input_data=input_data,
+        )
+    except FileNotFoundError as exc:
+        missing = exc.filename or argv[0]
+        tool.report_error(f"{missing} not found")
+        return failure(f"cannot run {what}: {missing} was not found", "not_found", **base)
+    except PermissionError as exc:
+        tool.report_error(f"cannot run {argv[0]}: {exc.strerror}")
+        return failure(f"cannot run {what}: {exc.strerror or exc} ({argv[0]})",
+                       "permission_denied", **base)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        tool.report_error(f"cannot start: {exc}")
+        return failure(f"cannot start {what}: {exc}", "start_failed", **base)
+
+    result: dict[str, Any] = {
+        "success": False,
+        **base,
+        "exit_code": outcome.exit_code,
+        **outcome.streams(),
+        "timed_out": outcome.timed_out,
+        "duration_ms": outcome.duration_ms,
+    }
+    if outcome.output_incomplete:
+        result["output_incomplete"] = True
+        result["notes"] = outcome.notes
+    seconds = f"{outcome.duration_ms / 1000:.2f} s"
+    if outcome.timed_out:
+        result["error"] = (
+            f"{what} did not finish within {timeout:g} seconds and was killed with every "
+            "process it started; the output so far is kept"
+        )
+        result["error_type"] = "timeout"
+        tool.report_error(f"timed out after {timeout:g} s")
+    elif outcome.interrupted:
+        result["error"] = f"{what} was interrupted from the keyboard and killed"
+        result["error_type"] = "interrupted"
+        tool.report_error("interrupted")
+    elif outcome.exit_code == 0:
+        result["success"] = True
+        tool.report_result(f"exit code 0 in {seconds}")
+    else:
+        code = outcome.exit_code if outcome.exit_code is not None else -1
+        if code < 0:
+            result["signal"] = _signal_name(code)
+            result["error"] = f"{what} was killed by {result['signal']}"
+        else:
+            result["error"] = f"{what} exited with code {code}"
+        result["error_type"] = "nonzero_exit"
+        tool.report_error(f"{result['error']} ({seconds})")
+    return result
+
+
+# -- the command-line harness of the run tools ------------------------------------------
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--working-directory", "-d", default=None,
+                        help="folder to run in, inside the workspace (default: its root)")
+    parser.add_argument("--timeout", "-t", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds before the run is killed (default {DEFAULT_TIMEOUT}; "
+                             "0 means no limit)")
+    parser.add_argument("--no-capture-output", action="store_true",
+                        help="discard standard output instead of returning it")
+    parser.add_argument("--no-capture-errors", action="store_true",
+                        help="discard standard error instead of returning it")
+    parser.add_argument("--workspace", default=None,
+                        help="workspace root (default: the current folder)")
+    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
+
+
+def print_result(result: dict[str, Any], as_json: bool) -> int:
+    """Print a tool result for a person (or as JSON) and return the exit status."""
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        for key in ("stdout", "stderr"):
+            text = result.get(key)
+            if text:
+                stream = sys.stdout if key == "stdout" else sys.stderr
+                stream.write(text if text.endswith("\n") else text + "\n")
+        if not result.get("success"):
+            print(f"error ({result.get('error_type')}): {result.get('error')}", file=sys.stderr)
+    return 0 if result.get("success") else 1
+
+
+def workspace_from(path: str | None) -> Any:
+    from janito_core import Workspace
+
+    return Workspace(path)

@@ -1,0 +1,154 @@
+"""RunBashCode: run shell code with bash (or a POSIX sh) in the workspace."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+from ._common import (
+    DEFAULT_TIMEOUT,
+    add_common_arguments,
+    check_timeout,
+    child_env,
+    echo_text,
+    execute,
+    preview,
+    print_result,
+    resolve_directory,
+    workspace_from,
+)
+
+ARGV_CODE_LIMIT = 100_000
+"""Code longer than this (in bytes) goes through a temporary script file, not ``-c``:
+Linux refuses a single command-line argument over 128 KiB."""
+
+
+def find_shell() -> str | None:
+    """bash on PATH, else a POSIX sh on PATH, else None."""
+    return shutil.which("bash") or shutil.which("sh")
+
+
+@tool(permissions="x")
+class RunBashCode(BaseTool):
+    """Run bash code in the workspace and return its exit code, stdout and stderr.
+
+    Pipelines, redirections, loops and every other shell construct work. The code runs
+    with bash (a POSIX sh where bash is missing), without profile or rc files, with the
+    workspace root as the current folder and an empty stdin. Output is capped per stream,
+    with a marker where the middle was left out. On timeout the shell and everything it
+    started are killed; so is anything still running in the background when it finishes.
+    """
+
+    def run(
+        self,
+        code: str,
+        working_directory: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        capture_output: bool = True,
+        capture_errors: bool = True,
+        bash_executable: str | None = None,
+    ) -> dict[str, Any]:
+        """Run shell code and return its exit code, standard output and standard error.
+
+        Args:
+            code: The shell code to run: one command or a multi-line script.
+            working_directory: Folder to run in, relative to the workspace root (default:
+                the workspace root). It must lie inside the workspace.
+            timeout: Seconds to wait before the run is killed along with every process it
+                started (default 60; null for no limit).
+            capture_output: Return standard output (true) or discard it (false).
+            capture_errors: Return standard error (true) or discard it (false).
+            bash_executable: Shell to run the code with (default: bash from PATH, else sh).
+        """
+        echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
+        if bash_executable is not None:
+            echo["bash_executable"] = bash_executable
+        problem = check_timeout(timeout, echo)
+        if problem is not None:
+            return problem
+        if "\x00" in code:
+            return failure("the code contains a NUL character, which a shell cannot run",
+                           "invalid_arguments", **echo)
+        cwd, problem = resolve_directory(self, working_directory, echo)
+        if problem is not None or cwd is None:
+            return problem or failure("no working directory", "not_found", **echo)
+        shell = shutil.which(bash_executable) if bash_executable else find_shell()
+        if shell is None:
+            wanted = repr(bash_executable) if bash_executable else "bash or sh"
+            return failure(f"no shell found: {wanted} is not on PATH", "not_found", **echo)
+        options = ["--noprofile", "--norc"] if "bash" in os.path.basename(shell) else []
+        self.report_start(f"Running {os.path.basename(shell)} in {self.display_path(cwd)}:\n"
+                          f"{preview(code)}")
+        data = code.encode("utf-8", errors="replace")
+        env = child_env(drop=("BASH_ENV", "ENV"))
+        if len(data) <= ARGV_CODE_LIMIT:
+            result = execute(self, what="the shell code", argv=[shell, *options, "-c", code],
+                             cwd=cwd, echo=echo, timeout=timeout, capture_output=capture_output,
+                             capture_errors=capture_errors, env=env)
+        else:
+            result = self._run_script_file(shell, options, data, cwd, echo, timeout,
+                                           capture_output, capture_errors, env)
+        return {**result, "shell": shell}
+
+    def _run_script_file(self, shell: str, options: list[str], data: bytes, cwd: str,
+                         echo: dict[str, Any], timeout: float | None, capture_output: bool,
+                         capture_errors: bool, env: dict[str, str]) -> dict[str, Any]:
+        import tempfile
+
+        try:
+            folder = tempfile.mkdtemp(prefix="janito-bash-")
+        except OSError as exc:
+            return failure(f"cannot write the long script to a temporary file: {exc}",
+                           "start_failed", **echo)
+        script = os.path.join(folder, "script.sh")
+        try:
+            with open(script, "wb") as handle:
+                handle.write(data)
+            return execute(self, what="the shell code", argv=[shell, *options, script],
+                           cwd=cwd, echo=echo, timeout=timeout, capture_output=capture_output,
+                           capture_errors=capture_errors, env=env)
+        except OSError as exc:
+            return failure(f"cannot write the long script to a temporary file: {exc}",
+                           "start_failed", **echo)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    @classmethod
+    def should_load(cls) -> bool:
+        if not hasattr(os, "killpg"):
+            return cls.skip("running code needs POSIX process groups (os.killpg), "
+                            "which this platform lacks")
+        if find_shell() is None:
+            return cls.skip("no bash or POSIX sh was found on PATH")
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m janito_system.run_bash_code",
+        description="Run shell code in the workspace the way a model's call would.",
+    )
+    parser.add_argument("--code", "-c", required=True, help="the shell code to run")
+    parser.add_argument("--bash-executable", "-b", default=None,
+                        help="shell to use (default: bash from PATH, else sh)")
+    add_common_arguments(parser)
+    args = parser.parse_args(argv)
+    result = RunBashCode(workspace_from(args.workspace)).run(
+        code=args.code,
+        working_directory=args.working_directory,
+        timeout=args.timeout or None,
+        capture_output=not args.no_capture_output,
+        capture_errors=not args.no_capture_errors,
+        bash_executable=args.bash_executable,
+    )
+    return print_result(result, args.json)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
