@@ -357,14 +357,29 @@ def _check_wheel_contents(session: nox.Session, dist: Dist, wheel: Path) -> None
         )
 
 
-def _copy_suite(dist: Dist, dest: Path, *, ignore_dirs: Sequence[str] = ()) -> Path:
-    """Copy a distribution's tests (and its pytest configuration) out of the repository."""
-    dest.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis", *ignore_dirs)
-    shutil.copytree(dist.tests_dir, dest / "tests", ignore=ignore)
-    for config in ("pyproject.toml", "pytest.ini", "conftest.py", "setup.cfg", "tox.ini"):
-        if (dist.path / config).is_file():
-            shutil.copy2(dist.path / config, dest / config)
+_NEVER_COPIED = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache",
+                 ".git", ".nox", ".venv", "build", "dist"}
+
+
+def _copy_suite(dist: Dist, dest: Path, *, skip_test_dirs: Sequence[str] = ()) -> Path:
+    """Copy a distribution's folder without its import packages, out of the repository.
+
+    Tests, their data, the pytest configuration and files a test may read (README, docs)
+    come along; the packages do not, so every import resolves to the installed wheels.
+    """
+    top = dist.path.resolve()
+    tests = top / "tests"
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder).resolve()
+        skipped = {n for n in names if n in _NEVER_COPIED or n.endswith(".egg-info")}
+        if here == top:
+            skipped |= {n for n in names if n in dist.packages or n == "plugins"}
+        if here == tests:
+            skipped |= {n for n in names if n in skip_test_dirs}
+        return skipped
+
+    shutil.copytree(top, dest, ignore=ignore, symlinks=True)
     return dest
 
 
@@ -374,9 +389,15 @@ def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
     junit_dir = os.environ.get("JANITO_JUNIT_DIR")
     if junit_dir:
         junit.append(f"--junitxml={Path(junit_dir, f'installed-{label}.xml')}")
+    # As if that environment were activated: a test that runs `python`, `pip` or
+    # `uv pip` without naming an environment must land there, not in nox's.
+    activated = {
+        "VIRTUAL_ENV": str(env.path),
+        "PATH": os.pathsep.join([str(env.path / "bin"), os.environ.get("PATH", "")]),
+    }
     with session.chdir(suite):
         session.run(env.python, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-ra",
-                    *args, *junit, *session.posargs, external=True,
+                    *args, *junit, *session.posargs, external=True, env=activated,
                     success_codes=list(success_codes))
 
 
@@ -446,7 +467,7 @@ def _installed(session: nox.Session, work: Path) -> None:
     config.mkdir()
 
     # 1. janito-core alone: no gmail.
-    env = Venv(session, work / "venv-core")
+    env = Venv(session, work / "venv-toolsets")
     env.install(str(wheels[CORE.name]))
     _assert_installed(session, env, ["janito_core"], outside)
     names = {r.get("name") for r in _rows(env.janito_json("toolsets", cwd=outside,
@@ -457,7 +478,7 @@ def _installed(session: nox.Session, work: Path) -> None:
 
     gmail = next((d for d in PLUGINS if d.name == "janito-gmail"), None)
     if gmail is None:
-        session.warn("plugins/janito-gmail does not exist yet: install/uninstall check skipped")
+        session.error("plugins/janito-gmail is missing: the install/uninstall proof needs it")
     else:
         # 2. install janito-gmail: the toolset appears, its tools are skipped (no credentials).
         env.install(str(wheels[gmail.name]))
@@ -500,7 +521,7 @@ def _installed(session: nox.Session, work: Path) -> None:
             reqs.append(f"{wheels[dist.name]}{extra}")
         env.install(*reqs)
         suite = _copy_suite(dist, work / "suites" / dist.short,
-                            ignore_dirs=CROSS_DIST_TEST_DIRS if dist.is_core else ())
+                            skip_test_dirs=CROSS_DIST_TEST_DIRS if dist.is_core else ())
         _assert_installed(session, env, ["janito_core", *dist.packages], suite)
         _run_suite_in(session, env, suite, dist.short, "tests")
 
@@ -509,11 +530,8 @@ def _installed(session: nox.Session, work: Path) -> None:
         env = Venv(session, work / "venv-all")
         env.install(*(f"{wheels[d.name]}{'[test]' if 'test' in d.extras else ''}"
                       for d in DISTS))
-        suite = work / "suites" / "integration"
-        suite.mkdir(parents=True)
-        shutil.copytree(ROOT / "tests", suite / "tests",
-                        ignore=shutil.ignore_patterns("__pycache__", "packaging"))
-        shutil.copy2(ROOT / "pyproject.toml", suite / "pyproject.toml")
+        suite = _copy_suite(CORE, work / "suites" / "integration",
+                            skip_test_dirs=("packaging",))
         _assert_installed(session, env, [p for d in DISTS for p in d.packages], suite)
         _run_suite_in(session, env, suite, "integration", *(f"tests/{f}" for f in folders),
                       success_codes=(0, 5))
