@@ -1,0 +1,13 @@
+"""janito-mcp: janito's tools over the Model Context Protocol, and MCP servers as janito tools.
+
+``janito mcp serve`` exposes the loaded janito tools to any MCP client; the ``mcp``
+toolset (``janito tools -t mcp``) mounts the MCP servers listed in ``mcp.json`` as
+janito tools named ``<server>__<tool>``. Importing this package imports nothing from the
+MCP SDK: the SDK loads only when serving or when the ``mcp`` toolset loads.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,294 @@
+"""``janito mcp serve``: the loaded janito tools as an MCP server (stdio or streamable HTTP).
+
+Tools are listed with the MCP input schemas of ``janito_core.formats.mcp`` and every call
+goes through ``janito_core.dispatch.call_tool``, so argument validation, privileges and
+the ``janito_tool_call`` hook apply exactly as they do for any other caller. A call runs
+in a worker thread; the tool's progress reports reach the client as MCP progress
+notifications (when the client asked for progress) and log messages, and are still
+rendered on stderr. Nothing but MCP messages is ever written to stdout.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from janito_core import Privileges, Registry, hookimpl
+
+if TYPE_CHECKING:
+    from janito_core.reporter import ReportEvent
+
+SERVER_NAME = "janito"
+FORWARDER_PLUGIN = "janito-mcp:report-forwarder"
+
+_LEVELS = {"error": "error", "warning": "warning"}
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What ``janito mcp serve`` was asked to do."""
+
+    toolsets: tuple[str, ...] = ()
+    write: bool = False
+    execute: bool = False
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    workspace: str | None = None
+
+    @property
+    def privileges(self) -> Privileges:
+        return Privileges(read=True, write=self.write, execute=self.execute)
+
+
+def build_registry(options: ServeOptions) -> Registry:
+    """The registry to serve: autoload toolsets plus ``-t`` ones, read-only unless granted.
+
+    Raises LookupError (ToolsetNotFoundError, ToolsetNotAllowedError) for a bad ``-t``.
+    """
+    workspace = None
+    if options.workspace is not None:
+        from janito_core import Workspace
+
+        workspace = Workspace(options.workspace)
+    registry = Registry(privileges=options.privileges, workspace=workspace)
+    for name in options.toolsets:
+        registry.add_toolset(name)
+    return registry
+
+
+# -- progress reports -> MCP notifications ------------------------------------------------
+
+
+class _Channel:
+    """The notifications of one ``tools/call``: sent on the server's loop, from the tool's thread."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.pending = ""
+        self.count = 0
+
+    def send(self, event: ReportEvent) -> None:
+        """Called in the tool's worker thread; blocks until the notification is written."""
+        import anyio.from_thread
+
+        text = self.pending + str(event.message)
+        if "\n" not in event.end:
+            self.pending = text + event.end
+            return
+        self.pending = ""
+        if text.strip():
+            try:
+                anyio.from_thread.run(self.notify, event.kind, event.tool, text.strip())
+            except Exception:
+                pass
+
+    async def flush(self) -> None:
+        if self.pending.strip():
+            await self.notify("progress", None, self.pending.strip())
+        self.pending = ""
+
+    async def notify(self, kind: str, tool: str | None, text: str) -> None:
+        session = self.ctx.session
+        self.count += 1
+        try:
+            await session.report_progress(self.count, None, text)
+        except Exception:
+            pass
+        try:
+            await session.send_log_message(
+                _LEVELS.get(kind, "info"), text, logger=f"janito.{tool}" if tool else "janito",
+                related_request_id=self.ctx.request_id,
+            )
+        except Exception:
+            pass
+
+
+_current: contextvars.ContextVar[_Channel | None] = contextvars.ContextVar(
+    "janito_mcp_channel", default=None
+)
+
+
+class ReportForwarder:
+    """A ``janito_report`` implementation that forwards a call's reports to its MCP client."""
+
+    @hookimpl
+    def janito_report(self, event: ReportEvent) -> None:
+        channel = _current.get()
+        if channel is not None:
+            channel.send(event)
+
+
+# -- the MCP server -----------------------------------------------------------------------
+
+
+class JanitoServer:
+    """An MCP low-level server whose tools are a registry's loaded tools."""
+
+    def __init__(self, registry: Registry) -> None:
+        import mcp_types as types
+        from mcp.server.lowlevel import Server
+
+        from janito_core.formats import mcp as mcp_format
+
+        self.registry = registry
+        self.tools: dict[str, Any] = {}
+        self.problems: list[str] = []
+        for name in registry.names():
+            try:
+                definition = mcp_format(registry.schema(name),
+                                        permissions=registry.get_tool_permissions(name))
+                self.tools[name] = types.Tool.model_validate(definition)
+            except Exception as exc:
+                self.problems.append(f"{name}: its schema cannot be served ({exc})")
+        registry.plugins.register(ReportForwarder(), FORWARDER_PLUGIN, "janito-mcp")
+        from . import __version__
+
+        self.server: Any = Server(
+            SERVER_NAME,
+            version=__version__,
+            instructions="janito tools. Every result is a JSON object with 'success'; a "
+            "failure has 'error' and 'error_type'.",
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            get_tool_input_schema=self._input_schema,
+        )
+        warnings.filterwarnings("ignore", message=r"The logging capability is deprecated",
+                                category=Warning)
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        tool = self.tools.get(name)
+        return None if tool is None else dict(tool.input_schema)
+
+    async def _list_tools(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        return types.ListToolsResult(tools=list(self.tools.values()))
+
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        import anyio.to_thread
+        import mcp_types as types
+
+        channel = _Channel(ctx)
+        arguments = dict(params.arguments or {})
+        name = str(params.name)
+        result = await anyio.to_thread.run_sync(self._dispatch, channel, name, arguments)
+        await channel.flush()
+        text = json.dumps(result, ensure_ascii=False)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=result,
+            is_error=not result.get("success", False),
+        )
+
+    def _dispatch(self, channel: _Channel, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        from janito_core.dispatch import call_tool
+
+        token = _current.set(channel)
+        try:
+            if name not in self.tools and self.registry.get(name) is not None:
+                from janito_core.dispatch import failure
+
+                return failure(f"{name} is not served here", "unknown_tool", tool=name)
+            return call_tool(name, arguments, registry=self.registry)
+        finally:
+            _current.reset(token)
+
+    # -- transports -------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(read_stream, write_stream,
+                                  self.server.create_initialization_options())
+
+    def http_app(self, host: str, path: str) -> Any:
+        return self.server.streamable_http_app(streamable_http_path=path, host=host)
+
+
+def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOptions,
+                      stream: TextIO) -> None:
+    """Tell the operator on stderr what the server exposes, and what it keeps back and why."""
+    privileges = str(options.privileges)
+    where = "stdio" if options.transport == "stdio" else "streamable HTTP"
+    names = list(served.tools)
+    print(f"janito mcp: serving {len(names)} tool{'s' if len(names) != 1 else ''} over {where} "
+          f"with privileges {privileges}" + (
+              "" if options.write and options.execute else
+              " (tools that write need -w, tools that execute need -x)"), file=stream)
+    records = {r.name: r for r in registry.records()}
+    width = max((len(n) for n in records), default=0)
+    for name in names:
+        record = records[name]
+        print(f"  {name:<{width}}  {record.permissions or '-':<3}  {record.toolset}", file=stream)
+    denied = [r for r in records.values() if r.status == "denied"]
+    if denied:
+        print("not exposed, privileges not granted: " + ", ".join(
+            f"{r.name} ({r.permissions})" for r in denied), file=stream)
+    skipped = [r for r in records.values() if r.status == "skipped"]
+    for record in skipped:
+        print(f"not exposed, cannot load here: {record.name}: {record.reason}", file=stream)
+    for problem in served.problems:
+        print(f"not exposed: {problem}", file=stream)
+    for error in registry.load_errors:
+        who = error.distribution or "janito"
+        print(f"load error ({who}): {error.reason}", file=stream)
+    stream.flush()
+
+
+def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    err = stderr or sys.stderr
+    try:
+        registry = build_registry(options)
+        registry.names()
+    except LookupError as exc:
+        print(f"janito mcp: {exc}", file=err)
+        return 2
+    served = JanitoServer(registry)
+    describe_exposure(registry, served, options, err)
+    try:
+        if options.transport == "stdio":
+            import anyio
+
+            anyio.run(served.run_stdio)
+            return 0
+        return _run_http(served, options, err)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run_http(served: JanitoServer, options: ServeOptions, err: TextIO) -> int:
+    import socket
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((options.host, options.port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        print(f"janito mcp: cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
+              file=err)
+        return 1
+    port = sock.getsockname()[1]
+    host = f"[{options.host}]" if family == socket.AF_INET6 else options.host
+    app = served.http_app(options.host, options.path)
+    print(f"janito mcp: listening on http://{host}:{port}{options.path}", file=err)
+    err.flush()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
