@@ -1,0 +1,113 @@
+"""The mounted MCP servers of this process: started once, when the ``mcp`` toolset loads.
+
+Reading the configuration, starting every server (all at once, each on its own event
+loop thread) and listing their tools happens on the first import of the toolset's
+modules; the tool classes and the problems (servers that failed to start, broken
+entries) are kept here and shared by every registry of the process. The servers are
+stopped when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import __version__
+from ._config import ConfigError, config_path, load_config
+
+if TYPE_CHECKING:
+    from ._client import RemoteServer
+
+TOOLS_MODULE = "janito_mcp.mount.servers"
+MODULES = ("janito_mcp.mount.servers", "janito_mcp.mount.startup")
+
+
+@dataclass
+class Mounted:
+    """What mounting found: the running servers, their tool classes, what went wrong."""
+
+    path: Path
+    servers: dict[str, RemoteServer] = field(default_factory=dict)
+    classes: list[type] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+_lock = threading.Lock()
+_mounted: Mounted | None = None
+_atexit_registered = False
+
+
+def mounted() -> Mounted:
+    """The servers of this process, mounted on first use."""
+    global _mounted, _atexit_registered
+    with _lock:
+        if _mounted is None:
+            if not _atexit_registered:
+                atexit.register(shutdown)
+                _atexit_registered = True
+            _mounted = _mount()
+        return _mounted
+
+
+def _mount() -> Mounted:
+    from ._client import RemoteServer, StartError
+    from ._remote import local_name, make_tool_class
+
+    path = config_path()
+    state = Mounted(path)
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        state.problems.append(str(exc))
+        return state
+    if not config.exists:
+        state.problems.append(
+            f"no MCP servers are configured: create {path} or point JANITO_MCP_CONFIG at one"
+        )
+    elif not config.servers and not config.errors:
+        state.problems.append(f"{path} lists no MCP servers")
+    for name, reason in config.errors.items():
+        state.problems.append(f"MCP server {name!r} in {path} is misconfigured: {reason}")
+    remotes = [RemoteServer(server, __version__) for server in config.servers]
+    pending = [(remote, remote.begin_start()) for remote in remotes]
+    for remote, future in pending:
+        try:
+            remote.finish_start(future)
+        except StartError as exc:
+            state.problems.append(
+                f"MCP server {remote.name!r} ({remote.config.target}) failed to start: {exc}"
+            )
+            remote.close()
+            continue
+        state.servers[remote.name] = remote
+    for remote in state.servers.values():
+        taken: set[str] = set()
+        for definition in remote.tools:
+            name = local_name(remote.name, str(definition.name), taken)
+            state.classes.append(make_tool_class(remote, definition, name, TOOLS_MODULE))
+    return state
+
+
+def shutdown() -> None:
+    """Stop every mounted server (the interpreter does this at exit)."""
+    global _mounted
+    with _lock:
+        state, _mounted = _mounted, None
+    if state is None:
+        return
+    threads = [threading.Thread(target=remote.close, daemon=True) for remote in state.servers.values()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+
+
+def reset() -> None:
+    """Stop the servers and forget the toolset's modules, so the next load reads the config again."""
+    shutdown()
+    for name in MODULES:
+        sys.modules.pop(name, None)
