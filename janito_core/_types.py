@@ -607,3 +607,110 @@ def _json_safe(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def json_schema_info(node: Any) -> TypeInfo:
+    """A converter for a value described by a JSON Schema rather than a type hint.
+
+    Used for tools whose parameters are only known at run time (a mounted MCP server's
+    tools). The same coercion rules apply; keywords beyond types, enums, properties,
+    items and unions are passed through to the schema but not enforced.
+    """
+    if not isinstance(node, dict) or not node:
+        return TypeInfo(node if isinstance(node, dict) else {}, _conv_any, None,
+                        "a parameter of any type has no strict schema")
+    if "enum" in node and isinstance(node["enum"], list):
+        info = _literal_info(tuple(v for v in node["enum"] if v is not None))
+        nullable = None in node["enum"]
+        return _with_null(TypeInfo(node, info.convert, None), nullable)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(node.get(key), list):
+            options = [o for o in node[key] if not (isinstance(o, dict) and o.get("type") == "null")]
+            nullable = len(options) != len(node[key])
+            infos = [json_schema_info(o) for o in options]
+            if len(infos) == 1:
+                return _with_null(TypeInfo(node, infos[0].convert, None), nullable)
+            return _with_null(TypeInfo(node, _first_that_fits(infos), None), nullable)
+    kind = node.get("type")
+    if isinstance(kind, list):
+        nullable = "null" in kind
+        kinds = [k for k in kind if k != "null"]
+        infos = [json_schema_info({**node, "type": k}) for k in kinds]
+        if len(infos) == 1:
+            return _with_null(TypeInfo(node, infos[0].convert, None), nullable)
+        return _with_null(TypeInfo(node, _first_that_fits(infos), None), nullable)
+    simple = {"string": _conv_str, "integer": _conv_int, "number": _conv_float,
+              "boolean": _conv_bool, "null": _conv_null}
+    if kind in simple:
+        return TypeInfo(node, simple[kind], None)
+    if kind == "array":
+        item = json_schema_info(node.get("items", {}))
+        item_convert = item.convert
+
+        def convert_array(value: Any, path: str, errors: Errors) -> Any:
+            value = _maybe_json(value, list)
+            if not isinstance(value, list):
+                return _fail(errors, path, f"expected an array, got {describe(value)}")
+            before = len(errors)
+            out = [item_convert(v, f"{path}[{i}]", errors) for i, v in enumerate(value)]
+            return INVALID if len(errors) != before else out
+
+        return TypeInfo(node, convert_array, None)
+    if kind == "object" or "properties" in node:
+        declared = node.get("properties")
+        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
+        fields = {k: json_schema_info(v) for k, v in properties.items()}
+        required = [k for k in node.get("required", []) if isinstance(k, str)]
+        closed = node.get("additionalProperties") is False
+
+        def convert_object(value: Any, path: str, errors: Errors) -> Any:
+            value = _maybe_json(value, dict)
+            if not isinstance(value, dict):
+                return _fail(errors, path, f"expected an object, got {describe(value)}")
+            before = len(errors)
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                info = fields.get(key)
+                if info is None:
+                    if closed:
+                        _fail(errors, f"{path}.{key}", "unknown field")
+                    else:
+                        out[key] = item
+                    continue
+                out[key] = info.convert(item, f"{path}.{key}", errors)
+            for key in required:
+                if key not in value:
+                    _fail(errors, f"{path}.{key}", "missing required field")
+            return INVALID if len(errors) != before else out
+
+        return TypeInfo(node, convert_object, None)
+    return TypeInfo(node, _conv_any, None)
+
+
+def _with_null(info: TypeInfo, nullable: bool) -> TypeInfo:
+    if not nullable:
+        return info
+    inner = info.convert
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        return None if value is None else inner(value, path, errors)
+
+    return TypeInfo(info.schema, convert, info.strict_schema, info.strict_problem, nullable=True)
+
+
+def _first_that_fits(infos: list[TypeInfo]) -> Converter:
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        for info in infos:
+            if _exact_match(info.schema, value):
+                trial: Errors = []
+                result = info.convert(value, path, trial)
+                if not trial:
+                    return result
+        for info in infos:
+            trial = []
+            result = info.convert(value, path, trial)
+            if not trial:
+                return result
+        return _fail(errors, path, f"no allowed form matches {describe(value)}")
+
+    return convert

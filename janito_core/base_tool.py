@@ -22,6 +22,10 @@ class BaseTool(ABC):
 
     _tool_permissions: ClassVar[str] = ""
     _load_skip_reason: ClassVar[str | None] = None
+    #: Set on a class (not inherited) to describe parameters known only at run time,
+    #: such as a mounted MCP server's tools: a JSON Schema object whose properties
+    #: ``run(**kwargs)`` receives, validated by the same rules as type hints.
+    input_schema: ClassVar[dict[str, Any] | None] = None
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         self._workspace = workspace

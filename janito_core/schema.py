@@ -132,6 +132,9 @@ def tool_schema(cls: type) -> ToolSchema:
 
 
 def _build(cls: type) -> ToolSchema:
+    explicit = cls.__dict__.get("input_schema")
+    if isinstance(explicit, dict):
+        return _from_json_schema(cls, explicit)
     import inspect
 
     hints = resolve_hints(cls)
@@ -246,3 +249,30 @@ def _short_json(value: Any) -> str:
 
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _from_json_schema(cls: type, input_schema: dict[str, Any]) -> ToolSchema:
+    """The schema of a tool that declares ``input_schema`` instead of typed parameters."""
+    from ._types import json_schema_info
+
+    properties = input_schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = {k for k in input_schema.get("required", []) if isinstance(k, str)}
+    params: dict[str, Parameter] = {}
+    for name, node in properties.items():
+        info = json_schema_info(node)
+        description = node.get("description") if isinstance(node, dict) else None
+        default = node.get("default", _MISSING) if isinstance(node, dict) else _MISSING
+        params[name] = Parameter(name, info, name in required, default,
+                                 description if isinstance(description, str) else None)
+    parameters = {"type": "object", **input_schema, "properties": dict(properties)}
+    description = first_line(cls.__doc__) or first_line(getattr(cls, "description", None))
+    return ToolSchema(
+        name=cls.__name__,
+        description=description,
+        parameters=parameters,
+        strict_parameters=None,
+        strict_problem="the tool declares its own JSON Schema",
+        diagnostics=("no strict schema: the tool declares its own JSON Schema",),
+        params=params,
+    )

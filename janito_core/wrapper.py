@@ -17,6 +17,8 @@ def check_annotations(cls: type) -> str | None:
     from ._types import UnsupportedType, type_info
     from .schema import AnnotationError, resolve_hints
 
+    if isinstance(cls.__dict__.get("input_schema"), dict):
+        return None
     try:
         hints = resolve_hints(cls)
     except AnnotationError as exc:

@@ -154,6 +154,11 @@ def _check_static(name: str, cls: type, report: Report) -> None:
         report.findings.append(Finding(name, "docstring", "the class has no docstring",
                                        "start the class with a one-line description for the model"))
     run = cls.run  # type: ignore[attr-defined]
+    if isinstance(cls.__dict__.get("input_schema"), dict):
+        problem = _schema_problem(tool_schema(cls).parameters)
+        if problem:
+            report.findings.append(Finding(name, "schema", problem, "fix the declared input_schema"))
+        return
     try:
         hints = typing.get_type_hints(run, include_extras=True)
     except Exception as exc:
