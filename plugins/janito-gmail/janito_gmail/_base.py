@@ -1,0 +1,57 @@
+"""What every mail tool shares: loading only with credentials, and safe results."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from janito_core import BaseTool
+from janito_core.errors import WorkspaceError
+
+from ._errors import CONFIGURATION, OUTSIDE_WORKSPACE, SERVER_ERROR, MailError
+from ._settings import Settings, SettingsError, known_secrets, missing_credentials, scrub
+
+
+class MailTool(BaseTool):
+    """Base of the gmail toolset's tools (not a tool itself)."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        reason = missing_credentials()
+        if reason:
+            return cls.skip(reason)
+        return True
+
+    def _secrets(self) -> list[str]:
+        return getattr(self, "_secret_values", None) or known_secrets()
+
+    def say(self, kind: str, message: str) -> None:
+        """A progress report with any secret removed."""
+        text = scrub(message, self._secrets())
+        getattr(self, f"report_{kind}")(text)
+
+    def execute(self, action: Callable[[Settings], dict[str, Any]], **echo: Any) -> dict[str, Any]:
+        """Run ``action`` with fresh settings; every failure becomes a result, scrubbed.
+
+        ``echo`` holds the inputs to repeat in a failure so the model sees what it asked.
+        """
+        self._secret_values = known_secrets()
+        try:
+            settings = Settings.load()
+            self._secret_values = sorted(set(self._secret_values) | set(settings.secrets()),
+                                         key=len, reverse=True)
+            result = action(settings)
+        except MailError as exc:
+            result = {"success": False, "error": exc.message, "error_type": exc.error_type,
+                      **echo, **exc.extra}
+        except SettingsError as exc:
+            result = {"success": False, "error": str(exc), "error_type": CONFIGURATION, **echo}
+        except WorkspaceError as exc:
+            result = {"success": False, "error": str(exc), "error_type": OUTSIDE_WORKSPACE,
+                      **echo}
+        except Exception as exc:  # a bug here must still answer with a result
+            result = {"success": False, "error": f"{type(self).__name__} failed: "
+                      f"{type(exc).__name__}: {exc}", "error_type": SERVER_ERROR, **echo}
+        result = scrub(result, self._secrets())
+        if not result.get("success"):
+            self.say("error", str(result.get("error")))
+        return result  # type: ignore[no-any-return]

@@ -1,0 +1,227 @@
+"""Where the mail tools connect and as whom: settings and credentials.
+
+Credentials live in the janito-core secrets store: ``gmail_username``,
+``gmail_password`` (an app password for Gmail) and ``gmail_oauth_token`` (an OAuth 2
+access token; when set, XOAUTH2 is used instead of the password). Each can be overridden
+by ``JANITO_SECRET_GMAIL_<NAME>`` in the environment, as janito-core does for every secret.
+
+Every other setting is read from ``JANITO_GMAIL_<NAME>`` in the environment, else from the
+secret ``gmail_<name>``, else its default (Gmail's servers):
+
+=============  =================  ===========================================
+name           default            meaning
+=============  =================  ===========================================
+imap_host      imap.gmail.com     IMAP server
+imap_port      993 / 143          993 for ``ssl``, 143 for ``starttls``/``none``
+imap_tls       ssl                ``ssl`` (implicit TLS), ``starttls`` or ``none``
+smtp_host      smtp.gmail.com     SMTP server
+smtp_port      587 / 465 / 25     587 for ``starttls``, 465 for ``ssl``, 25 for ``none``
+smtp_tls       starttls           ``ssl``, ``starttls`` or ``none``
+ca_file        (system store)     PEM file of certificates to trust in addition
+timeout        30                 seconds to wait for a server before giving up
+from_address   the username       the From address of SendEmail
+trash_folder   (found by LIST)    folder TrashEmails moves to
+=============  =================  ===========================================
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import ssl
+from dataclasses import dataclass, field
+from typing import Any
+
+USERNAME_SECRET = "gmail_username"
+PASSWORD_SECRET = "gmail_password"
+OAUTH_SECRET = "gmail_oauth_token"
+
+TLS_MODES = ("ssl", "starttls", "none")
+DEFAULTS = {
+    "imap_host": "imap.gmail.com",
+    "imap_tls": "ssl",
+    "smtp_host": "smtp.gmail.com",
+    "smtp_tls": "starttls",
+    "timeout": "30",
+}
+IMAP_PORTS = {"ssl": 993, "starttls": 143, "none": 143}
+SMTP_PORTS = {"ssl": 465, "starttls": 587, "none": 25}
+REDACTED = "[redacted]"
+
+
+class SettingsError(ValueError):
+    """A setting holds a value that cannot work (the message names the setting)."""
+
+
+def _secret(name: str) -> str | None:
+    from janito_core.secrets import get_secret
+
+    try:
+        value = get_secret(name)
+    except Exception:
+        return None
+    return value or None
+
+
+def setting(name: str) -> str | None:
+    """``JANITO_GMAIL_<NAME>``, else the secret ``gmail_<name>``, else None."""
+    value = os.environ.get("JANITO_GMAIL_" + name.upper())
+    if value:
+        return value.strip()
+    stored = _secret("gmail_" + name)
+    return stored.strip() if stored else None
+
+
+def missing_credentials() -> str | None:
+    """Why the tools cannot log in here, or None when credentials are configured."""
+    username = _secret(USERNAME_SECRET) or os.environ.get("JANITO_GMAIL_USERNAME")
+    if not username:
+        return (
+            f"no mail account is configured: the secret {USERNAME_SECRET} is not set; "
+            f"set it with `janito secrets set {USERNAME_SECRET}`, then "
+            f"`janito secrets set {PASSWORD_SECRET}` (an app password)"
+        )
+    if not (_secret(PASSWORD_SECRET) or _secret(OAUTH_SECRET)):
+        return (
+            f"no mail password is configured: the secret {PASSWORD_SECRET} is not set; "
+            f"set it with `janito secrets set {PASSWORD_SECRET}` (for Gmail an app password), "
+            f"or set {OAUTH_SECRET} to use an OAuth token"
+        )
+    return None
+
+
+def _port(name: str, default: int) -> int:
+    raw = setting(name)
+    if raw is None:
+        return default
+    try:
+        port = int(raw)
+    except ValueError:
+        raise SettingsError(f"the setting {name} must be a port number, not {raw!r}") from None
+    if not 0 < port < 65536:
+        raise SettingsError(f"the setting {name} must be a port between 1 and 65535")
+    return port
+
+
+def _tls(name: str) -> str:
+    value = (setting(name) or DEFAULTS[name]).lower()
+    if value not in TLS_MODES:
+        raise SettingsError(f"the setting {name} must be one of ssl, starttls, none, "
+                            f"not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One call's connection settings and credentials (secrets never in ``repr``)."""
+
+    username: str
+    password: str | None = field(repr=False)
+    oauth_token: str | None = field(repr=False)
+    imap_host: str
+    imap_port: int
+    imap_tls: str
+    smtp_host: str
+    smtp_port: int
+    smtp_tls: str
+    ca_file: str | None
+    timeout: float
+    from_address: str
+    trash_folder: str | None
+
+    @classmethod
+    def load(cls) -> Settings:
+        """Read the settings now; SettingsError names the first that cannot work."""
+        problem = missing_credentials()
+        if problem:
+            raise SettingsError(problem)
+        username = (_secret(USERNAME_SECRET) or os.environ.get("JANITO_GMAIL_USERNAME")
+                    or "").strip()
+        imap_tls = _tls("imap_tls")
+        smtp_tls = _tls("smtp_tls")
+        raw_timeout = setting("timeout") or DEFAULTS["timeout"]
+        try:
+            timeout = float(raw_timeout)
+        except ValueError:
+            raise SettingsError(f"the setting timeout must be a number of seconds, "
+                                f"not {raw_timeout!r}") from None
+        if not 0 < timeout <= 3600:
+            raise SettingsError("the setting timeout must be between 0 and 3600 seconds")
+        ca_file = setting("ca_file")
+        if ca_file and not os.path.isfile(ca_file):
+            raise SettingsError(f"the setting ca_file names {ca_file!r}, which is not a file")
+        return cls(
+            username=username,
+            password=_secret(PASSWORD_SECRET),
+            oauth_token=_secret(OAUTH_SECRET),
+            imap_host=setting("imap_host") or DEFAULTS["imap_host"],
+            imap_port=_port("imap_port", IMAP_PORTS[imap_tls]),
+            imap_tls=imap_tls,
+            smtp_host=setting("smtp_host") or DEFAULTS["smtp_host"],
+            smtp_port=_port("smtp_port", SMTP_PORTS[smtp_tls]),
+            smtp_tls=smtp_tls,
+            ca_file=ca_file,
+            timeout=timeout,
+            from_address=setting("from_address") or username,
+            trash_folder=setting("trash_folder"),
+        )
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A verifying TLS context: the system's trust store plus ``ca_file`` if set.
+
+        Certificate and host name checks are always on; a private server's certificate is
+        trusted by naming it (or its CA) in ``ca_file``, never by turning checks off.
+        """
+        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+        if self.ca_file:
+            try:
+                context.load_verify_locations(cafile=self.ca_file)
+            except (OSError, ssl.SSLError) as exc:
+                raise SettingsError(
+                    f"the setting ca_file ({self.ca_file}) holds no usable certificate: "
+                    f"{exc}"
+                ) from None
+        return context
+
+    def secrets(self) -> list[str]:
+        """Every form in which a credential could leak into text, longest first."""
+        values: set[str] = set()
+        for secret in (self.password, self.oauth_token):
+            if secret:
+                values.add(secret)
+                for payload in (
+                    f"\0{self.username}\0{secret}",
+                    f"user={self.username}\1auth=Bearer {secret}\1\1",
+                ):
+                    values.add(base64.b64encode(payload.encode()).decode())
+                values.add(base64.b64encode(secret.encode()).decode())
+        return sorted((v for v in values if len(v) >= 3), key=len, reverse=True)
+
+
+def known_secrets() -> list[str]:
+    """The configured secret values (for scrubbing), without needing valid settings."""
+    found = []
+    for name in (PASSWORD_SECRET, OAUTH_SECRET):
+        value = _secret(name)
+        if value and len(value) >= 3:
+            found.append(value)
+            found.append(base64.b64encode(value.encode()).decode())
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(value: Any, secrets: list[str]) -> Any:
+    """``value`` with every occurrence of a secret replaced, in strings at any depth."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, bytes):
+        return scrub(value.decode("utf-8", "replace"), secrets)
+    if isinstance(value, dict):
+        return {k: scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    return value

@@ -1,0 +1,67 @@
+"""CountEmails: how many messages a folder holds, or match a search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from ._base import MailTool
+from ._cli import main_for
+from ._imap import Selection, imap_session
+from ._settings import Settings
+
+
+@tool(permissions="r")
+class CountEmails(MailTool):
+    """Count the messages in a mail folder, all, unread, or matching a search."""
+
+    def run(self, folder: str = "INBOX", unread_only: bool = False, query: str | None = None,
+            sender: str | None = None, subject: str | None = None, since: str | None = None,
+            before: str | None = None) -> dict[str, Any]:
+        """Count messages without reading them.
+
+        Args:
+            folder: The folder to count in, e.g. "INBOX" or "[Gmail]/Sent Mail".
+            unread_only: Count only unread messages.
+            query: Search text. On Gmail, Gmail search syntax ("from:ann has:attachment
+                older_than:7d"); on other servers, words to find in the message.
+            sender: Only messages whose From contains this text.
+            subject: Only messages whose Subject contains this text.
+            since: Only messages dated on or after this day (YYYY-MM-DD).
+            before: Only messages dated before this day (YYYY-MM-DD).
+        """
+        echo = {"folder": folder}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            selection = Selection.build(query=query, sender=sender, subject=subject,
+                                        since=since, before=before, unread_only=unread_only)
+            self.say("start", f"Counting messages in {folder}")
+            with imap_session(settings) as mailbox:
+                narrowed = any((selection.query, selection.sender, selection.subject,
+                                selection.since, selection.before))
+                if not narrowed:  # STATUS answers without opening the folder
+                    mailbox.require_folder(folder)
+                    status = mailbox.client.folder_status(folder, ["MESSAGES", "UNSEEN"])
+                    total = int(status.get(b"MESSAGES", 0))
+                    unread = int(status.get(b"UNSEEN", 0))
+                    count = unread if selection.unread_only else total
+                    result = {"success": True, "folder": folder, "count": count,
+                              "total": total, "unread": unread, **selection.describe()}
+                else:
+                    mailbox.select(folder, readonly=True)
+                    count = len(mailbox.search(selection))
+                    result = {"success": True, "folder": folder, "count": count,
+                              **selection.describe()}
+            self.say("result", f"{count} messages")
+            return result
+
+        return self.execute(action, **echo)
+
+
+def main() -> None:
+    main_for(CountEmails)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""DeleteEmails: remove messages for good (flag deleted and expunge exactly those)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from ._base import MailTool
+from ._changes import change_messages
+from ._cli import main_for
+from ._imap import Mailbox, Selection
+from ._settings import Settings
+
+GMAIL_NOTE = (
+    "On Gmail, expunging from a label folder only removes that label (the message stays "
+    "in All Mail); to delete for good, use TrashEmails and then DeleteEmails with folder "
+    "[Gmail]/Trash."
+)
+
+
+@tool(permissions="w")
+class DeleteEmails(MailTool):
+    """Permanently delete emails chosen by ids or a search (cannot be undone; prefer TrashEmails)."""
+
+    def run(self, folder: str = "INBOX", ids: list[int] | None = None,
+            query: str | None = None, sender: str | None = None, subject: str | None = None,
+            since: str | None = None, before: str | None = None, unread_only: bool = False,
+            dry_run: bool = False) -> dict[str, Any]:
+        """Delete the chosen messages permanently; only they are expunged.
+
+        Give ids, or at least one search criterion: a call that would choose every
+        message of the folder is refused. Try dry_run first.
+
+        Args:
+            folder: The folder holding the messages.
+            ids: The ids of the messages, as ReadEmails gave them.
+            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
+            sender: Only messages whose From contains this text.
+            subject: Only messages whose Subject contains this text.
+            since: Only messages dated on or after this day (YYYY-MM-DD).
+            before: Only messages dated before this day (YYYY-MM-DD).
+            unread_only: Only messages that are unread.
+            dry_run: Delete nothing; list the messages that would be deleted.
+        """
+        echo = {"folder": folder, "dry_run": dry_run}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
+                                        since=since, before=before, unread_only=unread_only)
+
+            def prepare(mailbox: Mailbox) -> dict[str, Any]:
+                return {"note": GMAIL_NOTE} if mailbox.gmail else {}
+
+            def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
+                mailbox.expunge_uids(uids)
+                return {}
+
+            self.say("start", f"Deleting messages in {folder}"
+                     + (" (dry run)" if dry_run else ""))
+            result = change_messages(settings, folder=folder, selection=selection,
+                                     dry_run=dry_run, verb="delete", prepare=prepare,
+                                     apply=apply)
+            self.say("result", f"{result['count']} messages"
+                     + (" would be deleted" if dry_run else " deleted"))
+            return result
+
+        return self.execute(action, **echo)
+
+
+def main() -> None:
+    main_for(DeleteEmails)
+
+
+if __name__ == "__main__":
+    main()

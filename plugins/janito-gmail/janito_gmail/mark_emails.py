@@ -1,0 +1,80 @@
+"""MarkEmails: mark messages read, unread, flagged or unflagged."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from janito_core import tool
+
+from ._base import MailTool
+from ._changes import change_messages
+from ._cli import main_for
+from ._imap import FLAGGED, SEEN, Mailbox, Selection
+from ._settings import Settings
+
+_ACTIONS = {
+    "read": ("add", SEEN),
+    "unread": ("remove", SEEN),
+    "flagged": ("add", FLAGGED),
+    "unflagged": ("remove", FLAGGED),
+}
+
+
+@tool(permissions="w")
+class MarkEmails(MailTool):
+    """Mark emails as read, unread, flagged (starred) or unflagged, chosen by ids or a search."""
+
+    def run(self, mark: Literal["read", "unread", "flagged", "unflagged"],
+            folder: str = "INBOX", ids: list[int] | None = None, query: str | None = None,
+            sender: str | None = None, subject: str | None = None, since: str | None = None,
+            before: str | None = None, unread_only: bool = False,
+            dry_run: bool = False) -> dict[str, Any]:
+        """Set or clear the read or flagged state of the chosen messages.
+
+        Give ids, or at least one search criterion: a call that would choose every
+        message of the folder is refused.
+
+        Args:
+            mark: "read", "unread", "flagged" (starred on Gmail) or "unflagged".
+            folder: The folder holding the messages.
+            ids: The ids of the messages, as ReadEmails gave them.
+            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
+            sender: Only messages whose From contains this text.
+            subject: Only messages whose Subject contains this text.
+            since: Only messages dated on or after this day (YYYY-MM-DD).
+            before: Only messages dated before this day (YYYY-MM-DD).
+            unread_only: Only messages that are unread now.
+            dry_run: Change nothing; list the messages that would be marked.
+        """
+        echo = {"folder": folder, "mark": mark, "dry_run": dry_run}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            how, flag = _ACTIONS[mark]
+            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
+                                        since=since, before=before, unread_only=unread_only)
+
+            def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
+                if how == "add":
+                    mailbox.client.add_flags(uids, [flag], silent=True)
+                else:
+                    mailbox.client.remove_flags(uids, [flag], silent=True)
+                return {}
+
+            self.say("start", f"Marking messages in {folder} as {mark}"
+                     + (" (dry run)" if dry_run else ""))
+            result = change_messages(settings, folder=folder, selection=selection,
+                                     dry_run=dry_run, verb=f"mark as {mark}", apply=apply)
+            result["mark"] = mark
+            self.say("result", f"{result['count']} messages"
+                     + (" would be marked" if dry_run else f" marked {mark}"))
+            return result
+
+        return self.execute(action, **echo)
+
+
+def main() -> None:
+    main_for(MarkEmails)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""MoveEmails: move messages to another folder (on Gmail, another label)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from ._base import MailTool
+from ._changes import change_messages
+from ._cli import main_for
+from ._errors import INVALID_ARGUMENTS, MailError
+from ._imap import Mailbox, Selection
+from ._settings import Settings
+
+
+def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
+    """Move ``uids`` from the selected folder: MOVE where supported, else COPY + expunge."""
+    if mailbox.has("MOVE"):
+        mailbox.client.move(uids, destination)
+        return {"method": "MOVE"}
+    mailbox.client.copy(uids, destination)
+    mailbox.expunge_uids(uids)
+    return {"method": "COPY and EXPUNGE"}
+
+
+@tool(permissions="w")
+class MoveEmails(MailTool):
+    """Move emails, chosen by ids or a search, from one folder to another."""
+
+    def run(self, destination: str, folder: str = "INBOX", ids: list[int] | None = None,
+            query: str | None = None, sender: str | None = None, subject: str | None = None,
+            since: str | None = None, before: str | None = None, unread_only: bool = False,
+            dry_run: bool = False) -> dict[str, Any]:
+        """Move the chosen messages to the destination folder, which must exist.
+
+        Give ids, or at least one search criterion: a call that would choose every
+        message of the folder is refused.
+
+        Args:
+            destination: The folder to move to, e.g. "Archive" or a Gmail label name.
+            folder: The folder holding the messages now.
+            ids: The ids of the messages, as ReadEmails gave them.
+            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
+            sender: Only messages whose From contains this text.
+            subject: Only messages whose Subject contains this text.
+            since: Only messages dated on or after this day (YYYY-MM-DD).
+            before: Only messages dated before this day (YYYY-MM-DD).
+            unread_only: Only messages that are unread.
+            dry_run: Move nothing; list the messages that would be moved.
+        """
+        echo = {"folder": folder, "destination": destination, "dry_run": dry_run}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            if not destination.strip():
+                raise MailError(INVALID_ARGUMENTS, "destination must name a folder")
+            if destination == folder:
+                raise MailError(INVALID_ARGUMENTS, "destination is the folder the messages "
+                                                   "are already in")
+            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
+                                        since=since, before=before, unread_only=unread_only)
+
+            def prepare(mailbox: Mailbox) -> dict[str, Any]:
+                mailbox.require_folder(destination)
+                return {"destination": destination}
+
+            self.say("start", f"Moving messages from {folder} to {destination}"
+                     + (" (dry run)" if dry_run else ""))
+            result = change_messages(
+                settings, folder=folder, selection=selection, dry_run=dry_run, verb="move",
+                prepare=prepare, apply=lambda mailbox, uids: move(mailbox, uids, destination),
+            )
+            self.say("result", f"{result['count']} messages"
+                     + (" would be moved" if dry_run else f" moved to {destination}"))
+            return result
+
+        return self.execute(action, **echo)
+
+
+def main() -> None:
+    main_for(MoveEmails)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""SaveAttachment: write one attachment of a message into the workspace."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from typing import Any
+
+from janito_core import tool
+
+from . import _mime
+from ._base import MailTool
+from ._cli import main_for
+from ._errors import EXISTS, INVALID_ARGUMENTS, NOT_FOUND, WRITE_FAILED, MailError
+from ._imap import imap_session, section
+from ._settings import Settings
+
+
+def safe_filename(name: str, fallback: str) -> str:
+    """An attachment's name reduced to one harmless file name (no folders, no controls)."""
+    base = re.split(r"[\\/]", name)[-1]
+    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip().lstrip(".")
+    return base[:200] if base and base not in (".", "..") else fallback
+
+
+@tool(permissions="w")
+class SaveAttachment(MailTool):
+    """Save an attachment of an email into the workspace."""
+
+    def run(self, id: int, folder: str = "INBOX", filename: str | None = None,
+            index: int | None = None, path: str | None = None,
+            overwrite: bool = False) -> dict[str, Any]:
+        """Write one attachment of a message to a file inside the workspace.
+
+        Choose the attachment by filename or by index (as ReadEmails lists them); a
+        message with a single attachment needs neither.
+
+        Args:
+            id: The message id, as ReadEmails gave it.
+            folder: The folder holding the message.
+            filename: The attachment's file name, as ReadEmails lists it.
+            index: The attachment's index, as ReadEmails lists it (from 1).
+            path: Where to write, relative to the workspace: a file name, or a folder
+                (ending in "/" or existing) to write into under the attachment's name.
+                Default: the attachment's name in the workspace root.
+            overwrite: Replace an existing file of that name.
+        """
+        echo = {"id": id, "folder": folder}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            if id < 1:
+                raise MailError(INVALID_ARGUMENTS, "id must be a message id from ReadEmails")
+            with imap_session(settings) as mailbox:
+                mailbox.select(folder, readonly=True)
+                data = mailbox.client.fetch([id], ["BODYSTRUCTURE"])
+                if id not in data:
+                    raise MailError(NOT_FOUND, f"no message with id {id} is in {folder}")
+                _body, attachments = _mime.split_parts(_mime.parts(data[id][b"BODYSTRUCTURE"]))
+                listed = [_mime.attachment_info(i, p) for i, p in enumerate(attachments, 1)]
+                part, info = self._choose(attachments, listed, filename, index)
+                target = self._target(path, str(info["filename"]), index=int(info["index"]))
+                if os.path.exists(target) and not overwrite:
+                    raise MailError(EXISTS, f"{self.display_path(target)} exists; pass "
+                                            "overwrite=true to replace it",
+                                    path=self.display_path(target))
+                self.say("start", f"Saving {info['filename']} from message {id}")
+                fetched = mailbox.client.fetch([id], [f"BODY.PEEK[{part.section}]"])
+            raw = section(fetched.get(id, {}), f"BODY[{part.section}]".encode()) or b""
+            content = _mime.decode_body(raw, part.encoding, complete=True)
+            self._write(target, content)
+            shown = self.display_path(target)
+            self.say("result", f"Saved {shown} ({len(content)} bytes)")
+            return {"success": True, "id": id, "folder": folder, "filename": info["filename"],
+                    "index": info["index"], "content_type": part.content_type,
+                    "path": shown, "size": len(content)}
+
+        return self.execute(action, **echo)
+
+    @staticmethod
+    def _choose(attachments: list[_mime.Part], listed: list[dict[str, Any]],
+                filename: str | None, index: int | None) -> tuple[_mime.Part, dict[str, Any]]:
+        names = [str(item["filename"]) for item in listed]
+        if not attachments:
+            raise MailError(NOT_FOUND, "this message has no attachments")
+        if index is not None:
+            if not 1 <= index <= len(attachments):
+                raise MailError(NOT_FOUND, f"there is no attachment {index}; the message has "
+                                           f"{len(attachments)}: {', '.join(names)}",
+                                attachments=names)
+            return attachments[index - 1], listed[index - 1]
+        if filename is not None:
+            for part, item in zip(attachments, listed, strict=True):
+                if item["filename"] == filename:
+                    return part, item
+            lowered = filename.lower()
+            for part, item in zip(attachments, listed, strict=True):
+                if str(item["filename"]).lower() == lowered:
+                    return part, item
+            raise MailError(NOT_FOUND, f"there is no attachment named {filename!r}; the message "
+                                       f"has: {', '.join(names)}", attachments=names)
+        if len(attachments) == 1:
+            return attachments[0], listed[0]
+        raise MailError(INVALID_ARGUMENTS, f"the message has {len(attachments)} attachments "
+                                           f"({', '.join(names)}); give filename or index",
+                        attachments=names)
+
+    def _target(self, path: str | None, name: str, *, index: int) -> str:
+        """The resolved file to write (WorkspaceError when it would leave the workspace)."""
+        own = safe_filename(name, f"attachment-{index}")
+        if path is None or not path.strip():
+            return self.resolve_path(own)
+        if path.endswith(("/", os.sep)):
+            return self.resolve_path(os.path.join(path, own))
+        resolved = self.resolve_path(path)
+        if os.path.isdir(resolved):
+            return self.resolve_path(os.path.join(path, own))
+        return resolved
+
+    def _write(self, target: str, content: bytes) -> None:
+        folder = os.path.dirname(target)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=folder, prefix=".janito-attachment-")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(content)
+                os.replace(temporary, target)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except OSError as exc:
+            raise MailError(WRITE_FAILED, f"cannot write {self.display_path(target)}: "
+                                          f"{exc.strerror or exc}") from None
+
+
+def main() -> None:
+    main_for(SaveAttachment)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""TrashEmails: move messages to the Trash folder, where they can still be recovered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from ._base import MailTool
+from ._changes import change_messages
+from ._cli import main_for
+from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
+from ._imap import Mailbox, Selection
+from ._settings import Settings
+from .move_emails import move
+
+
+@tool(permissions="w")
+class TrashEmails(MailTool):
+    """Move emails, chosen by ids or a search, to the Trash folder (recoverable)."""
+
+    def run(self, folder: str = "INBOX", ids: list[int] | None = None,
+            query: str | None = None, sender: str | None = None, subject: str | None = None,
+            since: str | None = None, before: str | None = None, unread_only: bool = False,
+            dry_run: bool = False) -> dict[str, Any]:
+        """Move the chosen messages to Trash (on Gmail, [Gmail]/Trash).
+
+        Give ids, or at least one search criterion: a call that would choose every
+        message of the folder is refused. DeleteEmails removes messages for good.
+
+        Args:
+            folder: The folder holding the messages.
+            ids: The ids of the messages, as ReadEmails gave them.
+            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
+            sender: Only messages whose From contains this text.
+            subject: Only messages whose Subject contains this text.
+            since: Only messages dated on or after this day (YYYY-MM-DD).
+            before: Only messages dated before this day (YYYY-MM-DD).
+            unread_only: Only messages that are unread.
+            dry_run: Move nothing; list the messages that would go to Trash.
+        """
+        echo = {"folder": folder, "dry_run": dry_run}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
+                                        since=since, before=before, unread_only=unread_only)
+            trash: dict[str, str] = {}
+
+            def prepare(mailbox: Mailbox) -> dict[str, Any]:
+                found = mailbox.trash_folder()
+                if found is None:
+                    raise MailError(NOT_FOUND, "this mailbox has no Trash folder; set the "
+                                               "setting trash_folder, or use DeleteEmails")
+                if found == folder:
+                    raise MailError(INVALID_ARGUMENTS, f"the messages are already in {found}; "
+                                                       "DeleteEmails removes them for good")
+                mailbox.require_folder(found)
+                trash["name"] = found
+                return {"trash_folder": found}
+
+            self.say("start", f"Moving messages from {folder} to Trash"
+                     + (" (dry run)" if dry_run else ""))
+            result = change_messages(
+                settings, folder=folder, selection=selection, dry_run=dry_run, verb="trash",
+                prepare=prepare, apply=lambda mailbox, uids: move(mailbox, uids, trash["name"]),
+            )
+            self.say("result", f"{result['count']} messages"
+                     + (" would be trashed" if dry_run else " moved to Trash"))
+            return result
+
+        return self.execute(action, **echo)
+
+
+def main() -> None:
+    main_for(TrashEmails)
+
+
+if __name__ == "__main__":
+    main()
