@@ -14,6 +14,7 @@ import re
 from ._frontmatter import SKILL_FILE
 
 MAX_LISTED = 500
+MAX_FOLDERS = 2000
 _SKIPPED_DIRS = {"__pycache__", "node_modules"}
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -70,13 +71,18 @@ def resolve_resource(folder: str, resource_path: str) -> str:
 def list_resources(folder: str) -> tuple[list[str], bool]:
     """Relative paths ('/'-separated) of the files in a skill folder besides SKILL.md.
 
-    Hidden folders, ``__pycache__``, and links that lead outside the folder are left out;
-    at most ``MAX_LISTED`` paths, the boolean says whether more were left out.
+    Hidden folders, ``__pycache__``, anything but regular files, and links that lead
+    outside the folder are left out; at most ``MAX_LISTED`` paths from at most
+    ``MAX_FOLDERS`` folders, the boolean saying whether more were left out.
     """
     real_folder = os.path.realpath(folder)
     found: list[str] = []
     truncated = False
-    for current, dirnames, filenames in os.walk(real_folder, followlinks=False):
+    for visited, (current, dirnames, filenames) in enumerate(
+            os.walk(real_folder, followlinks=False)):
+        if visited >= MAX_FOLDERS:
+            truncated = True
+            break
         dirnames[:] = sorted(
             d for d in dirnames
             if not d.startswith(".") and d not in _SKIPPED_DIRS
@@ -89,8 +95,10 @@ def list_resources(folder: str) -> tuple[list[str], bool]:
                 continue
             if os.path.islink(path):
                 target = os.path.realpath(path)
-                if not inside(target, real_folder) or not os.path.isfile(target):
+                if not inside(target, real_folder):
                     continue
+            if not os.path.isfile(path):  # FIFOs, sockets, devices, dangling links
+                continue
             if len(found) >= MAX_LISTED:
                 truncated = True
                 break

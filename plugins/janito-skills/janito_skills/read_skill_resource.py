@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 from janito_core import BaseTool, tool
@@ -49,9 +50,9 @@ class ReadSkillResource(BaseTool):
             return failure(f"{resource_path!r} is a folder of skill {skill_name!r}, not a file.",
                            "is_directory", **echo)
         try:
-            with open(real, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                data = handle.read(max_bytes + 1)
+            data, size = _read_regular_file(real, max_bytes + 1)
+        except _NotRegular:
+            return failure(f"{resource_path!r} is not a regular file.", "not_a_file", **echo)
         except FileNotFoundError:
             return failure(f"Skill {skill_name!r} has no file {resource_path!r}.", "not_found",
                            **echo)
@@ -71,6 +72,35 @@ class ReadSkillResource(BaseTool):
             "size": size,
             "truncated": truncated,
         }
+
+
+class _NotRegular(Exception):
+    pass
+
+
+def _read_regular_file(real: str, limit: int) -> tuple[bytes, int]:
+    """At most ``limit`` bytes of a regular file, and its size; a FIFO or device never blocks.
+
+    The resolved path is opened without following a final link, so a file swapped for a
+    link after the confinement check is not read through it.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(real, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegular(real)
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks), info.st_size
+    finally:
+        os.close(fd)
 
 
 def _decode(data: bytes, truncated: bool) -> tuple[str, str]:

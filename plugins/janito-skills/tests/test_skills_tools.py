@@ -136,6 +136,16 @@ def test_load_skill_lists_links_inside_but_not_links_out(loaded: Any, project: P
         "forms-link.md", "assets/logo.png", "references/forms.md", "scripts/fill.py"]
 
 
+def test_many_resources_are_listed_up_to_a_bound(janito: Any, project: Path) -> None:
+    files = {f"data/{n:04}.txt": "x" for n in range(510)}
+    write_skill(project / ".janito" / "skills", "many", files=files)
+    janito.load("skills", privileges="r")
+    result = janito.call("LoadSkill", name="many")
+    assert len(result["resources"]) == 500
+    assert result["resources"][0] == "data/0000.txt"
+    assert result["resources_truncated"] is True
+
+
 def test_read_resource(loaded: Any) -> None:
     result = loaded.call("ReadSkillResource", skill_name="pdf",
                          resource_path="references/forms.md")
@@ -258,6 +268,13 @@ def test_a_symlinked_skill_folder_confines_to_its_target(janito: Any, project: P
         "content"] == "A"
     _refused(janito.call("ReadSkillResource", skill_name="linked",
                          resource_path="../neighbour.txt"))
+
+
+def test_a_fifo_is_refused_without_blocking(loaded: Any, project: Path) -> None:
+    os.mkfifo(project / ".janito" / "skills" / "pdf" / "pipe")
+    result = loaded.call("ReadSkillResource", skill_name="pdf", resource_path="pipe")
+    assert (result["success"], result["error_type"]) == (False, "not_a_file")
+    assert "pipe" not in loaded.call("LoadSkill", name="pdf")["resources"]
 
 
 def test_nul_and_empty_paths(loaded: Any) -> None:
