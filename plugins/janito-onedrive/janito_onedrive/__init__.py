@@ -1,0 +1,1 @@
+"""OneDrive through Microsoft Graph."""

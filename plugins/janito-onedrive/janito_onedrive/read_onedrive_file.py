@@ -1,0 +1,143 @@
+"""ReadOneDriveFile: a OneDrive file's details and, for text, its content up to a cap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, tool
+
+from ._common import gate, guarded, invalid
+
+DEFAULT_MAX = 10_000
+HARD_MAX = 1_000_000
+
+TEXT_TYPES = {
+    "application/json", "application/xml", "application/javascript", "application/x-yaml",
+    "application/yaml", "application/x-sh", "application/x-python", "application/sql",
+    "application/toml", "application/x-ndjson", "application/ld+json",
+}
+TEXT_EXTENSIONS = {
+    "txt", "md", "markdown", "csv", "tsv", "json", "xml", "yaml", "yml", "toml", "ini", "cfg",
+    "conf", "log", "py", "js", "ts", "html", "htm", "css", "sh", "sql", "rst", "tex", "svg",
+    "java", "c", "h", "cpp", "go", "rs", "rb", "php", "ps1", "bat", "srt", "vtt",
+}
+
+
+def looks_textual(mime: str | None, name: str) -> bool | None:
+    """True for a text type, False for a known binary one, None when only the bytes can tell."""
+    mime = (mime or "").split(";")[0].strip().lower()
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if mime.startswith("text/") or mime in TEXT_TYPES or mime.endswith(("+json", "+xml")):
+        return True
+    if extension in TEXT_EXTENSIONS:
+        return True
+    if mime and mime != "application/octet-stream":
+        return False
+    return None
+
+
+def decode_prefix(data: bytes, complete: bool) -> str | None:
+    """UTF-8 text of ``data``, tolerating a character cut at the end; None for binary bytes."""
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not complete and exc.start >= len(data) - 3:
+            try:
+                return data[: exc.start].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        return None
+
+
+@tool(permissions="r")
+class ReadOneDriveFile(BaseTool):
+    """Read a OneDrive file: its details and, for a text file, its content up to a size cap."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        return gate(cls)
+
+    def run(self, path: str, include_content: bool = True,
+            max_content_length: int = DEFAULT_MAX) -> dict[str, Any]:
+        """Read a file's metadata and its text content; binary files give metadata only.
+
+        Args:
+            path: The file, relative to the OneDrive root, such as "Documents/notes.txt".
+            include_content: Also read the text content (only the metadata when false).
+            max_content_length: Most bytes of content to read, 1 to 1000000; `truncated` tells
+                whether the file is longer.
+        """
+        echo = {"path": path}
+        if (not isinstance(max_content_length, int) or isinstance(max_content_length, bool)
+                or not 1 <= max_content_length <= HARD_MAX):
+            return invalid(f"max_content_length must be between 1 and {HARD_MAX}", **echo)
+        return guarded(self, lambda: self._read(path, include_content, max_content_length),
+                       **echo)
+
+    def _read(self, path: str, include_content: bool, cap: int) -> dict[str, Any]:
+        from . import _common
+        from ._errors import GraphError
+        from ._graph import clean_path, format_item, is_folder, item_action, item_target
+
+        try:
+            where = clean_path(path, allow_root=False)
+        except ValueError as exc:
+            return invalid(str(exc), path=path)
+        self.report_start(f"Reading OneDrive file /{where}")
+        graph = _common.client()
+        try:
+            item = graph.get_json(item_target(where), f"reading '/{where}'")
+        except GraphError as exc:
+            if exc.status == 404:
+                raise GraphError(_common.not_found("file", where), "not_found", status=404) from None
+            raise
+        info = format_item(item)
+        if is_folder(item):
+            return {"success": False, "path": where, "error_type": "is_directory",
+                    "error": f"'/{where}' is a folder; list it with ListOneDriveFiles",
+                    "file": info}
+        result: dict[str, Any] = {"success": True, "path": where, "file": info}
+        if not include_content:
+            self.report_result(f"Read the details of /{where}")
+            return result
+        kind = looks_textual(info.get("mime_type"), info["name"])
+        if kind is False:
+            result["content_skipped"] = (
+                f"binary file ({info.get('mime_type')}); save it with DownloadOneDriveFile")
+            self.report_result(f"/{where} is binary; content not read")
+            return result
+        size = item.get("size") if isinstance(item.get("size"), int) else None
+        if size == 0:
+            data = b""
+        else:
+            # Ask only for what is returned; a server that ignores Range sends it all, and
+            # only cap + 1 bytes of that are read.
+            ranged = {"Range": f"bytes=0-{cap - 1}"} if size is None or size > cap else None
+            response = graph.download(item_action(where, "content"), f"downloading '/{where}'",
+                                      headers=ranged)
+            try:
+                data = response.raw.read(cap + 1) if response.raw is not None else response.body
+            finally:
+                response.close()
+        truncated = len(data) > cap or (size is not None and size > cap)
+        data = data[:cap]
+        text = decode_prefix(data, complete=not truncated)
+        if text is None:
+            result["content_skipped"] = "the file is not UTF-8 text; save it with DownloadOneDriveFile"
+            self.report_result(f"/{where} is not text; content not read")
+            return result
+        result.update(content=text, truncated=truncated, bytes_read=len(data))
+        self.report_result(f"Read {len(data)} bytes of /{where}" + (" (truncated)" if truncated else ""))
+        return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    from janito_core.harness import run_main
+
+    run_main(ReadOneDriveFile, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""UploadOneDriveFile: put text or a workspace file on OneDrive, resumably when large."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, WorkspaceError, tool
+
+from ._common import gate, guarded, invalid
+
+
+@tool(permissions="w")
+class UploadOneDriveFile(BaseTool):
+    """Upload text or a workspace file to OneDrive; large files go in resumable chunks."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        return gate(cls)
+
+    def run(self, path: str, content: str | None = None, local_path: str | None = None,
+            overwrite: bool = False) -> dict[str, Any]:
+        """Upload to OneDrive: give either content (text) or local_path (a workspace file).
+
+        Args:
+            path: Destination in OneDrive, such as "Documents/report.txt"; a path ending in "/" is
+                a folder and keeps the local file's name.
+            content: Text to upload, stored as UTF-8.
+            local_path: A file in the workspace to upload instead of content.
+            overwrite: Replace an existing OneDrive file at path; otherwise an existing file is a
+                conflict.
+        """
+        echo = {"path": path}
+        if (content is None) == (local_path is None):
+            return invalid("give exactly one of content and local_path", **echo)
+        return guarded(self, lambda: self._upload(path, content, local_path, overwrite), **echo)
+
+    def _upload(self, path: str, content: str | None, local_path: str | None,
+                overwrite: bool) -> dict[str, Any]:
+        import os
+
+        from . import _common
+        from ._errors import GraphError
+        from ._graph import clean_path, format_item, split_parent
+        from ._upload import Source, upload
+
+        echo: dict[str, Any] = {"path": path}
+        if local_path is not None:
+            echo["local_path"] = local_path
+            try:
+                real = self.resolve_path(local_path)
+            except WorkspaceError as exc:
+                return {"success": False, "error": str(exc), "error_type": "outside_workspace",
+                        **echo}
+            if not os.path.isfile(real):
+                kind = "a folder" if os.path.isdir(real) else "not found"
+                return {"success": False, "error_type": "not_found" if kind == "not found"
+                        else "is_directory",
+                        "error": f"{self.display_path(real)} is {kind} in the workspace", **echo}
+            if path.endswith("/") or not path.strip():
+                path = path + os.path.basename(real)
+            source = Source(filename=real)
+        else:
+            source = Source(data=(content or "").encode("utf-8"))
+        try:
+            where = clean_path(path, allow_root=False)
+        except ValueError as exc:
+            return invalid(str(exc), **echo)
+        self.report_start(f"Uploading {source.size} bytes to OneDrive /{where}")
+        graph = _common.client()
+        try:
+            outcome = upload(graph, where, source, overwrite, self.report_progress)
+        except GraphError as exc:
+            parent, name = split_parent(where)
+            if exc.status == 409:
+                raise GraphError(
+                    f"'/{where}' already exists on OneDrive; pass overwrite=true to replace it",
+                    "conflict", status=409) from None
+            if exc.status == 404:
+                raise GraphError(f"the OneDrive folder '/{parent}' for {name!r} was not found",
+                                 "not_found", status=404) from None
+            raise
+        info = format_item(outcome["item"])
+        self.report_result(f"Uploaded /{where} ({source.size} bytes, {outcome['method']})")
+        return {
+            "success": True,
+            "path": where,
+            "size": source.size,
+            "method": outcome["method"],
+            "fragments": outcome["fragments"],
+            "resumed": outcome["resumed"],
+            "overwrite": overwrite,
+            "file": info,
+            **({"local_path": local_path} if local_path is not None else {}),
+        }
+
+
+def main(argv: list[str] | None = None) -> None:
+    from janito_core.harness import run_main
+
+    run_main(UploadOneDriveFile, argv)
+
+
+if __name__ == "__main__":
+    main()
