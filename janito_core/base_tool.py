@@ -31,7 +31,7 @@ class BaseTool(ABC):
         self._workspace = workspace
 
     @abstractmethod
-    def run(self, **kwargs: Any) -> dict[str, Any]:
+    def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Do the tool's work and return a JSON-serialisable dict with ``success``."""
 
     @classmethod

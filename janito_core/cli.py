@@ -26,7 +26,10 @@ class UsageError(Exception):
     """A mistake in how the command was called: exit status 2."""
 
 
-def _registry_options() -> argparse.ArgumentParser:
+def registry_options() -> argparse.ArgumentParser:
+    """The shared options (-t, -r, -w, -x, --workspace); plugin subcommands reuse them with
+    ``subparsers.add_parser(NAME, parents=[registry_options()])`` and ``build_registry(args)``.
+    """
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("toolsets and privileges")
     group.add_argument("-t", "--toolset", action="append", default=[], metavar="NAME",
@@ -367,7 +370,7 @@ def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"janito {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    common = _registry_options()
+    common = registry_options()
 
     tools = sub.add_parser("tools", parents=[common], help="list tools, skipped tools and errors")
     tools.add_argument("--json", action="store_true", help="machine-readable output")

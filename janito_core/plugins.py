@@ -73,7 +73,14 @@ class PluginHost:
         self.owners: dict[str, tuple[str, str | None]] = {}
 
     def set_specs(self, specs: list[PluginSpec]) -> None:
+        """The ``janito.plugins`` entry points; loaded now if the manager exists already."""
         self._specs = specs
+        if self._manager is not None:
+            allowed = allowed_names("JANITO_PLUGINS")
+            for spec in specs:
+                name = f"{spec.distribution}:{spec.name}"
+                if (allowed is None or spec.name in allowed) and self._manager.get_plugin(name) is None:
+                    self._load_spec(spec)
 
     @property
     def active(self) -> bool:

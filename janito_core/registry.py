@@ -224,7 +224,13 @@ class Registry:
             self._by_name[record.name] = record
             names.append(record.name)
         available = [n for n in names if self._by_name[n].status == "loaded"]
-        self.plugins.toolset_loaded(self, spec.name, available)
+        from ._context import active_registry
+
+        token = active_registry.set(self)
+        try:
+            self.plugins.toolset_loaded(self, spec.name, available)
+        finally:
+            active_registry.reset(token)
         self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
 
     def add_tool(self, cls: type, *, toolset: str = "local", distribution: str = "local") -> ToolRecord:
