@@ -200,7 +200,7 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
     if not arguments:
         missing = [n for n, p in params.items() if p.required]
         if not missing:
-            return {}
+            return {n: None for n, p in params.items() if p.none_if_omitted}
         return [{"field": n, "error": "missing required field"} for n in missing]
     errors: list[dict[str, str]] = []
     kwargs: dict[str, Any] = {}
@@ -222,8 +222,11 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
         if converted is not INVALID:
             kwargs[key] = converted
     for name, param in params.items():
-        if param.required and name not in arguments:
-            errors.append({"field": name, "error": "missing required field"})
+        if param.required:
+            if name not in arguments:
+                errors.append({"field": name, "error": "missing required field"})
+        elif param.none_if_omitted and name not in arguments:
+            kwargs[name] = None
     return errors or kwargs
 
 

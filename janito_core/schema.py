@@ -46,6 +46,8 @@ class Parameter(NamedTuple):
     required: bool
     default: Any
     description: str | None
+    none_if_omitted: bool = False
+    """``T | None`` without a default in ``run()``: not required, so dispatch passes None."""
 
 
 class ToolSchema(NamedTuple):
@@ -171,7 +173,8 @@ def _build(cls: type) -> ToolSchema:
             diagnostics.append(f"parameter {name!r} is not documented in run()'s docstring")
         default = _MISSING if param.default is param.empty else param.default
         required = default is _MISSING and not info.nullable
-        params[name] = Parameter(name, info, required, default, doc or None)
+        params[name] = Parameter(name, info, required, default, doc or None,
+                                 default is _MISSING and info.nullable)
 
     for documented in sorted((set(run_docs) | set(class_docs)) - set(params)):
         if documented in signature.parameters:
