@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
 import socket
 import threading
 from collections.abc import Iterator
@@ -24,9 +26,15 @@ and a <a href="/next">relative link</a>.</p>
 """
 
 
+@functools.cache
+def gzip_bomb() -> bytes:
+    """16 MiB of zeros, gzip-compressed to a few kilobytes."""
+    return gzip.compress(bytes(16 * 1024 * 1024), compresslevel=9)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: TestServer
+    server: LoopbackServer
 
     def log_message(self, format: str, *args: object) -> None:  # keep test output clean
         pass
@@ -119,6 +127,23 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.server.huge_sent.append(sent)
             self.close_connection = True
+        elif path == "/gzip":
+            body = gzip.compress(b"compressed words\n" * 3)
+            self._send(200, body, "text/plain", headers={"Content-Encoding": "gzip"})
+        elif path == "/gzip-bomb":
+            self._send(200, gzip_bomb(), "text/plain", headers={"Content-Encoding": "gzip"})
+        elif path == "/brotli":
+            self._send(200, b"\x0b\x02\x80hi\x03", "text/plain",
+                       headers={"Content-Encoding": "br"})
+        elif path == "/chunked":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(1, 6):
+                data = f"chunk {i}\n".encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.write(b"0\r\n\r\n")
         elif path == "/hang-up":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -126,7 +151,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, b"no such route")
 
 
-class TestServer(ThreadingHTTPServer):
+class LoopbackServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self) -> None:
@@ -151,9 +176,9 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def http_server() -> Iterator[TestServer]:
-    server = TestServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+def http_server() -> Iterator[LoopbackServer]:
+    server = LoopbackServer()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield server

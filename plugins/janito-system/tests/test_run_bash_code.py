@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from janito_core.testing import ToolsetTester
 from system_helpers import process_alive, read_pids, wait_dead
+
+from janito_core.testing import ToolsetTester
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from janito_core.testing import ToolsetTester
 from system_helpers import read_pids, wait_dead
+
+from janito_core.testing import ToolsetTester
 
 FORK_TREE = """
 import os, sys, time
