@@ -1,0 +1,84 @@
+"""AskUser: put a question to the person at the terminal and return the answer."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed or replaced stream
+        return False
+
+
+@tool(permissions="")
+class AskUser(BaseTool):
+    """Ask the user a question in the terminal and return their answer.
+
+    Use it for a clarification, a confirmation or a value only the user knows. It is only
+    available when janito runs in an interactive terminal.
+    """
+
+    def run(self, question: str) -> dict[str, Any]:
+        """Show a question to the user and wait for a one-line answer.
+
+        Args:
+            question: The question to show, phrased so it can be answered in one line.
+        """
+        echo = {"question": question}
+        if not question.strip():
+            return failure("the question is empty", "invalid_arguments", **echo)
+        stdin, stderr = sys.stdin, sys.stderr
+        if not (_is_terminal(stdin) and _is_terminal(stderr)):
+            return failure("no one can answer: standard input or error is not a terminal",
+                           "no_terminal", **echo)
+        try:
+            stderr.write(f"\n❓ {question}\n> ")
+            stderr.flush()
+            line = stdin.readline()
+        except KeyboardInterrupt:
+            stderr.write("\n")
+            return failure("the user cancelled the question (Ctrl-C)", "cancelled", **echo)
+        except (OSError, ValueError, UnicodeError) as exc:
+            return failure(f"reading the answer failed: {exc}", "io_error", **echo)
+        if not line:
+            return failure("the input was closed before the user answered", "no_answer",
+                           **echo)
+        answer = line.rstrip("\r\n")
+        return {"success": True, "question": question, "answer": answer}
+
+    @classmethod
+    def should_load(cls) -> bool:
+        if not _is_terminal(sys.stdin):
+            return cls.skip("standard input is not a terminal, so no one can answer")
+        if not _is_terminal(sys.stderr):
+            return cls.skip("standard error is not a terminal, so no one would see the question")
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m janito_system.ask_user",
+                                     description="Ask a question in the terminal.")
+    parser.add_argument("question", help="the question to ask")
+    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    result = AskUser().run(question=args.question)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    elif result["success"]:
+        print(result["answer"])
+    else:
+        print(f"error ({result['error_type']}): {result['error']}", file=sys.stderr)
+    return 0 if result["success"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

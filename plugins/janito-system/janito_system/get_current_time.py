@@ -1,0 +1,121 @@
+"""GetCurrentTime: the current date and time, locally, in UTC or in a named time zone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from datetime import timezone as dt_timezone
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+
+def _offset_text(moment: datetime) -> str:
+    offset = moment.utcoffset()
+    if offset is None or not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "+" if minutes >= 0 else "-"
+    hours, minutes = divmod(abs(minutes), 60)
+    return f"UTC{sign}{hours:02d}:{minutes:02d}"
+
+
+@tool(permissions="")
+class GetCurrentTime(BaseTool):
+    """Get the current date and time (ISO 8601), locally, in UTC or in a named time zone."""
+
+    def run(
+        self,
+        utc: bool = False,
+        timezone: str | None = None,
+        format: str | None = None,
+    ) -> dict[str, Any]:
+        """Return the current date and time.
+
+        Args:
+            utc: Give the time in UTC instead of the local time zone (ignored when timezone
+                is set).
+            timezone: An IANA time zone name such as "Europe/Lisbon" or "America/New_York";
+                the time is given in that zone.
+            format: A strftime pattern such as "%A %d %B %Y, %H:%M" for an extra
+                `formatted` field.
+        """
+        echo: dict[str, Any] = {"utc": utc, "timezone": timezone, "format": format}
+        now_utc = datetime.now(dt_timezone.utc)
+        if timezone is not None:
+            zone = _zone(timezone)
+            if isinstance(zone, str):
+                return failure(zone, "invalid_timezone", **echo)
+            moment = now_utc.astimezone(zone)
+            zone_name = timezone
+        elif utc:
+            moment = now_utc
+            zone_name = "UTC"
+        else:
+            moment = now_utc.astimezone()
+            zone_name = moment.tzname() or _offset_text(moment)
+        result: dict[str, Any] = {
+            "success": True,
+            **echo,
+            "iso_time": moment.isoformat(),
+            "utc_time": now_utc.isoformat(),
+            "date": moment.strftime("%Y-%m-%d"),
+            "time": moment.strftime("%H:%M:%S"),
+            "weekday": moment.strftime("%A"),
+            "timezone_name": zone_name,
+            "utc_offset": _offset_text(moment),
+            "timestamp": round(now_utc.timestamp(), 3),
+        }
+        if format is not None:
+            if not format or "\x00" in format:
+                return failure("format must be a non-empty strftime pattern without NUL "
+                               "characters", "invalid_arguments", **echo)
+            try:
+                result["formatted"] = moment.strftime(format)
+            except (ValueError, UnicodeError) as exc:
+                return failure(f"format {format!r} is not a valid strftime pattern: {exc}",
+                               "invalid_arguments", **echo)
+        self.report_result(f"current time {result['iso_time']}")
+        return result
+
+
+def _zone(name: str) -> Any:
+    """The ZoneInfo called ``name``, or a sentence saying why there is none."""
+    try:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    except ImportError:  # pragma: no cover - zoneinfo is stdlib from 3.9
+        return "time zones are not supported by this Python"
+    if not name or len(name) > 100:
+        return f"{name[:100]!r} is not a time zone name"
+    try:
+        return ZoneInfo(name)
+    except ZoneInfoNotFoundError:
+        return (f"unknown time zone {name!r}; use an IANA name such as 'Europe/Paris' or "
+                "'America/New_York'")
+    except (ValueError, OSError, UnicodeError) as exc:
+        return f"{name!r} is not a valid time zone name ({exc})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m janito_system.get_current_time",
+                                     description="Print the current date and time.")
+    parser.add_argument("--utc", "-u", action="store_true", help="give the time in UTC")
+    parser.add_argument("--timezone", "-z", default=None, help="an IANA time zone name")
+    parser.add_argument("--format", "-f", default=None, help="a strftime pattern")
+    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    result = GetCurrentTime().run(utc=args.utc, timezone=args.timezone, format=args.format)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    elif result["success"]:
+        print(result.get("formatted") or result["iso_time"])
+    else:
+        print(f"error ({result['error_type']}): {result['error']}")
+    return 0 if result["success"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
