@@ -1,0 +1,150 @@
+"""SearchText against ``grep -rn`` on a copy of the Python standard library.
+
+Copies the standard library of the running interpreter (``sysconfig.get_paths()["stdlib"]``,
+without its ``site-packages``/``dist-packages``, which hold third-party code) to a temporary
+folder, then for each query runs ``grep -rn`` and SearchText on it alternately, checks that
+both report the same number of matching lines, and prints the medians and the ratio
+SearchText / grep. grep runs with ``LC_ALL=C`` so that, like SearchText, it treats only files
+holding NUL bytes as binary (in a UTF-8 locale it also hides lines of files that are not
+valid UTF-8); it is also grep's fastest mode.
+
+Two SearchText figures are printed: the tool called through its registry (``tool``), and
+the whole model-facing path (``dispatch``: argument validation and result checking by
+``call_tool`` included). The target is ``tool`` at most 2x grep.
+
+    python bench/bench_search_text.py [--rounds 5] [--query TEXT ...] [--regex EXPR ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from typing import Any
+
+DEFAULT_QUERIES = ["def", "import", "raise ValueError", "zq_absent_qz"]
+DEFAULT_REGEXES = [r"def [a-z_]+\(self"]
+
+
+def copy_stdlib(target: str) -> tuple[int, int]:
+    source = sysconfig.get_paths()["stdlib"]
+    skip = {"site-packages", "dist-packages"}
+    shutil.copytree(source, target, symlinks=True,
+                    ignore=lambda folder, names: [n for n in names if n in skip
+                                                  and os.path.samefile(folder, source)])
+    files = size = 0
+    for folder, _dirs, names in os.walk(target):
+        for name in names:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                files += 1
+                size += os.path.getsize(path)
+    return files, size
+
+
+def run_grep(tree: str, query: str, regex: bool) -> tuple[float, int]:
+    command = ["grep", "-rn", *(["-E"] if regex else ["-F"]), "-e", query, "."]
+    env = {**os.environ, "LC_ALL": "C"}
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=tree, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"grep failed with exit code {done.returncode}")
+    lines = [line for line in done.stdout.split(b"\n") if line
+             and not (line.startswith(b"Binary file ") and line.endswith(b" matches"))]
+    return elapsed, len(lines)
+
+
+def run_tool(search: Any, query: str, regex: bool) -> tuple[float, int]:
+    start = time.perf_counter()
+    result = search(paths=".", query=query, use_regex=regex, case_sensitive=True,
+                    max_results=10_000_000)
+    elapsed = time.perf_counter() - start
+    if not result["success"]:
+        raise SystemExit(f"SearchText failed: {result['error']}")
+    return elapsed, result["count"]
+
+
+def run_dispatch(registry: Any, query: str, regex: bool) -> tuple[float, int]:
+    from janito_core.dispatch import call_tool
+
+    arguments = {"paths": ".", "query": query, "use_regex": regex, "case_sensitive": True,
+                 "max_results": 10_000_000}
+    start = time.perf_counter()
+    result = call_tool("SearchText", arguments, registry=registry, max_result_chars=1 << 40)
+    elapsed = time.perf_counter() - start
+    if not result["success"]:
+        raise SystemExit(f"SearchText failed: {result['error']}")
+    return elapsed, result["count"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--query", action="append", help="a literal query (repeatable)")
+    parser.add_argument("--regex", action="append", help="an extended regex (repeatable)")
+    args = parser.parse_args()
+    if shutil.which("grep") is None:
+        print("grep is not installed; nothing to compare against", file=sys.stderr)
+        return 1
+    queries = [(q, False) for q in (args.query or ([] if args.regex else DEFAULT_QUERIES))]
+    queries += [(r, True) for r in (args.regex or ([] if args.query else DEFAULT_REGEXES))]
+
+    from janito_core import Registry, Workspace
+
+    with tempfile.TemporaryDirectory(prefix="janito-bench-") as temp:
+        tree = os.path.join(temp, "stdlib")
+        files, size = copy_stdlib(tree)
+        registry = Registry(workspace=Workspace(tree), autoload=("files",), allowed=None)
+        _mute_reports(registry)
+        search = registry.tools()["SearchText"]
+        print(f"tree: copy of {sysconfig.get_paths()['stdlib']} ({files} files, "
+              f"{size / 1e6:.0f} MB), {args.rounds} alternating rounds per query")
+        print(f"{'query':<26} {'matches':>8} {'grep s':>8} {'tool s':>8} {'ratio':>6} "
+              f"{'dispatch s':>10} {'ratio':>6}")
+        worst = 0.0
+        for query, regex in queries:
+            run_grep(tree, query, regex)  # warm the page cache
+            run_tool(search, query, regex)
+            grep_times, tool_times, dispatch_times = [], [], []
+            grep_count = tool_count = dispatch_count = 0
+            for _ in range(args.rounds):
+                elapsed, grep_count = run_grep(tree, query, regex)
+                grep_times.append(elapsed)
+                elapsed, tool_count = run_tool(search, query, regex)
+                tool_times.append(elapsed)
+                elapsed, dispatch_count = run_dispatch(registry, query, regex)
+                dispatch_times.append(elapsed)
+            if not grep_count == tool_count == dispatch_count:
+                print(f"MISMATCH for {query!r}: grep {grep_count} lines, SearchText "
+                      f"{tool_count} (dispatch {dispatch_count})")
+                return 1
+            g = statistics.median(grep_times)
+            t = statistics.median(tool_times)
+            d = statistics.median(dispatch_times)
+            worst = max(worst, t / g)
+            label = ("re:" if regex else "") + query
+            print(f"{label:<26} {tool_count:>8} {g:>8.3f} {t:>8.3f} {t / g:>6.2f} "
+                  f"{d:>10.3f} {d / g:>6.2f}")
+        print(f"worst ratio SearchText/grep: {worst:.2f} (target: at most 2.00)")
+    return 0
+
+
+def _mute_reports(registry: Any) -> None:
+    """Drop the stderr report renderer, so printing is not part of the measurement."""
+    from janito_core.plugins import STDERR_PLUGIN
+
+    manager = registry.plugins.manager
+    if manager.get_plugin(STDERR_PLUGIN) is not None:
+        manager.unregister(name=STDERR_PLUGIN)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

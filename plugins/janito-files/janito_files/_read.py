@@ -1,0 +1,133 @@
+"""Reading a range of lines of a text file, capped, for ReadFile and ReadMultipleFiles."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, BinaryIO
+
+from janito_core.dispatch import failure
+
+from ._common import SNIFF_BYTES, decode, is_binary, open_regular, os_failure
+
+# Past this size the lines after the shown range are not counted (total_lines is None).
+COUNT_LIMIT = 256 * 1024 * 1024
+MAX_BYTES_LIMIT = 10_000_000
+
+
+def _count_rest(handle: BinaryIO) -> int:
+    lines = 0
+    last = b""
+    while True:
+        block = handle.read(1 << 20)
+        if not block:
+            break
+        lines += block.count(b"\n")
+        last = block[-1:]
+    if last and last != b"\n":
+        lines += 1
+    return lines
+
+
+def check_range(start_line: int, max_lines: int | None, max_bytes: int) -> str | None:
+    """Why these range arguments are unusable, or None."""
+    if start_line < 1:
+        return f"start_line must be 1 or more (lines are numbered from 1), got {start_line}"
+    if max_lines is not None and max_lines < 1:
+        return f"max_lines must be 1 or more, or null for no limit, got {max_lines}"
+    if not 1 <= max_bytes <= MAX_BYTES_LIMIT:
+        return f"max_bytes must be between 1 and {MAX_BYTES_LIMIT}, got {max_bytes}"
+    return None
+
+
+def read_range(
+    real: str,
+    start_line: int = 1,
+    max_lines: int | None = None,
+    max_bytes: int = 64_000,
+    line_numbers: bool = False,
+) -> dict[str, Any]:
+    """The text of lines ``start_line``.. of file ``real``, without the echoed inputs.
+
+    Success: ``content`` (ending with a visible marker when cut), ``start_line``,
+    ``end_line`` (last line shown, 0 when none), ``total_lines`` (None for huge files),
+    ``truncated``, ``next_start_line`` when cut, ``size``, and ``decode_errors`` /
+    ``first_decode_error_line`` when some bytes are not UTF-8.
+    """
+    try:
+        handle, info = open_regular(real)
+    except IsADirectoryError:
+        return failure("the path is a folder, not a file; use ListFiles to see what it holds",
+                       "is_a_directory")
+    except OSError as exc:
+        return os_failure(exc, "open the file")
+    with handle:
+        head = handle.read(SNIFF_BYTES)
+        if is_binary(head):
+            return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "
+                           "only text files are read", "binary_file", size=info.st_size)
+        handle.seek(0)
+        skipped = sum(1 for _ in itertools.islice(handle, start_line - 1))
+        selected: list[bytes] = []
+        used = 0
+        stop: str | None = None
+        pending = False
+        for raw in handle:
+            if max_lines is not None and len(selected) >= max_lines:
+                stop, pending = "max_lines", True
+                break
+            if used + len(raw) > max_bytes:
+                if not selected:
+                    selected.append(raw[:max_bytes])
+                    used = max_bytes
+                    stop = "long_line"
+                else:
+                    stop = "max_bytes"
+                pending = stop != "long_line"
+                break
+            selected.append(raw)
+            used += len(raw)
+        counted = info.st_size <= COUNT_LIMIT
+        rest = (_count_rest(handle) if counted else 0) + (1 if pending else 0)
+    total = skipped + len(selected) + rest if counted else None
+    if skipped < start_line - 1 or (start_line > 1 and not selected and not rest):
+        lines = skipped
+        return failure(f"start_line {start_line} is past the end of the file, which has "
+                       f"{lines} line{'s' if lines != 1 else ''}", "invalid_arguments",
+                       total_lines=lines)
+    data = b"".join(selected)
+    text, errors, first_error = decode(data)
+    end_line = start_line + len(selected) - 1 if selected else 0
+    if line_numbers and selected:
+        width = len(str(end_line))
+        text = "".join(f"{n:>{width}}| {line}" for n, line in
+                       enumerate(text.splitlines(keepends=True), start_line))
+    result: dict[str, Any] = {
+        "success": True,
+        "content": text,
+        "start_line": start_line,
+        "end_line": end_line,
+        "total_lines": total,
+        "size": info.st_size,
+        "truncated": stop is not None,
+    }
+    if stop is not None:
+        next_line = end_line + 1
+        of_total = f" of {total}" if total is not None else ""
+        if stop == "long_line":
+            why = f"line {end_line} is longer than max_bytes={max_bytes}; only its start is shown"
+        elif stop == "max_lines":
+            why = f"lines {start_line}-{end_line}{of_total} shown (max_lines={max_lines})"
+        else:
+            why = f"lines {start_line}-{end_line}{of_total} shown (max_bytes={max_bytes})"
+        if not text.endswith("\n"):
+            text += "\n"
+        result["content"] = f"{text}[... truncated: {why}; continue with start_line={next_line}]"
+        result["next_start_line"] = next_line
+    if errors:
+        result["decode_errors"] = errors
+        assert first_error is not None
+        bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+        result["first_decode_error_line"] = start_line + data[:first_error + bom].count(b"\n")
+        result["note"] = (f"{errors} byte sequence{'s are' if errors != 1 else ' is'} not valid "
+                          "UTF-8 and shown as U+FFFD")
+    return result

@@ -1,0 +1,72 @@
+"""CreateFile: write a text file atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+from ._atomic import TargetExists, atomic_write
+from ._cli import run_cli
+from ._common import invalid, os_failure, resolve, shown
+
+
+@tool(permissions="w")
+class CreateFile(BaseTool):
+    """Create a text file with the given content, or replace one when overwrite is true.
+
+    The write is atomic: the file holds either its old content or the complete new one,
+    never a part. Missing parent folders are created; an existing file keeps its mode.
+    """
+
+    def run(self, filepath: str, content: str, overwrite: bool = False) -> dict[str, Any]:
+        """Write "content" to a file.
+
+        Args:
+            filepath: Path of the file to create, relative to the workspace root.
+            content: The complete text of the file (written as UTF-8).
+            overwrite: Replace the file if it already exists; otherwise an existing file is
+                left alone and the call fails.
+        """
+        echo = {"filepath": filepath}
+        real, refused = resolve(self, filepath, "filepath")
+        if refused is not None or real is None:
+            return refused or invalid("no path given", **echo)
+        path = shown(self, real)
+        if real == self.workspace.root or filepath.endswith(("/", os.sep)):
+            return failure("the path names a folder, not a file", "is_a_directory", **echo)
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return invalid(f"content holds characters that cannot be written as UTF-8 "
+                           f"({exc.reason} at position {exc.start})", **echo)
+        self.report_start(f"Writing {path} ({len(data)} bytes)")
+        folder = os.path.dirname(real)
+        try:
+            if not os.path.isdir(folder):
+                os.makedirs(folder, exist_ok=True)
+            replaced = atomic_write(real, data, overwrite=overwrite)
+        except TargetExists:
+            self.report_error(f"{path} exists")
+            return failure(f"{path} already exists; pass overwrite=true to replace it",
+                           "file_exists", **echo, path=path)
+        except IsADirectoryError:
+            return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+        except OSError as exc:
+            self.report_error(f"could not write {path}: {exc.strerror or exc}")
+            return os_failure(exc, f"write {path}", **echo)
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        self.report_result(f"{'Replaced' if replaced else 'Created'} {path} ({lines} lines)")
+        return {"success": True, **echo, "path": path, "created": not replaced,
+                "overwritten": replaced, "bytes": len(data), "lines": lines}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(CreateFile, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

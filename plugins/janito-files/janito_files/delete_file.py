@@ -1,0 +1,60 @@
+"""DeleteFile: remove one file."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+from ._atomic import fsync_dir
+from ._cli import run_cli
+from ._common import invalid, os_failure, resolve_entry, shown
+
+
+@tool(permissions="w")
+class DeleteFile(BaseTool):
+    """Delete a file (or a symbolic link, not what it points to) in the workspace.
+
+    Folders are refused; use RemoveDirectory for them.
+    """
+
+    def run(self, filepath: str) -> dict[str, Any]:
+        """Delete one file.
+
+        Args:
+            filepath: Path of the file to delete, relative to the workspace root.
+        """
+        echo = {"filepath": filepath}
+        real, refused = resolve_entry(self, filepath, "filepath")
+        if refused is not None or real is None:
+            return refused or invalid("no path given", **echo)
+        path = shown(self, real)
+        try:
+            info = os.lstat(real)
+        except OSError as exc:
+            return os_failure(exc, f"find {path}", **echo)
+        if stat.S_ISDIR(info.st_mode):
+            return failure(f"{path} is a folder; use RemoveDirectory to remove folders",
+                           "is_a_directory", **echo)
+        self.report_start(f"Deleting {path}")
+        try:
+            os.unlink(real)
+        except OSError as exc:
+            self.report_error(f"could not delete {path}: {exc.strerror or exc}")
+            return os_failure(exc, f"delete {path}", **echo)
+        fsync_dir(os.path.dirname(real))
+        self.report_result(f"Deleted {path}")
+        return {"success": True, **echo, "path": path, "bytes": info.st_size,
+                "was_symlink": stat.S_ISLNK(info.st_mode)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(DeleteFile, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

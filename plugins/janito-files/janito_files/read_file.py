@@ -1,0 +1,67 @@
+"""ReadFile: a range of lines of a text file."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from janito_core import BaseTool, tool
+
+from ._cli import run_cli
+from ._common import DEFAULT_MAX_BYTES, invalid, resolve, shown
+from ._read import check_range, read_range
+
+
+@tool(permissions="r")
+class ReadFile(BaseTool):
+    """Read a text file, or a range of its lines, from the workspace.
+
+    Long files are cut at "max_lines" or "max_bytes" with a visible marker that says
+    where to continue. Binary files are refused; bytes that are not UTF-8 are shown as
+    U+FFFD and counted in "decode_errors".
+    """
+
+    def run(
+        self,
+        filepath: str,
+        start_line: int = 1,
+        max_lines: int | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        line_numbers: bool = False,
+    ) -> dict[str, Any]:
+        """Read lines of a text file.
+
+        Args:
+            filepath: Path of the file, relative to the workspace root.
+            start_line: First line to return, counting from 1.
+            max_lines: Most lines to return; null returns up to the end (within max_bytes).
+            max_bytes: Most bytes of text to return; the content is cut at a line boundary
+                and ends with a truncation marker giving the next start_line.
+            line_numbers: Prefix each line with its number ("  12| text").
+        """
+        echo = {"filepath": filepath}
+        problem = check_range(start_line, max_lines, max_bytes)
+        if problem:
+            return invalid(problem, **echo)
+        real, refused = resolve(self, filepath, "filepath")
+        if refused is not None or real is None:
+            return refused or invalid("no path given", **echo)
+        self.report_start(f"Reading {shown(self, real)}")
+        result = read_range(real, start_line, max_lines, max_bytes, line_numbers)
+        if not result["success"]:
+            self.report_error(result["error"])
+            return {**result, **echo}
+        self.report_result(
+            f"Read lines {result['start_line']}-{result['end_line']}"
+            + (" (truncated)" if result["truncated"] else "")
+        )
+        return {"success": True, **echo, "path": shown(self, real),
+                **{k: v for k, v in result.items() if k != "success"}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(ReadFile, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""ReadMultipleFiles: several text files in one call, within one byte budget."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+from ._cli import run_cli
+from ._common import DEFAULT_MAX_BYTES, invalid, resolve, safe_text, shown, split_paths_in
+from ._read import check_range, read_range
+
+MAX_FILES = 100
+
+
+@tool(permissions="r")
+class ReadMultipleFiles(BaseTool):
+    """Read several text files at once; each gets its own result inside "files".
+
+    The files share one byte budget (max_bytes): a file that does not fit is cut with a
+    visible marker, and files after the budget is spent are listed as not read.
+    """
+
+    def run(
+        self,
+        paths: str | list[str],
+        max_lines: int | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> dict[str, Any]:
+        """Read several files.
+
+        Args:
+            paths: File paths relative to the workspace root: a list, or one string with
+                paths separated by spaces.
+            max_lines: Most lines to return from each file; null for no line limit.
+            max_bytes: Most bytes of text to return for all files together.
+        """
+        echo = {"paths": paths}
+        problem = check_range(1, max_lines, max_bytes)
+        if problem:
+            return invalid(problem, **echo)
+        names = split_paths_in(self, paths)
+        if not names:
+            return invalid("paths is empty; give at least one file path", **echo)
+        if len(names) > MAX_FILES:
+            return invalid(f"at most {MAX_FILES} files can be read in one call, got "
+                           f"{len(names)}", **echo)
+        self.report_start(f"Reading {len(names)} file{'s' if len(names) != 1 else ''}")
+        budget = max_bytes
+        files: list[dict[str, Any]] = []
+        read = 0
+        for name in names:
+            entry: dict[str, Any] = {"filepath": safe_text(name)}
+            if budget <= 0:
+                entry.update(failure("not read: the max_bytes budget was spent on the files "
+                                     "before it; read it in another call", "budget_exhausted"))
+                files.append(entry)
+                continue
+            real, refused = resolve(self, name, "filepath")
+            if refused is not None or real is None:
+                entry.update(refused or invalid("no path given"))
+                files.append(entry)
+                continue
+            entry["path"] = shown(self, real)
+            result = read_range(real, 1, max_lines, budget)
+            entry.update(result)
+            if result["success"]:
+                read += 1
+                budget -= len(result["content"].encode("utf-8", "replace"))
+            files.append(entry)
+        self.report_result(f"Read {read} of {len(names)} files")
+        outcome: dict[str, Any] = {"success": read > 0, **echo, "files": files, "read": read,
+                                   "failed": len(names) - read}
+        if not read:
+            outcome["error"] = "none of the files could be read; see files for each reason"
+            outcome["error_type"] = files[0].get("error_type", "not_found")
+        return outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(ReadMultipleFiles, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

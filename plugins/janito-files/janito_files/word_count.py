@@ -1,0 +1,102 @@
+"""WordCount: lines, words, characters and bytes of a text file."""
+
+from __future__ import annotations
+
+import codecs
+import sys
+from typing import Any
+
+from janito_core import BaseTool, tool
+from janito_core.dispatch import failure
+
+from ._cli import run_cli
+from ._common import SNIFF_BYTES, invalid, is_binary, open_regular, os_failure, resolve, shown
+
+BLOCK = 1 << 20
+
+
+@tool(permissions="r")
+class WordCount(BaseTool):
+    """Count words, lines, characters and bytes in a text file.
+
+    Words are runs of non-whitespace; a last line without a final newline counts as a line.
+    """
+
+    def run(self, filepath: str, max_bytes: int | None = None) -> dict[str, Any]:
+        """Count words, lines and characters in a text file.
+
+        Args:
+            filepath: Path of the text file to analyse, relative to the workspace root.
+            max_bytes: Stop reading after this many bytes (the counts then cover only the
+                start of the file and "truncated" is true); null reads the whole file.
+        """
+        echo = {"filepath": filepath}
+        if max_bytes is not None and max_bytes < 1:
+            return invalid(f"max_bytes must be 1 or more, or null, got {max_bytes}", **echo)
+        real, refused = resolve(self, filepath, "filepath")
+        if refused is not None or real is None:
+            return refused or invalid("no path given", **echo)
+        path = shown(self, real)
+        self.report_start(f"Counting words in {path}")
+        lines = words = chars = size = replaced = genuine = 0
+        in_word = False
+        last = ""
+        truncated = False
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        try:
+            handle, _info = open_regular(real)
+            with handle:
+                first = True
+                while True:
+                    want = BLOCK if max_bytes is None else min(BLOCK, max_bytes - size)
+                    block = handle.read(want) if want > 0 else b""
+                    if first:
+                        first = False
+                        if is_binary(block[:SNIFF_BYTES]):
+                            return failure(f"{path} looks binary (it holds NUL bytes); only "
+                                           "text files are counted", "binary_file", **echo)
+                    if not block:
+                        truncated = max_bytes is not None and bool(handle.read(1))
+                        text = decoder.decode(b"", final=True)
+                    else:
+                        size += len(block)
+                        genuine += block.count(b"\xef\xbf\xbd")
+                        text = decoder.decode(block)
+                    if text:
+                        chars += len(text)
+                        replaced += text.count("\ufffd")
+                        lines += text.count("\n")
+                        parts = text.split()
+                        words += len(parts)
+                        # A word cut by the block boundary was counted twice.
+                        if in_word and parts and not text[0].isspace():
+                            words -= 1
+                        in_word = not text[-1].isspace()
+                        last = text[-1]
+                    if not block:
+                        break
+        except IsADirectoryError:
+            return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+        except OSError as exc:
+            return os_failure(exc, f"read {path}", **echo)
+        if last and last != "\n":
+            lines += 1
+        self.report_result(f"{lines} lines, {words} words, {chars} characters")
+        result: dict[str, Any] = {"success": True, **echo, "path": path, "lines": lines,
+                                  "words": words, "characters": chars, "bytes": size,
+                                  "truncated": truncated}
+        if replaced > genuine:
+            result["decode_errors"] = replaced - genuine
+            result["note"] = (f"{replaced - genuine} byte sequence(s) are not valid UTF-8; each "
+                              "counts as one character")
+        if truncated:
+            result["note"] = f"only the first {size} bytes were counted (max_bytes)"
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(WordCount, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
