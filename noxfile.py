@@ -152,6 +152,7 @@ class Dist(NamedTuple):
     packages: tuple[str, ...]  # import packages shipped in the wheel
     extras: tuple[str, ...]  # optional-dependency groups
     is_core: bool
+    error: str = ""  # why its pyproject.toml could not be read
 
     @property
     def test_req(self) -> str:
@@ -164,15 +165,20 @@ class Dist(NamedTuple):
         return self.path / "tests"
 
 
-def _dist_from(pyproject: Path, *, is_core: bool) -> Dist | None:
+def _dist_from(pyproject: Path, *, is_core: bool) -> Dist:
+    folder = pyproject.parent.name
+    fallback = "janito-core" if is_core else folder
     try:
         data = _load_toml(pyproject)
-    except (OSError, ValueError):
-        return None
+    except (OSError, ValueError) as exc:
+        data = {"error": f"{pyproject.relative_to(ROOT)} cannot be read: {exc}"}
     project = data.get("project", {})
     name = project.get("name")
     if not isinstance(name, str):
-        return None
+        error = data.get("error") or f"{pyproject.relative_to(ROOT)} has no [project] name"
+        short = fallback.removeprefix("janito-")
+        return Dist(fallback, short, pyproject.parent, (fallback.replace("-", "_"),), (),
+                    is_core, str(error))
     wheel = data.get("tool", {}).get("hatch", {}).get("build", {}).get("targets", {})
     packages = tuple(
         Path(p).name for p in wheel.get("wheel", {}).get("packages", [])
@@ -184,13 +190,14 @@ def _dist_from(pyproject: Path, *, is_core: bool) -> Dist | None:
 
 def _distributions() -> list[Dist]:
     core = _dist_from(ROOT / "pyproject.toml", is_core=True)
-    assert core is not None, "the root pyproject.toml must define janito-core"
-    plugins = [
-        d
-        for p in sorted(ROOT.glob("plugins/*/pyproject.toml"))
-        if (d := _dist_from(p, is_core=False)) is not None
-    ]
+    plugins = [_dist_from(p, is_core=False) for p in sorted(ROOT.glob("plugins/*/pyproject.toml"))]
     return [core, *plugins]
+
+
+def _fail_on_unreadable(session: nox.Session, dists: Iterable[Dist]) -> None:
+    broken = [d.error for d in dists if d.error]
+    if broken:
+        session.error("; ".join(broken))
 
 
 DISTS = _distributions()
@@ -415,6 +422,7 @@ def _assert_installed(session: nox.Session, env: Venv, modules: Iterable[str],
 
 def _make_test_session(dist: Dist) -> None:
     def _tests(session: nox.Session) -> None:
+        _fail_on_unreadable(session, [CORE, dist])
         if not _has_tests(dist.tests_dir):
             session.error(f"{dist.name} has no tests in {dist.tests_dir.relative_to(ROOT)}")
         reqs = [CORE.test_req] if dist.is_core else [CORE.test_req, dist.test_req]
@@ -439,6 +447,7 @@ def tests_integration(session: nox.Session) -> None:
                if (ROOT / "tests" / d).is_dir()]
     if not folders:
         session.skip("no tests/reliability or tests/integration yet")
+    _fail_on_unreadable(session, DISTS)
     session.install(*(d.test_req for d in DISTS))
     # Only here may "no tests collected" (exit 5) pass: the folders exist but are empty.
     _pytest(session, "-q", "-ra", *folders, label="integration", cwd=ROOT,
@@ -456,6 +465,7 @@ def installed(session: nox.Session) -> None:
 
 
 def _installed(session: nox.Session, work: Path) -> None:
+    _fail_on_unreadable(session, DISTS)
     wheels = _build_wheels(session, work / "wheels")
     for dist in DISTS:
         _check_wheel_contents(session, dist, wheels[dist.name])
