@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import socket
 import sys
 import warnings
 from dataclasses import dataclass
@@ -251,23 +252,30 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     except LookupError as exc:
         print(f"janito mcp: {exc}", file=err)
         return 2
+    sock = None
+    if options.transport == "http":
+        sock = _listen(options, err)
+        if sock is None:
+            return 1
     served = JanitoServer(registry)
     describe_exposure(registry, served, options, err)
     try:
-        if options.transport == "stdio":
+        if sock is None:
             import anyio
 
             anyio.run(served.run_stdio)
             return 0
-        return _run_http(served, options, err)
+        return _run_http(served, options, sock, err)
     except KeyboardInterrupt:
         return 130
+    finally:
+        if sock is not None:
+            sock.close()
 
 
-def _run_http(served: JanitoServer, options: ServeOptions, err: TextIO) -> int:
+def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
+    """The listening socket for HTTP, bound before anything slow happens (port 0: any free one)."""
     import socket
-
-    import uvicorn
 
     family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -279,16 +287,18 @@ def _run_http(served: JanitoServer, options: ServeOptions, err: TextIO) -> int:
         sock.close()
         print(f"janito mcp: cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
               file=err)
-        return 1
+        return None
+    return sock
+
+
+def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket, err: TextIO) -> int:
+    import uvicorn
+
     port = sock.getsockname()[1]
-    host = f"[{options.host}]" if family == socket.AF_INET6 else options.host
+    host = f"[{options.host}]" if sock.family == socket.AF_INET6 else options.host
     app = served.http_app(options.host, options.path)
     print(f"janito mcp: listening on http://{host}:{port}{options.path}", file=err)
     err.flush()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    server = uvicorn.Server(config)
-    try:
-        server.run(sockets=[sock])
-    finally:
-        sock.close()
+    uvicorn.Server(config).run(sockets=[sock])
     return 0

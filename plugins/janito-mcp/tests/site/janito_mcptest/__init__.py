@@ -1,0 +1,1 @@
+"""A tiny toolset served over MCP by janito-mcp's tests."""

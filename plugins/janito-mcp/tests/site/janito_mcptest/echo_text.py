@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, tool
+
+
+@tool(permissions="r")
+class EchoText(BaseTool):
+    """Return the text it is given."""
+
+    def run(self, text: str, times: int = 1) -> dict[str, Any]:
+        """Echo text.
+
+        Args:
+            text: The text to send back.
+            times: How many times to repeat it.
+        """
+        self.report_start("Echoing ", end="")
+        self.report_result("done")
+        return {"success": True, "text": text * times, "times": times}

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, WorkspaceError, tool
+
+
+@tool(permissions="w")
+class WriteNote(BaseTool):
+    """Write a note file into the workspace."""
+
+    def run(self, filepath: str, text: str) -> dict[str, Any]:
+        """Write.
+
+        Args:
+            filepath: Path of the note, relative to the workspace.
+            text: What to write.
+        """
+        try:
+            real = self.resolve_path(filepath)
+        except WorkspaceError as exc:
+            return {"success": False, "error": str(exc), "error_type": "outside_workspace",
+                    "filepath": filepath}
+        with open(real, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        return {"success": True, "filepath": filepath, "bytes": len(text.encode())}

@@ -1,0 +1,323 @@
+"""The ``mcp`` toolset: MCP servers written with the SDK, mounted and called through dispatch."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SITE, HttpServer, calls_seen, echo_server, write_config
+from janito_mcp import _mount
+
+from janito_core import Privileges, Registry, Workspace, hookimpl
+from janito_core.dispatch import call_tool
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """One mounted echo server for the tests that need nothing special (it starts once)."""
+    folder = tmp_path_factory.mktemp("shared-mount")
+    log = folder / "echo-calls.log"
+    path = write_config(folder / "mcp.json", {
+        "echo": echo_server(log, tool_permissions={"echo": "r"}),
+    })
+    _mount.reset()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JANITO_MCP_CONFIG", str(path))
+        yield path, log
+    _mount.reset()
+
+
+@pytest.fixture
+def mounted_config(shared: tuple[Path, Path], config_dir: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(shared[0]))
+    shared[1].write_text("", encoding="utf-8")
+    return shared[0]
+
+
+@pytest.fixture
+def echo_log(shared: tuple[Path, Path]) -> Path:
+    return shared[1]
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """A test with its own configuration: mount it afresh and stop its servers afterwards."""
+    _mount.reset()
+    yield
+    _mount.reset()
+
+
+@pytest.fixture
+def own_log(tmp_path: Path) -> Path:
+    return tmp_path / "echo-calls.log"
+
+
+def load(workspace: Path, *toolsets: str, privileges: str = "rwx") -> Registry:
+    registry = Registry(privileges=Privileges.from_string(privileges), autoload=(), allowed=None,
+                        workspace=Workspace(workspace))
+    for name in toolsets:
+        registry.add_toolset(name)
+    return registry
+
+
+class Captured:
+    """A janito_report plugin that keeps what the tools report."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    @hookimpl
+    def janito_report(self, event: Any) -> None:
+        self.events.append(event)
+
+
+def test_tools_appear_with_their_own_schemas(mounted_config: Path, workspace: Path) -> None:
+    registry = load(workspace, "mcp")
+    names = registry.names()
+    assert {"echo__echo", "echo__add", "echo__choose", "echo__ReadFile",
+            "echo__weird_name_with_spaces"} <= set(names)
+    record = registry.record("echo__add")
+    assert record is not None
+    assert (record.toolset, record.distribution, record.permissions) == ("mcp", "janito-mcp", "x")
+    assert record.description == "Add two integers."
+
+    schema = registry.schema("echo__choose")
+    properties = schema.parameters["properties"]
+    assert properties["colour"]["type"] == "string"
+    assert properties["count"] == {"default": 1, "title": "Count", "type": "integer"}
+    assert properties["tags"]["anyOf"][0] == {"items": {"type": "string"}, "type": "array"}
+    assert schema.parameters["required"] == ["colour"]
+    assert schema.strict_parameters is None and schema.strict_problem
+
+    from janito_core.formats import anthropic, gemini, mcp, openai_chat
+
+    assert openai_chat(schema)["function"]["name"] == "echo__choose"
+    assert anthropic(schema)["input_schema"]["properties"]["colour"]["type"] == "string"
+    assert gemini(schema)["parameters"]["properties"]["count"]["type"] == "INTEGER"
+    assert mcp(schema)["inputSchema"] == schema.parameters
+
+    import inspect
+
+    signature = inspect.signature(registry.get("echo__choose"))
+    assert list(signature.parameters) == ["colour", "count", "tags"]
+
+
+def test_calls_go_through_dispatch(mounted_config: Path, workspace: Path, echo_log: Path) -> None:
+    registry = load(workspace, "mcp")
+    result = call_tool("echo__add", '{"a": 2, "b": "3"}', registry=registry)
+    assert result == {"success": True, "server": "echo", "tool": "echo__add", "result": {"sum": 5}}
+
+    result = call_tool("echo__choose", {"colour": "red", "tags": '["a", "b"]'}, registry=registry)
+    assert result["result"] == {"colour": "red", "count": 1, "tags": ["a", "b"]}
+
+    invalid = call_tool("echo__add", {"a": "two", "c": 1}, registry=registry)
+    assert invalid["error_type"] == "invalid_arguments"
+    assert {d["field"] for d in invalid["details"]} == {"a", "b", "c"}
+
+    failed = call_tool("echo__fail", {}, registry=registry)
+    assert failed["success"] is False
+    assert failed["error_type"] == "remote_error"
+    assert failed["error"] == "Error executing tool fail"
+
+    assert calls_seen(echo_log) == ["add", "choose", "fail"]
+
+
+def test_progress_and_logs_become_reports(mounted_config: Path, workspace: Path) -> None:
+    registry = load(workspace, "mcp")
+    captured = Captured()
+    registry.plugins.register(captured, "test-capture", None)
+    result = call_tool("echo__work", {"steps": 2}, registry=registry)
+    assert result["success"] is True
+    assert result["result"] == {"result": "did 2 steps"}
+    messages = [(e.tool, e.message) for e in captured.events]
+    assert messages == [("echo__work", "step 1 of 2"), ("echo__work", "log line 1"),
+                        ("echo__work", "step 2 of 2"), ("echo__work", "log line 2")]
+
+
+def test_privileges_gate_remote_tools(mounted_config: Path, workspace: Path, echo_log: Path) -> None:
+    registry = load(workspace, "mcp", privileges="r")
+    assert "echo__echo" in registry.names()
+    assert registry.record("echo__add").status == "denied"
+    readfile = registry.record("echo__ReadFile")
+    assert readfile.status == "denied" and readfile.permissions == "x"
+
+    denied = call_tool("echo__add", {"a": 1, "b": 2}, registry=registry)
+    assert denied["error_type"] == "permission_denied"
+    denied = call_tool("echo__ReadFile", {"filepath": "x"}, registry=registry)
+    assert denied["error_type"] == "permission_denied"
+    assert call_tool("echo__echo", {"text": "hi"}, registry=registry)["text"] == "hi"
+    assert calls_seen(echo_log) == ["echo"]
+
+    registry.privileges = Privileges.from_string("rx")
+    assert call_tool("echo__add", {"a": 1, "b": 2}, registry=registry)["result"] == {"sum": 3}
+
+
+def test_remote_names_cannot_hijack_builtin_tools(mounted_config: Path, workspace: Path,
+                                                  echo_log: Path) -> None:
+    (workspace / "a.txt").write_text("local content", encoding="utf-8")
+    for order in (("mcptest", "mcp"), ("mcp", "mcptest")):
+        registry = load(workspace, *order)
+        record = registry.record("ReadFile")
+        assert record is not None and record.toolset == "mcptest"
+        result = call_tool("ReadFile", {"filepath": "a.txt"}, registry=registry)
+        assert result == {"success": True, "filepath": "a.txt", "content": "local content"}
+        assert registry.record("echo__ReadFile").toolset == "mcp"
+        assert not [e for e in registry.load_errors if e.kind == "clash"]
+    assert "ReadFile" not in calls_seen(echo_log)
+
+
+def test_names_are_cleaned_and_unique() -> None:
+    from janito_mcp._remote import local_name
+
+    taken: set[str] = set()
+    assert local_name("s", "weird.name/with spaces", taken) == "s__weird_name_with_spaces"
+    assert local_name("s", "weird name/with.spaces", taken) == "s__weird_name_with_spaces_2"
+    assert local_name("s", "../../ReadFile", taken) == "s__ReadFile"
+    long = local_name("server", "x" * 200, taken)
+    assert len(long) == 64 and long.startswith("server__xxx")
+    assert local_name("s", "", taken) == "s__tool"
+
+
+def test_server_names_cannot_forge_prefixes(fresh: None, tmp_path: Path, config_dir: Path,
+                                            workspace: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``a__b`` + tool ``c`` would collide with ``a`` + tool ``b__c``: such names are refused."""
+    path = write_config(tmp_path / "mcp.json", {"echo__x": echo_server(), "ReadFile": {"url": "ftp://x"}})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    assert registry.names() == []
+    [error] = registry.load_errors
+    assert (error.toolset, error.distribution) == ("mcp", "janito-mcp")
+    assert "MCP server 'echo__x'" in error.reason and "invalid server name" in error.reason
+    assert "MCP server 'ReadFile'" in error.reason and "http://" in error.reason
+
+
+def test_restart_after_death(mounted_config: Path, workspace: Path) -> None:
+    registry = load(workspace, "mcp")
+    first = call_tool("echo__pid", {}, registry=registry)["result"]["pid"]
+    starts = _mount.mounted().servers["echo"].starts
+    died = call_tool("echo__die", {}, registry=registry)
+    assert died["success"] is False
+    assert died["error_type"] == "connection_failed"
+    assert "stopped during the call" in died["error"] and "restarted on the next call" in died["error"]
+    assert died["server"] == "echo" and died["tool"] == "echo__die"
+    again = call_tool("echo__pid", {}, registry=registry)
+    assert again["success"] is True
+    assert again["result"]["pid"] != first
+    assert _mount.mounted().servers["echo"].starts == starts + 1
+
+
+def test_failed_start_is_a_load_error_naming_the_server(fresh: None, tmp_path: Path,
+                                                         config_dir: Path, workspace: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('cannot open the database\\n'); sys.exit(1)"]
+    path = write_config(tmp_path / "mcp.json", {
+        "echo": echo_server(),
+        "missing": {"command": str(tmp_path / "no-such-program")},
+        "crash": {"command": crash[0], "args": crash[1:]},
+    })
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    assert "echo__add" in registry.names()
+    assert not any(name.startswith(("missing__", "crash__")) for name in registry.names())
+    [error] = registry.load_errors
+    assert error.toolset == "mcp" and error.distribution == "janito-mcp"
+    assert "MCP server 'missing'" in error.reason and "failed to start" in error.reason
+    assert "command not found" in error.reason
+    assert "MCP server 'crash'" in error.reason and "cannot open the database" in error.reason
+    assert call_tool("echo__add", {"a": 1, "b": 1}, registry=registry)["result"] == {"sum": 2}
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "no MCP servers are configured"),
+    ("{not json", "is not valid JSON"),
+    ('{"servers": []}', "must be an object"),
+    ('{"servers": {}}', "lists no MCP servers"),
+    ('{"servers": {"a": {"command": "x", "permissions": "rq"}}}', "invalid permission letter"),
+])
+def test_configuration_problems_are_load_errors(fresh: None, content: str | None, expected: str,
+                                                tmp_path: Path,
+                                                config_dir: Path, workspace: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "mcp.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    assert registry.names() == []
+    [error] = registry.load_errors
+    assert expected in error.reason and error.distribution == "janito-mcp"
+
+
+def test_default_location_is_the_config_dir(fresh: None, config_dir: Path, workspace: Path) -> None:
+    write_config(config_dir / "mcp.json", {"echo": echo_server()})
+    registry = load(workspace, "mcp")
+    assert "echo__echo" in registry.names()
+    assert registry.record("echo__echo").permissions == "x"
+
+
+def test_timeout_cancels_and_the_session_survives(fresh: None, tmp_path: Path, config_dir: Path,
+                                                  workspace: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_config(tmp_path / "mcp.json", {"echo": echo_server(timeout=1)})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    slow = call_tool("echo__sleep", {"seconds": 30}, registry=registry)
+    assert slow["error_type"] == "timeout" and "within 1 s" in slow["error"]
+    assert call_tool("echo__echo", {"text": "still here"}, registry=registry)["text"] == "still here"
+    assert _mount.mounted().servers["echo"].starts == 1
+
+
+def test_secrets_and_env_are_expanded(fresh: None, tmp_path: Path, config_dir: Path,
+                                      workspace: Path, own_log: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_ECHO_LOG", str(own_log))
+    path = write_config(tmp_path / "mcp.json", {
+        "echo": echo_server(None, env={"ECHO_SERVER_LOG": "${secret:echo_log}"}),
+    })
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    call_tool("echo__pid", {}, registry=registry)
+    assert calls_seen(own_log) == ["pid"]
+
+
+def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer,
+                                            tmp_path: Path, config_dir: Path, workspace: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """janito mounts another janito over streamable HTTP; janito results pass through intact."""
+    server = http_server
+    path = write_config(tmp_path / "mcp.json", {"peer": {"url": server.url, "permissions": "r"}})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp", privileges="r")
+    assert set(registry.names()) == {"peer__CountSteps", "peer__EchoText", "peer__FailAlways",
+                                     "peer__RaiseError", "peer__ReadFile"}
+    assert registry.schema("peer__EchoText").parameters["properties"]["times"]["default"] == 1
+    result = call_tool("peer__EchoText", {"text": "hi", "times": 2}, registry=registry)
+    assert result == {"success": True, "text": "hihi", "times": 2}
+    failed = call_tool("peer__FailAlways", {}, registry=registry)
+    assert failed == {"success": False, "error": "missing.txt does not exist",
+                      "error_type": "not_found", "name": "missing.txt"}
+    captured = Captured()
+    registry.plugins.register(captured, "test-capture", None)
+    call_tool("peer__CountSteps", {"steps": 2}, registry=registry)
+    assert "step 2 of 2" in [e.message for e in captured.events]
+
+
+def test_janito_served_over_stdio_is_mounted(fresh: None, tmp_path: Path, config_dir: Path,
+                                             workspace: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_config(tmp_path / "mcp.json", {"peer": {
+        "command": sys.executable, "args": ["-m", "janito_mcp", "serve", "-t", "mcptest", "-w"],
+        "env": {"PYTHONPATH": str(SITE), "JANITO_CONFIG_DIR": str(config_dir)},
+        "cwd": str(workspace), "permissions": "rw",
+    }})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp", privileges="rw")
+    result = call_tool("peer__WriteNote", {"filepath": "n.txt", "text": "via peer"}, registry=registry)
+    assert result["success"] is True
+    assert (workspace / "n.txt").read_text(encoding="utf-8") == "via peer"
+    assert "peer__ShoutText" not in registry.names()

@@ -1,0 +1,201 @@
+"""``janito mcp serve``: the SDK's own client lists and calls janito tools over stdio and HTTP."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SERVE, HttpServer, child_env, run_async, stdio_params
+from mcp.client import Client
+from mcp.client.stdio import stdio_client
+
+READ_ONLY = {"CountSteps", "EchoText", "FailAlways", "RaiseError", "ReadFile"}
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    """The structured content, after checking the text block carries the same JSON."""
+    assert result.structured_content is not None
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert bool(result.is_error) is (not result.structured_content["success"])
+    return dict(result.structured_content)
+
+
+async def _exercise(client: Client, workspace: Path) -> None:
+    """What every transport must do: list, call, fail, refuse, report."""
+    listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(listed) == READ_ONLY
+
+    from janito_core import Registry
+    from janito_core.formats import mcp as mcp_format
+
+    registry = Registry(autoload=())
+    registry.add_toolset("mcptest")
+    expected = mcp_format(registry.schema("EchoText"), permissions="r")
+    echo = listed["EchoText"]
+    assert echo.input_schema == expected["inputSchema"]
+    assert echo.description == expected["description"]
+    assert echo.annotations is not None and echo.annotations.read_only_hint is True
+
+    result = _structured(await client.call_tool("EchoText", {"text": "ab", "times": "2"}))
+    assert result == {"success": True, "text": "abab", "times": 2}
+
+    (workspace / "note.txt").write_text("inside", encoding="utf-8")
+    result = _structured(await client.call_tool("ReadFile", {"filepath": "note.txt"}))
+    assert result["content"] == "inside"
+
+    failed = await client.call_tool("FailAlways", {"name": "x.txt"})
+    assert failed.is_error is True
+    assert "x.txt does not exist" in failed.content[0].text
+    assert _structured(failed)["error_type"] == "not_found"
+
+    broken = _structured(await client.call_tool("RaiseError", {}))
+    assert broken["error_type"] == "tool_exception"
+    assert "the tool broke" in broken["error"]
+
+    invalid = _structured(await client.call_tool("EchoText", {"text": [1], "bogus": 1}))
+    assert invalid["error_type"] == "invalid_arguments"
+    assert {d["field"] for d in invalid["details"]} == {"text", "bogus"}
+
+    unknown = _structured(await client.call_tool("Nope", {}))
+    assert unknown["error_type"] == "unknown_tool"
+
+    denied = _structured(await client.call_tool("WriteNote", {"filepath": "w.txt", "text": "x"}))
+    assert denied["error_type"] == "permission_denied"
+    assert not (workspace / "w.txt").exists()
+    denied = _structured(await client.call_tool("ShoutText", {"text": "x"}))
+    assert denied["error_type"] == "permission_denied"
+
+    escape = _structured(await client.call_tool("ReadFile", {"filepath": "../../etc/passwd"}))
+    assert escape["error_type"] == "outside_workspace"
+
+
+def _client(server: Any, mode: str, logs: list[Any]) -> Client:
+    async def on_log(params: Any) -> None:
+        logs.append(params)
+
+    return Client(server, mode=mode, log_level="info", logging_callback=on_log)
+
+
+async def _progress(client: Client, logs: list[Any]) -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    result = await client.call_tool("CountSteps", {"steps": 3}, progress_callback=on_progress)
+    assert _structured(result) == {"success": True, "steps": 3}
+    messages = ["step 1 of 3", "step 2 of 3", "step 3 of 3", "counting is over"]
+    assert [m for _, _, m in progress] == messages
+    assert [v for v, _, _ in progress] == [1, 2, 3, 4]
+    tail = [(p.level, p.data) for p in logs if p.logger == "janito.CountSteps"]
+    assert tail == [("info", m) for m in messages[:3]] + [("warning", "counting is over")]
+
+    await client.call_tool("EchoText", {"text": "x"})
+    assert ("janito.EchoText", "Echoing done") in [(p.logger, p.data) for p in logs]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio(mode: str, workspace: Path, config_dir: Path) -> None:
+    async def main() -> None:
+        logs: list[Any] = []
+        async with _client(stdio_client(stdio_params(workspace, config_dir)), mode, logs) as client:
+            await _exercise(client, workspace)
+            await _progress(client, logs)
+
+    run_async(main)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_http(mode: str, http_server: HttpServer, config_dir: Path) -> None:
+    assert http_server.url.startswith("http://127.0.0.1:")
+
+    async def main() -> None:
+        logs: list[Any] = []
+        async with _client(http_server.url, mode, logs) as client:
+            await _exercise(client, http_server.workspace)
+            await _progress(client, logs)
+
+    run_async(main)
+
+
+def test_http_banner(http_server: HttpServer) -> None:
+    banner = "\n".join(http_server.banner)
+    assert "serving 5 tools over streamable HTTP with privileges r" in banner
+    assert "not exposed, privileges not granted: ShoutText (x), WriteNote (w)" in banner
+
+
+def test_write_and_execute_only_when_granted(workspace: Path, config_dir: Path) -> None:
+    async def main() -> None:
+        params = stdio_params(workspace, config_dir, "-w")
+        async with Client(stdio_client(params)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == READ_ONLY | {"WriteNote"}
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert tools["WriteNote"].annotations.read_only_hint is False
+            assert tools["WriteNote"].annotations.destructive_hint is True
+            result = await client.call_tool("WriteNote", {"filepath": "w.txt", "text": "hello"})
+            assert result.is_error is False
+            assert (workspace / "w.txt").read_text(encoding="utf-8") == "hello"
+            shout = _structured(await client.call_tool("ShoutText", {"text": "x"}))
+            assert shout["error_type"] == "permission_denied"
+
+        params = stdio_params(workspace, config_dir, "-x")
+        async with Client(stdio_client(params)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == READ_ONLY | {"ShoutText"}
+            shout = _structured(await client.call_tool("ShoutText", {"text": "x"}))
+            assert shout == {"success": True, "text": "X"}
+
+    run_async(main)
+
+
+def test_stdio_prints_exposure_on_stderr_only(workspace: Path, config_dir: Path) -> None:
+    done = subprocess.run([*SERVE, "-t", "mcptest", "-w"], cwd=workspace, env=child_env(config_dir),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "serving 6 tools over stdio with privileges rw" in done.stderr
+    assert "WriteNote" in done.stderr and "not exposed, privileges not granted: ShoutText (x)" in done.stderr
+
+
+def test_unknown_toolset_is_a_usage_error(workspace: Path, config_dir: Path) -> None:
+    done = subprocess.run([*SERVE, "-t", "nosuchtoolset"], cwd=workspace, env=child_env(config_dir),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "nosuchtoolset" in done.stderr
+    assert done.stdout == ""
+
+
+def test_busy_port_is_reported(workspace: Path, config_dir: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run([*SERVE, "--transport", "http", "--port", str(port)], cwd=workspace,
+                              env=child_env(config_dir), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+def test_janito_command_serves(workspace: Path, config_dir: Path) -> None:
+    """``janito mcp serve`` (the core's command, through the command hook) is the same server."""
+    pytest.importorskip("janito_core.cli")
+    command = [sys.executable, "-m", "janito_core.cli", "mcp", "serve"]
+
+    async def main() -> None:
+        params = stdio_params(workspace, config_dir, "-x", command=command)
+        async with Client(stdio_client(params)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == READ_ONLY | {"ShoutText"}
+            shout = _structured(await client.call_tool("ShoutText", {"text": "hey"}))
+            assert shout["text"] == "HEY"
+
+    run_async(main)
