@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from fake_graph import FakeGraph, make_tls_files  # noqa: E402
+from fake_graph import FakeGraph, make_tls_files
 
 CLIENT_ID = "3c5d8b6e-1f7a-4c2b-9e0d-7a6b5c4d3e2f"
 

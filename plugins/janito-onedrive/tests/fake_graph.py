@@ -205,7 +205,7 @@ class FakeGraph:
         self.pending_polls = 0
         self.fragment_puts = 0
         self.username = "ada@example.com"
-        self._spent: list[str] = []
+        self.issued: list[str] = []  # every token and upload-session secret handed out
         self._ids = 0
         handler = _make_handler(self)
         self.graph_server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -321,9 +321,9 @@ class FakeGraph:
                 self.refresh_tokens[token] = True
 
     def issued_secrets(self) -> list[str]:
-        """Every access and refresh token this server handed out."""
+        """Every access token, refresh token and upload-session secret handed out."""
         with self.lock:
-            return list(self.access_tokens) + list(self.refresh_tokens) + list(self._spent)
+            return list(self.issued)
 
     def add_fault(self, kind: str, match: Callable[[str, str], bool] | str = "", **options: Any) -> Fault:
         if isinstance(match, str):
@@ -355,6 +355,7 @@ class FakeGraph:
             refresh = "M.C5" + secrets.token_urlsafe(64)
             self.access_tokens[access] = time.time() + self.access_token_ttl
             self.refresh_tokens[refresh] = False
+            self.issued += [access, refresh]
         now = int(time.time())
         claims = {"ver": "2.0", "iss": f"{self.authority.rsplit('/', 1)[0]}/{TENANT_ID}/v2.0",
                   "sub": "AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ", "aud": client_id,
@@ -515,7 +516,6 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                         return
                     with state.lock:
                         state.refresh_tokens[token] = True  # rotated: single use
-                        state._spent.append(token)
                     self._send(200, state.issue_tokens(form.get("client_id", ""),
                                                        form.get("scope", "")))
                     return
@@ -539,6 +539,9 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
             if not path.startswith("/v1.0/"):
                 self._send(404, _graph_error("itemNotFound", "The resource could not be found."))
                 return
+            fault = state.take_fault("slow", self.command, path)
+            if fault is not None:
+                time.sleep(float(fault.retry_after or 0))
             fault = state.take_fault("throttle", self.command, path)
             if fault is not None:
                 headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
@@ -780,6 +783,7 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                     return
                 session = Session(secrets.token_hex(12), path, behavior, secrets.token_urlsafe(24))
                 state.sessions[session.id] = session
+                state.issued.append(session.tempauth)
             self._send(200, {
                 "uploadUrl": f"{state.origin}/upload/{session.id}?tempauth={session.tempauth}",
                 "expirationDateTime": session.expires,
@@ -830,9 +834,11 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                 if fail.status == 404:
                     with state.lock:
                         state.sessions.pop(sid, None)
-                self._send(fail.status, _graph_error("serviceNotAvailable"
-                                                     if fail.status >= 500 else "itemNotFound",
-                                                     "The fragment was not accepted"), headers)
+                code = ("serviceNotAvailable" if fail.status >= 500 else
+                        "itemNotFound" if fail.status == 404 else "invalidRequest")
+                # The message quotes the upload URL, as a careless service might.
+                self._send(fail.status, _graph_error(
+                    code, f"The fragment was not accepted at {state.origin}{self.path}"), headers)
                 return
             session = self._session(sid, query)
             if session is None:
