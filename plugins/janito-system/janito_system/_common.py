@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +109,8 @@ def execute(
     input_data: bytes | None = None,
 ) -> dict[str, Any]:
     """Run ``argv`` and turn what happened into the tool's result dict (never raises)."""
+    import subprocess
+
     shown_dir = tool.display_path(cwd)
     base = {**echo, "working_directory": shown_dir}
     try:

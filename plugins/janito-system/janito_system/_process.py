@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_STREAM_CAP = 40_000
 """Bytes of stdout and of stderr kept per call (half from the start, half from the end)."""
@@ -77,18 +78,23 @@ class CappedBuffer:
         )
 
 
-@dataclass
 class Outcome:
     """What became of one child process."""
 
-    exit_code: int | None
-    timed_out: bool
-    interrupted: bool
-    duration_ms: int
-    stdout: CappedBuffer | None
-    stderr: CappedBuffer | None
-    output_incomplete: bool = False
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("duration_ms", "exit_code", "interrupted", "notes", "output_incomplete",
+                 "stderr", "stdout", "timed_out")
+
+    def __init__(self, *, exit_code: int | None, timed_out: bool, interrupted: bool,
+                 duration_ms: int, stdout: CappedBuffer | None, stderr: CappedBuffer | None,
+                 output_incomplete: bool = False) -> None:
+        self.exit_code = exit_code
+        self.timed_out = timed_out
+        self.interrupted = interrupted
+        self.duration_ms = duration_ms
+        self.stdout = stdout
+        self.stderr = stderr
+        self.output_incomplete = output_incomplete
+        self.notes: list[str] = []
 
     def streams(self) -> dict[str, Any]:
         """``stdout``/``stderr`` text and their truncation flags, for a tool result."""
@@ -147,6 +153,7 @@ def run_process(
     The child's stdin carries ``input_data`` and then end-of-file (empty by default).
     """
     import selectors
+    import subprocess
 
     started = time.monotonic()
     proc = subprocess.Popen(
@@ -191,20 +198,19 @@ def run_process(
                 if drain_until is not None and not buffers:
                     break
                 now = time.monotonic()
+                wait: float | None = None
                 if drain_until is not None:
-                    wait: float | None = drain_until - now
-                    if wait <= 0:
+                    if now >= drain_until:
                         incomplete = True
                         break
+                    wait = drain_until - now
                 elif deadline is not None:
-                    wait = deadline - now
-                    if wait <= 0:
+                    if now >= deadline:
                         timed_out = True
                         kill_group(pgid)
                         drain_until = now + DRAIN_SECONDS
                         continue
-                else:
-                    wait = None
+                    wait = deadline - now
                 if pidfd is None and drain_until is None:
                     wait = poll if wait is None else min(wait, poll)
                     poll = min(poll * 2, _POLL_MAX)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from datetime import timezone as dt_timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 
 def _offset_text(moment: datetime) -> str:
@@ -40,6 +41,9 @@ class GetCurrentTime(BaseTool):
             format: A strftime pattern such as "%A %d %B %Y, %H:%M" for an extra
                 `formatted` field.
         """
+        from datetime import datetime
+        from datetime import timezone as dt_timezone
+
         echo: dict[str, Any] = {"utc": utc, "timezone": timezone, "format": format}
         now_utc = datetime.now(dt_timezone.utc)
         if timezone is not None:

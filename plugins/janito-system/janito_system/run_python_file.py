@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python-executable", "-p", default=None,
                         help="interpreter to use (default: this one)")
     add_common_arguments(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     result = RunPythonFile(workspace_from(args.workspace)).run(
         file_path=args.file_path,
         working_directory=args.working_directory,
