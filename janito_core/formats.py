@@ -111,6 +111,15 @@ def _gemini_schema(node: dict[str, Any]) -> dict[str, Any]:
     for key in ("minItems", "maxItems"):
         if key in node:
             out[key] = str(node[key])
+    if out.get("type") == "OBJECT" and not out.get("properties"):
+        # Gemini rejects an OBJECT without properties (a free-form dict[str, T]); such an
+        # object travels as JSON text instead, which dispatch decodes.
+        out["type"] = "STRING"
+        out.pop("required", None)
+        out["description"] = (out.get("description", "") + " A JSON object, as a string.").strip()
+    elif "type" not in out and "anyOf" not in out:
+        # No single JSON type (Any, a Literal mixing words and numbers): Gemini needs one.
+        out["type"] = "STRING"
     if nullable:
         out["nullable"] = True
     return out
