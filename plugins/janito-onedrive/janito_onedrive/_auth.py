@@ -201,6 +201,7 @@ def _device_login(app: Any, cache: Any, client: str, say: Callable[[str], None],
     blob = cache.serialize()
     remember_cache_secrets(blob)
     set_secret(_settings.TOKEN_CACHE_SECRET, blob)
+    _forget_readiness()
     claims = result.get("id_token_claims") or {}
     username = claims.get("preferred_username") or claims.get("email") or claims.get("name") or ""
     return {"username": str(username)}
@@ -211,7 +212,14 @@ def logout() -> bool:
     from janito_core.secrets import delete_secret
 
     forget_apps()
+    _forget_readiness()
     try:
         return delete_secret(_settings.TOKEN_CACHE_SECRET)
     except Exception:
         return False
+
+
+def _forget_readiness() -> None:
+    from ._common import forget_readiness
+
+    forget_readiness()

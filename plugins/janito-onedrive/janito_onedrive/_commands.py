@@ -109,7 +109,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     except Exception as exc:
         _err(f"error: the secrets store cannot be read ({type(exc).__name__})")
         return EXIT_FAILED
-    info = {
+    info: dict[str, Any] = {
         "signed_in": bool(client and accounts),
         "accounts": [str(a.get("username") or "") for a in accounts],
         "client_id_set": bool(client),

@@ -13,7 +13,8 @@ import threading
 from typing import Any
 
 _lock = threading.Lock()
-_secrets: set[str] = set()
+_secrets: dict[str, None] = {}  # insertion-ordered set; the oldest go first past the cap
+MAX_REMEMBERED = 2000
 
 _BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/=!*]+")
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*")
@@ -29,7 +30,10 @@ def remember_secret(value: object) -> None:
     """Register a credential so that :func:`redact` removes it wherever it appears."""
     if isinstance(value, str) and len(value) >= 8:
         with _lock:
-            _secrets.add(value)
+            _secrets.pop(value, None)
+            _secrets[value] = None
+            while len(_secrets) > MAX_REMEMBERED:
+                del _secrets[next(iter(_secrets))]
 
 
 def redact(text: object) -> str:

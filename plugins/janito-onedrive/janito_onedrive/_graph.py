@@ -374,6 +374,8 @@ def clean_path(path: object, *, allow_root: bool = True) -> str:
     if not isinstance(path, str):
         raise ValueError("path must be a string")
     text = path.replace("\\", "/").strip()
+    if not is_unicode(text):
+        raise ValueError("path must be valid Unicode text")
     if any(ord(ch) < 32 for ch in text):
         raise ValueError("path must not contain control characters")
     parts = [part for part in text.split("/") if part]
@@ -385,6 +387,15 @@ def clean_path(path: object, *, allow_root: bool = True) -> str:
     if not parts and not allow_root:
         raise ValueError("path must name an item, not the root folder")
     return "/".join(parts)
+
+
+def is_unicode(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (JSON can carry lone surrogates that do not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _encoded(path: str) -> str:

@@ -33,6 +33,10 @@ class SearchOneDriveFiles(BaseTool):
         echo = {"query": query}
         if not isinstance(query, str) or not query.strip():
             return invalid("query must be a non-empty string", **echo)
+        from ._graph import is_unicode
+
+        if not is_unicode(query):
+            return invalid("query must be valid Unicode text", **echo)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             return invalid(f"limit must be between 1 and {MAX_LIMIT}", **echo)
         extension = None

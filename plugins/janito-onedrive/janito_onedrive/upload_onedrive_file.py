@@ -60,7 +60,11 @@ class UploadOneDriveFile(BaseTool):
                 path = path + os.path.basename(real)
             source = Source(filename=real)
         else:
-            source = Source(data=(content or "").encode("utf-8"))
+            try:
+                data = (content or "").encode("utf-8")
+            except UnicodeEncodeError:
+                return invalid("content must be valid Unicode text", **echo)
+            source = Source(data=data)
         try:
             where = clean_path(path, allow_root=False)
         except ValueError as exc:

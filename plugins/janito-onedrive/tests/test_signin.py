@@ -27,6 +27,7 @@ def test_without_a_token_every_tool_is_skipped_with_how_to_sign_in(graph: FakeGr
 
 def test_login_runs_the_device_code_flow_and_stores_the_cache(
         graph: FakeGraph, janito: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert janito.load("onedrive", privileges="rw").names() == []
     graph.pending_polls = 1  # the person has not entered the code at the first poll
     assert login() == 0
     out = capsys.readouterr().out
