@@ -53,15 +53,11 @@ def child_env(extra: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -
     return env
 
 
-def check_timeout(timeout: float | None, echo: dict[str, Any]) -> dict[str, Any] | None:
+def check_timeout(timeout: float, echo: dict[str, Any]) -> dict[str, Any] | None:
     """A failure when ``timeout`` is not a positive number of seconds, else None."""
-    if timeout is None:
-        return None
-    if timeout <= 0:
-        return failure(
-            f"timeout must be a positive number of seconds (or null for no limit), got {timeout}",
-            "invalid_arguments", **echo,
-        )
+    if not timeout > 0:
+        return failure(f"timeout must be a positive number of seconds, got {timeout}",
+                       "invalid_arguments", **echo)
     return None
 
 
@@ -102,7 +98,7 @@ def execute(
     argv: list[str],
     cwd: str,
     echo: dict[str, Any],
-    timeout: float | None,
+    timeout: float,
     capture_output: bool,
     capture_errors: bool,
     env: dict[str, str],
@@ -175,8 +171,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--working-directory", "-d", default=None,
                         help="folder to run in, inside the workspace (default: its root)")
     parser.add_argument("--timeout", "-t", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds before the run is killed (default {DEFAULT_TIMEOUT}; "
-                             "0 means no limit)")
+                        help=f"seconds before the run is killed (default {DEFAULT_TIMEOUT})")
     parser.add_argument("--no-capture-output", action="store_true",
                         help="discard standard output instead of returning it")
     parser.add_argument("--no-capture-errors", action="store_true",

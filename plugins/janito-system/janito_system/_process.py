@@ -31,6 +31,7 @@ DRAIN_SECONDS = 1.0
 
 _READ_SIZE = 65_536
 _POLL_MAX = 0.05
+_WAIT_MAX = 3600.0  # one select() call; the platform limit is far above, but finite
 
 
 class CappedBuffer:
@@ -211,6 +212,8 @@ def run_process(
                         drain_until = now + DRAIN_SECONDS
                         continue
                     wait = deadline - now
+                if wait is not None:
+                    wait = min(wait, _WAIT_MAX)
                 if pidfd is None and drain_until is None:
                     wait = poll if wait is None else min(wait, poll)
                     poll = min(poll * 2, _POLL_MAX)

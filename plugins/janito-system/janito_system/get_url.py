@@ -18,6 +18,7 @@ _CHUNK = 65_536
 _ERROR_BODY_BYTES = 65_536
 _ERROR_BODY_CHARS = 1_000
 _REDIRECT_CODES = (301, 302, 303, 307, 308)
+_SOCKET_TIMEOUT_MAX = 86_400.0  # a socket timeout must fit a C timeval
 _TEXT_TYPES = (
     "application/json", "application/xml", "application/javascript", "application/ecmascript",
     "application/x-javascript", "application/x-yaml", "application/yaml", "application/toml",
@@ -189,7 +190,7 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
             "Accept-Encoding": "identity",
         })
         try:
-            response = opener.open(request, timeout=remaining)
+            response = opener.open(request, timeout=min(remaining, _SOCKET_TIMEOUT_MAX))
         except Exception as exc:
             import urllib.error
 

@@ -47,7 +47,7 @@ class RunBashCode(BaseTool):
         self,
         code: str,
         working_directory: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
+        timeout: float = DEFAULT_TIMEOUT,
         capture_output: bool = True,
         capture_errors: bool = True,
         bash_executable: str | None = None,
@@ -59,7 +59,7 @@ class RunBashCode(BaseTool):
             working_directory: Folder to run in, relative to the workspace root (default:
                 the workspace root). It must lie inside the workspace.
             timeout: Seconds to wait before the run is killed along with every process it
-                started (default 60; null for no limit).
+                started (default 60).
             capture_output: Return standard output (true) or discard it (false).
             capture_errors: Return standard error (true) or discard it (false).
             bash_executable: Shell to run the code with (default: bash from PATH, else sh).
@@ -95,7 +95,7 @@ class RunBashCode(BaseTool):
         return {**result, "shell": shell}
 
     def _run_script_file(self, shell: str, options: list[str], data: bytes, cwd: str,
-                         echo: dict[str, Any], timeout: float | None, capture_output: bool,
+                         echo: dict[str, Any], timeout: float, capture_output: bool,
                          capture_errors: bool, env: dict[str, str]) -> dict[str, Any]:
         import tempfile
 
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     result = RunBashCode(workspace_from(args.workspace)).run(
         code=args.code,
         working_directory=args.working_directory,
-        timeout=args.timeout or None,
+        timeout=args.timeout,
         capture_output=not args.no_capture_output,
         capture_errors=not args.no_capture_errors,
         bash_executable=args.bash_executable,

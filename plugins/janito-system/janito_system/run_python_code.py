@@ -38,7 +38,7 @@ class RunPythonCode(BaseTool):
         self,
         code: str,
         working_directory: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
+        timeout: float = DEFAULT_TIMEOUT,
         capture_output: bool = True,
         capture_errors: bool = True,
         python_executable: str | None = None,
@@ -50,7 +50,7 @@ class RunPythonCode(BaseTool):
             working_directory: Folder to run in, relative to the workspace root (default:
                 the workspace root). It must lie inside the workspace.
             timeout: Seconds to wait before the run is killed along with every process it
-                started (default 60; null for no limit).
+                started (default 60).
             capture_output: Return standard output (true) or discard it (false).
             capture_errors: Return standard error (true) or discard it (false).
             python_executable: Interpreter to run the code with (default: the Python that
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     result = RunPythonCode(workspace_from(args.workspace)).run(
         code=args.code,
         working_directory=args.working_directory,
-        timeout=args.timeout or None,
+        timeout=args.timeout,
         capture_output=not args.no_capture_output,
         capture_errors=not args.no_capture_errors,
         python_executable=args.python_executable,

@@ -258,6 +258,11 @@ def test_binary_content_is_refused(system: ToolsetTester, http_server: LoopbackS
     assert result["content_type"] == "application/octet-stream"
 
 
+def test_huge_timeout_is_accepted(system: ToolsetTester, http_server: LoopbackServer) -> None:
+    result = system.call("GetUrl", url=http_server.base + "/json", timeout=1e300)
+    assert result["success"] is True
+
+
 def test_invalid_numbers(system: ToolsetTester, http_server: LoopbackServer) -> None:
     url = http_server.base + "/page"
     for args in ({"max_length": 0}, {"max_lines": -1}, {"timeout": 0}, {"max_bytes": 0}):

@@ -140,10 +140,16 @@ def test_code_missing_interpreter(system: ToolsetTester) -> None:
     assert result["python_executable"] == "/nonexistent/python9"
 
 
-def test_code_no_timeout(system: ToolsetTester) -> None:
-    result = system.call("RunPythonCode", code="print('no limit')", timeout=None)
+def test_null_timeout_means_the_default(system: ToolsetTester) -> None:
+    result = system.call("RunPythonCode", code="print('default')", timeout=None)
     assert result["success"] is True
-    assert result["timeout"] is None
+    assert result["timeout"] == 60
+
+
+def test_huge_timeout_is_accepted(system: ToolsetTester) -> None:
+    result = system.call("RunPythonCode", code="print('patient')", timeout=1e300)
+    assert result["success"] is True
+    assert result["stdout"] == "patient\n"
 
 
 # -- RunPythonFile ------------------------------------------------------------------------
