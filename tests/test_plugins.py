@@ -1,0 +1,217 @@
+"""The pluggy side: hook specifications, marks, registration and blame."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from helpers.distributions import run_python, write_distribution
+
+from janito_core import Registry, hookimpl
+from janito_core import hookspecs as specs
+from janito_core._marker import MARK, has_hooks
+from janito_core.plugins import PROJECT, PluginHost
+
+
+def test_the_project_and_its_hooks() -> None:
+    import pluggy
+
+    assert PROJECT == "janito"
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(specs)
+    names = {name for name in dir(manager.hook) if name.startswith("janito_")}
+    assert names == {"janito_report", "janito_tool_call", "janito_register_commands",
+                     "janito_toolset_loaded"}
+    assert manager.hook.janito_tool_call.spec.opts["firstresult"] is True
+    assert manager.hook.janito_report.spec.opts["firstresult"] is False
+
+
+def test_hookimpl_marks_without_pluggy() -> None:
+    @hookimpl
+    def janito_report(event: Any) -> None:
+        pass
+
+    @hookimpl(wrapper=True, tryfirst=True)
+    def janito_tool_call(call: Any) -> Any:
+        return (yield)
+
+    assert getattr(janito_report, MARK) == {"wrapper": False, "hookwrapper": False,
+                                            "optionalhook": False, "tryfirst": False,
+                                            "trylast": False, "specname": None}
+    assert getattr(janito_tool_call, MARK)["wrapper"] is True
+    assert getattr(janito_tool_call, MARK)["tryfirst"] is True
+
+    class Holder:
+        pass
+
+    holder = Holder()
+    assert has_hooks(holder) is False
+    holder.janito_report = janito_report  # type: ignore[attr-defined]
+    assert has_hooks(holder) is True
+
+
+def test_a_plugin_with_an_unknown_hook_is_refused_and_reported() -> None:
+    host = PluginHost([])
+
+    class Typo:
+        @hookimpl
+        def janito_reprot(self, event: Any) -> None:
+            pass
+
+    error = host.register(Typo(), "acme-typo:typo", "acme-typo")
+    assert error is not None
+    assert error.kind == "plugin" and error.distribution == "acme-typo"
+    assert "janito_reprot" in error.reason
+    assert host.manager.get_plugin("acme-typo:typo") is None
+    assert error in host.errors
+
+
+def test_a_plugin_with_a_bad_signature_is_refused() -> None:
+    host = PluginHost([])
+
+    class WrongArguments:
+        @hookimpl
+        def janito_report(self, event: Any, extra: Any) -> None:
+            pass
+
+    error = host.register(WrongArguments(), "acme-sig:sig", "acme-sig")
+    assert error is not None and "was refused" in error.reason
+
+
+def test_registering_twice_is_harmless() -> None:
+    host = PluginHost([])
+
+    class Quiet:
+        @hookimpl
+        def janito_report(self, event: Any) -> None:
+            pass
+
+    assert host.register(Quiet(), "acme:quiet", "acme") is None
+    assert host.register(Quiet(), "acme:quiet", "acme") is None
+    assert ("acme:quiet", "acme") in host.names()
+    assert ("janito.stderr", "janito-core") in host.names()
+    assert ("janito.runner", "janito-core") in host.names()
+
+
+def test_plugins_can_add_subcommands() -> None:
+    host = PluginHost([])
+
+    class Commands:
+        @hookimpl
+        def janito_register_commands(self, subparsers: Any) -> None:
+            parser = subparsers.add_parser("greet", help="say hello")
+            parser.add_argument("who")
+            parser.set_defaults(handler=lambda args: 0 if args.who == "world" else 1)
+
+    class Broken:
+        @hookimpl
+        def janito_register_commands(self, subparsers: Any) -> None:
+            raise RuntimeError("no commands today")
+
+    host.register(Commands(), "acme-greet:greet", "acme-greet")
+    parser = argparse.ArgumentParser(prog="janito")
+    subparsers = parser.add_subparsers(dest="command")
+    host.register_commands(subparsers)
+    args = parser.parse_args(["greet", "world"])
+    assert args.handler(args) == 0
+
+    host.register(Broken(), "acme-broken:broken", "acme-broken")
+    host.register_commands(argparse.ArgumentParser().add_subparsers())
+    (error,) = [e for e in host.errors if e.kind == "hook"]
+    assert error.distribution == "acme-broken"
+    assert error.reason == ("plugin 'acme-broken:broken' raised in janito_register_commands: "
+                            "RuntimeError: no commands today")
+
+
+def test_toolset_loaded_hook_sees_each_toolset(testkit_dir: Path) -> None:
+    seen: list[tuple[str, list[str]]] = []
+
+    class Watcher:
+        @hookimpl
+        def janito_toolset_loaded(self, registry: Registry, toolset: str,
+                                  tools: list[str]) -> None:
+            assert isinstance(registry, Registry)
+            seen.append((toolset, tools))
+
+    registry = Registry(autoload=(), allowed=None)
+    registry.names()
+    registry.plugins.register(Watcher(), "tests:watcher", None)
+    loaded = registry.add_toolset("testkit")
+    assert seen == [("testkit", loaded)]
+    assert "SaysNo" not in loaded
+
+
+def test_plugin_errors_reach_the_registry(registry: Registry) -> None:
+    class Broken:
+        @hookimpl
+        def janito_report(self, event: Any) -> None:
+            raise ValueError("renderer broke")
+
+    registry.plugins.register(Broken(), "acme-broken:broken", "acme-broken")
+    from janito_core.dispatch import call_tool
+
+    assert call_tool("ChattyNone", {}, registry=registry)["success"] is True
+    errors = [e for e in registry.load_errors if e.distribution == "acme-broken"]
+    assert len(errors) == 1  # the same fault five times is reported once
+    assert errors[0].as_row()["status"] == "error"
+
+
+def test_hooks_cost_nothing_until_a_plugin_exists(sandbox: Path) -> None:
+    write_distribution(sandbox, "acme-plain", toolsets={"plain": "acme_plain"}, files={
+        "acme_plain/__init__.py": "",
+        "acme_plain/echo.py": '''
+            from janito_core import BaseTool, tool
+
+
+            @tool()
+            class Echo(BaseTool):
+                """Echo."""
+
+                def run(self, text: str) -> dict:
+                    """Echo it.
+
+                    Args:
+                        text: What to echo.
+                    """
+                    self.report_progress("echoing")
+                    return {"success": True, "text": text}
+        ''',
+    })
+    completed = run_python(
+        """
+        import json, sys
+        from janito_core import Registry
+        from janito_core.dispatch import call_tool
+        registry = Registry(autoload=("plain",))
+        result = call_tool("Echo", {"text": "hi"}, registry=registry)
+        print(json.dumps({"result": result, "pluggy": "pluggy" in sys.modules}))
+        """,
+        path=[sandbox],
+    )
+    assert completed.returncode == 0, completed.stderr
+    out = json.loads(completed.stdout)
+    assert out == {"result": {"success": True, "text": "hi"}, "pluggy": False}
+    assert completed.stderr == "echoing\n"
+
+
+def test_tryfirst_implementations_run_before_the_others(registry: Registry) -> None:
+    calls: list[str] = []
+
+    class First:
+        @hookimpl(tryfirst=True)
+        def janito_tool_call(self, call: Any) -> None:
+            calls.append("first")
+
+    class Plain:
+        @hookimpl
+        def janito_tool_call(self, call: Any) -> None:
+            calls.append("plain")
+
+    registry.plugins.register(First(), "tests:first", None)
+    registry.plugins.register(Plain(), "tests:plain", None)
+    from janito_core.dispatch import call_tool
+
+    assert call_tool("Nothing", {}, registry=registry)["success"] is True
+    assert calls == ["first", "plain"]
