@@ -70,7 +70,9 @@ def classify(exc: BaseException, *, server: str, protocol: str = "IMAP") -> Mail
     if isinstance(exc, ssl.SSLError):
         return MailError(TLS_FAILED, f"TLS with {where} failed: {_text(exc)}; check the "
                                      "setting for the TLS mode (ssl, starttls or none)")
-    if isinstance(exc, (socket.timeout, TimeoutError)):
+    if isinstance(exc, (socket.timeout, TimeoutError)) or isinstance(
+        exc.__context__, (socket.timeout, TimeoutError)
+    ):
         return MailError(TIMEOUT, f"{where} did not answer in time; try again later or raise "
                                   "the setting timeout")
     if isinstance(exc, ConnectionRefusedError):

@@ -239,6 +239,7 @@ def imap_session(settings: Settings) -> Iterator[Mailbox]:
     Any failure on the way becomes a MailError with a clear ``error_type``.
     """
     from imapclient import IMAPClient
+    from imapclient.exceptions import IMAPClientError
 
     server = f"{settings.imap_host}:{settings.imap_port}"
     _active_secrets[:] = settings.secrets()
@@ -264,7 +265,7 @@ def imap_session(settings: Settings) -> Iterator[Mailbox]:
             yield mailbox
         except MailError:
             raise
-        except Exception as exc:
+        except (IMAPClientError, OSError, EOFError) as exc:  # the server or the network
             raise classify(exc, server=server) from None
     finally:
         if client is not None:

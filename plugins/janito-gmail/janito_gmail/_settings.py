@@ -47,6 +47,8 @@ DEFAULTS = {
 IMAP_PORTS = {"ssl": 993, "starttls": 143, "none": 143}
 SMTP_PORTS = {"ssl": 465, "starttls": 587, "none": 25}
 REDACTED = "[redacted]"
+# Loading the system's trust store costs tens of milliseconds; reuse the context.
+_CONTEXTS: dict[tuple[str | None, int], ssl.SSLContext] = {}
 
 
 class SettingsError(ValueError):
@@ -172,15 +174,24 @@ class Settings:
         Certificate and host name checks are always on; a private server's certificate is
         trusted by naming it (or its CA) in ``ca_file``, never by turning checks off.
         """
-        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
-        if self.ca_file:
-            try:
-                context.load_verify_locations(cafile=self.ca_file)
-            except (OSError, ssl.SSLError) as exc:
-                raise SettingsError(
-                    f"the setting ca_file ({self.ca_file}) holds no usable certificate: "
-                    f"{exc}"
-                ) from None
+        try:
+            stamp = os.stat(self.ca_file).st_mtime_ns if self.ca_file else 0
+        except OSError:
+            stamp = -1
+        key = (self.ca_file, stamp)
+        context = _CONTEXTS.get(key)
+        if context is None:
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+            if self.ca_file:
+                try:
+                    context.load_verify_locations(cafile=self.ca_file)
+                except (OSError, ssl.SSLError) as exc:
+                    raise SettingsError(
+                        f"the setting ca_file ({self.ca_file}) holds no usable certificate: "
+                        f"{exc}"
+                    ) from None
+            _CONTEXTS.clear()  # keep one: settings rarely change within a process
+            _CONTEXTS[key] = context
         return context
 
     def secrets(self) -> list[str]:

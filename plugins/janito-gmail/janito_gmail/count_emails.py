@@ -28,8 +28,8 @@ class CountEmails(MailTool):
                 older_than:7d"); on other servers, words to find in the message.
             sender: Only messages whose From contains this text.
             subject: Only messages whose Subject contains this text.
-            since: Only messages dated on or after this day (YYYY-MM-DD).
-            before: Only messages dated before this day (YYYY-MM-DD).
+            since: Only messages received on or after this day (YYYY-MM-DD).
+            before: Only messages received before this day (YYYY-MM-DD).
         """
         echo = {"folder": folder}
 

@@ -44,8 +44,8 @@ class MoveEmails(MailTool):
             query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
             sender: Only messages whose From contains this text.
             subject: Only messages whose Subject contains this text.
-            since: Only messages dated on or after this day (YYYY-MM-DD).
-            before: Only messages dated before this day (YYYY-MM-DD).
+            since: Only messages received on or after this day (YYYY-MM-DD).
+            before: Only messages received before this day (YYYY-MM-DD).
             unread_only: Only messages that are unread.
             dry_run: Move nothing; list the messages that would be moved.
         """

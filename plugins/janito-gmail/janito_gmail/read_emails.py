@@ -47,8 +47,8 @@ class ReadEmails(MailTool):
                 newer_than:2d"); on other servers, words to find in the message.
             sender: Only messages whose From contains this text.
             subject: Only messages whose Subject contains this text.
-            since: Only messages dated on or after this day (YYYY-MM-DD).
-            before: Only messages dated before this day (YYYY-MM-DD).
+            since: Only messages received on or after this day (YYYY-MM-DD).
+            before: Only messages received before this day (YYYY-MM-DD).
             ids: Read exactly these messages (ids as earlier results gave them).
             max_body_chars: Cut each text body to this many characters (0 for no body).
         """
@@ -126,10 +126,14 @@ class ReadEmails(MailTool):
                 structures: dict[int, tuple[_mime.Part | None, list[_mime.Part]]],
                 max_chars: int) -> dict[int, tuple[_mime.Part, str, bool]]:
         """uid -> (body part, its text, whether the text is complete), in a few FETCHes."""
-        groups: dict[tuple[str, int], list[int]] = {}
+        by_section: dict[str, list[int]] = {}
+        lengths: dict[str, int] = {}
         for uid, (part, _attachments) in structures.items():
             if part is not None:
-                groups.setdefault((part.section, _fetch_length(part, max_chars)), []).append(uid)
+                by_section.setdefault(part.section, []).append(uid)
+                lengths[part.section] = max(lengths.get(part.section, 0),
+                                            _fetch_length(part, max_chars))
+        groups = {(number, lengths[number]): members for number, members in by_section.items()}
         ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
         out: dict[int, tuple[_mime.Part, str, bool]] = {}
         for (number, length), members in ordered[:MAX_SECTION_FETCHES]:
@@ -145,12 +149,14 @@ class ReadEmails(MailTool):
         rest = [uid for _key, members in ordered[MAX_SECTION_FETCHES:] for uid in members]
         if rest:
             length = max(length for (_n, length), _m in ordered[MAX_SECTION_FETCHES:]) * 2
-            data = mailbox.client.fetch(rest, [f"BODY.PEEK[]<0.{length + 16384}>"])
+            length += 16384
+            data = mailbox.client.fetch(rest, [f"BODY.PEEK[]<0.{length}>"])
             for uid in rest:
                 part = structures[uid][0]
                 assert part is not None
                 raw = section(data.get(uid, {}), b"BODY[]") or b""
-                out[uid] = (part, *_text_from_raw(raw, part.content_type))
+                complete = len(raw) < length
+                out[uid] = (part, _text_from_raw(raw, part.content_type), complete)
         return out
 
     def _message(self, uid: int, item: dict[Any, Any], body_part: _mime.Part | None,
@@ -207,17 +213,17 @@ class ReadEmails(MailTool):
         return message
 
 
-def _text_from_raw(raw: bytes, content_type: str) -> tuple[str, bool]:
-    """The body text of a (possibly cut) raw message, and False: it may be incomplete."""
+def _text_from_raw(raw: bytes, content_type: str) -> str:
+    """The body text of a raw message (maybe cut short): its first ``content_type`` part."""
     parsed = email.parser.BytesParser(policy=email.policy.default).parsebytes(raw)
     for candidate in parsed.walk():
         if candidate.get_content_type() == content_type and not candidate.is_attachment():
             try:
-                return str(candidate.get_content()), False
+                return str(candidate.get_content()).replace("\r\n", "\n")
             except Exception:
                 payload = candidate.get_payload(decode=True) or b""
-                return payload.decode("utf-8", "replace"), False
-    return "", False
+                return bytes(payload).decode("utf-8", "replace")
+    return ""
 
 
 def main() -> None:

@@ -1,0 +1,108 @@
+"""Loading the toolset: on demand, gated by credentials, with the right permissions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from janito_core import AUTOLOAD_TOOLSETS, Registry
+
+TOOLS = {
+    "ListFolders": "r",
+    "CountEmails": "r",
+    "ReadEmails": "r",
+    "MarkEmails": "w",
+    "MoveEmails": "w",
+    "TrashEmails": "w",
+    "DeleteEmails": "w",
+    "SendEmail": "w",
+    "SaveAttachment": "w",
+}
+
+
+@pytest.fixture
+def no_credentials(monkeypatch: pytest.MonkeyPatch, janito_isolated: Path) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith(("JANITO_GMAIL_", "JANITO_SECRET_GMAIL_")):
+            monkeypatch.delenv(name)
+
+
+def test_gmail_is_on_demand_not_autoloaded(no_credentials: None) -> None:
+    assert "gmail" not in AUTOLOAD_TOOLSETS
+    registry = Registry(autoload=None)
+    assert "gmail" in registry.toolsets()
+    assert "gmail" not in registry.loaded_toolsets()
+
+
+def test_without_credentials_every_tool_is_skipped_with_the_command(
+    janito: Any, no_credentials: None
+) -> None:
+    registry = janito.load("gmail")
+    skipped = registry.skipped()
+    assert set(skipped) == set(TOOLS)
+    for reason in skipped.values():
+        assert "gmail_username" in reason
+        assert "`janito secrets set gmail_username`" in reason
+    result = janito.call("ReadEmails", folder="INBOX")
+    assert result["success"] is False
+    assert result["error_type"] == "tool_unavailable"
+
+
+def test_without_password_the_reason_names_gmail_password(
+    janito: Any, no_credentials: None
+) -> None:
+    from janito_core.secrets import set_secret
+
+    set_secret("gmail_username", "someone@example.test")
+    skipped = janito.load("gmail").skipped()
+    assert set(skipped) == set(TOOLS)
+    for reason in skipped.values():
+        assert "set it with `janito secrets set gmail_password`" in reason
+
+
+def test_stored_secrets_load_the_tools(janito: Any, no_credentials: None) -> None:
+    from janito_core.secrets import set_secret
+
+    set_secret("gmail_username", "someone@example.test")
+    set_secret("gmail_password", "stored-app-password")
+    registry = janito.load("gmail")
+    assert sorted(registry.names()) == sorted(TOOLS)
+    assert registry.get_all_tool_permissions() == TOOLS
+
+
+def test_an_oauth_token_is_enough(janito: Any, no_credentials: None,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_OAUTH_TOKEN", "token-value")
+    assert sorted(janito.load("gmail").names()) == sorted(TOOLS)
+
+
+def test_read_only_privileges_deny_every_changing_tool(janito: Any, no_credentials: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", "pw-value-123")
+    registry = janito.load("gmail", privileges="r")
+    assert sorted(registry.names()) == sorted(n for n, p in TOOLS.items() if p == "r")
+    for name, permission in TOOLS.items():
+        if permission == "w":
+            result = janito.call(name, {})
+            assert result["success"] is False
+            assert result["error_type"] == "permission_denied"
+
+
+def test_every_tool_has_a_documented_schema(janito: Any, no_credentials: None,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", "pw-value-123")
+    registry = janito.load("gmail")
+    for name in TOOLS:
+        schema = registry.get_function_schema(name)
+        function = schema["function"]
+        assert function["name"] == name
+        assert function["description"]
+        for field, spec in function["parameters"]["properties"].items():
+            assert spec.get("description"), f"{name}.{field} has no description"
