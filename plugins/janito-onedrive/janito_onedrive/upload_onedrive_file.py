@@ -60,6 +60,8 @@ class UploadOneDriveFile(BaseTool):
                 path = path + os.path.basename(real)
             source = Source(filename=real)
         else:
+            if path.rstrip().endswith(("/", "\\")):
+                return invalid("with content, path must name the file, not a folder", **echo)
             try:
                 data = (content or "").encode("utf-8")
             except UnicodeEncodeError:
@@ -76,9 +78,10 @@ class UploadOneDriveFile(BaseTool):
         except GraphError as exc:
             parent, name = split_parent(where)
             if exc.status == 409:
-                raise GraphError(
-                    f"'/{where}' already exists on OneDrive; pass overwrite=true to replace it",
-                    "conflict", status=409) from None
+                message = (f"'/{where}' conflicts with an existing item that cannot be replaced "
+                           "(a folder of that name?)" if overwrite else
+                           f"'/{where}' already exists on OneDrive; pass overwrite=true to replace it")
+                raise GraphError(message, "conflict", status=409) from None
             if exc.status == 404:
                 raise GraphError(f"the OneDrive folder '/{parent}' for {name!r} was not found",
                                  "not_found", status=404) from None

@@ -97,6 +97,13 @@ def test_upload_from_the_workspace_only(onedrive: Any, tmp_path: Path) -> None:
     assert both["error_type"] == "invalid_arguments"
     neither = onedrive.call("UploadOneDriveFile", path="x.txt")
     assert neither["error_type"] == "invalid_arguments"
+    folder_only = onedrive.call("UploadOneDriveFile", path="Documents/", content="a")
+    assert folder_only["error_type"] == "invalid_arguments"
+    graph.add_folder("Documents")
+    onto_folder = onedrive.call("UploadOneDriveFile", path="Documents", content="a", overwrite=True)
+    assert onto_folder["success"] is False and onto_folder["error_type"] == "conflict"
+    assert "folder" in onto_folder["error"]
+    assert graph.nodes["Documents"].folder
     no_parent = onedrive.call("UploadOneDriveFile", path="No/Such/Folder/x.txt", content="a")
     assert no_parent["error_type"] == "not_found" and "No/Such/Folder" in no_parent["error"]
 
