@@ -69,6 +69,15 @@ def safe_text(text: str) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def echoed(value: Any) -> Any:
+    """An input echoed in a result, made encodable (strings and lists of strings)."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, list):
+        return [safe_text(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
 def shown(tool: BaseTool, real: str) -> str:
     """A resolved path as the result shows it."""
     return safe_text(tool.display_path(real))
@@ -151,6 +160,22 @@ def open_regular(real: str, buffering: int = -1) -> tuple[BinaryIO, os.stat_resu
         os.close(fd)
         raise
     return handle, info
+
+
+def ensure_folder(folder: str) -> None:
+    """Create ``folder`` and its missing parents; NotADirectoryError when one is a file."""
+    if os.path.isdir(folder):
+        return
+    probe = folder
+    while probe and not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if os.path.lexists(probe) and not os.path.isdir(probe):
+        raise NotADirectoryError(errno.ENOTDIR, "a parent of the path is a file, not a folder",
+                                 probe)
+    os.makedirs(folder, exist_ok=True)
 
 
 def kind_of(mode: int) -> str:

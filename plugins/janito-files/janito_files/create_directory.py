@@ -10,7 +10,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import invalid, os_failure, resolve, shown
+from ._common import echoed, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")
@@ -26,7 +26,7 @@ class CreateDirectory(BaseTool):
         Args:
             path: Path of the folder to create, relative to the workspace root.
         """
-        echo = {"path": path}
+        echo = {"path": echoed(path)}
         real, refused = resolve(self, path, "path")
         if refused is not None or real is None:
             return refused or invalid("no path given", **echo)

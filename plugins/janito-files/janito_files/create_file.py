@@ -11,7 +11,7 @@ from janito_core.dispatch import failure
 
 from ._atomic import TargetExists, atomic_write
 from ._cli import run_cli
-from ._common import invalid, os_failure, resolve, shown
+from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")
@@ -31,7 +31,7 @@ class CreateFile(BaseTool):
             overwrite: Replace the file if it already exists; otherwise an existing file is
                 left alone and the call fails.
         """
-        echo = {"filepath": filepath}
+        echo = {"filepath": echoed(filepath)}
         real, refused = resolve(self, filepath, "filepath")
         if refused is not None or real is None:
             return refused or invalid("no path given", **echo)
@@ -46,8 +46,7 @@ class CreateFile(BaseTool):
         self.report_start(f"Writing {path} ({len(data)} bytes)")
         folder = os.path.dirname(real)
         try:
-            if not os.path.isdir(folder):
-                os.makedirs(folder, exist_ok=True)
+            ensure_folder(folder)
             replaced = atomic_write(real, data, overwrite=overwrite)
         except TargetExists:
             self.report_error(f"{path} exists")

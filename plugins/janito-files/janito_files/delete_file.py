@@ -12,7 +12,7 @@ from janito_core.dispatch import failure
 
 from ._atomic import fsync_dir
 from ._cli import run_cli
-from ._common import invalid, os_failure, resolve_entry, shown
+from ._common import echoed, invalid, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -28,7 +28,7 @@ class DeleteFile(BaseTool):
         Args:
             filepath: Path of the file to delete, relative to the workspace root.
         """
-        echo = {"filepath": filepath}
+        echo = {"filepath": echoed(filepath)}
         real, refused = resolve_entry(self, filepath, "filepath")
         if refused is not None or real is None:
             return refused or invalid("no path given", **echo)

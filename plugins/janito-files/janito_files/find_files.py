@@ -14,7 +14,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import invalid, safe_text, shown
+from ._common import echoed, invalid, safe_text, shown
 from ._listing import entry_text, start_points
 from ._walk import depth_limit, walk
 
@@ -65,7 +65,7 @@ class FindFiles(BaseTool):
             max_results: Most paths to return; the list is cut after that and "truncated"
                 is true.
         """
-        echo = {"paths": paths, "pattern": pattern}
+        echo = {"paths": echoed(paths), "pattern": echoed(pattern)}
         if not pattern.strip():
             return invalid("pattern must not be empty; use \"*\" to match every file", **echo)
         if max_depth < 0:

@@ -11,7 +11,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import invalid, safe_text
+from ._common import echoed, invalid, safe_text
 from ._listing import entry_text, start_points
 from ._walk import depth_limit, walk
 
@@ -43,7 +43,7 @@ class ListFiles(BaseTool):
             max_results: Most entries to return; the listing is cut after that and
                 "truncated" is true.
         """
-        echo = {"paths": paths}
+        echo = {"paths": echoed(paths)}
         if max_depth < 0:
             return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
         if max_results < 1:

@@ -14,7 +14,7 @@ from janito_core.dispatch import failure
 
 from ._atomic import TargetExists, copy_file_atomic, copy_tree_atomic, fsync_dir
 from ._cli import run_cli
-from ._common import invalid, kind_of, os_failure, resolve_entry, shown
+from ._common import echoed, ensure_folder, invalid, kind_of, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -34,7 +34,7 @@ class MoveFile(BaseTool):
             dest_path: Its new path (the full new name, not a folder to move it into).
             overwrite: Replace an existing destination file.
         """
-        echo = {"src_path": src_path, "dest_path": dest_path}
+        echo = {"src_path": echoed(src_path), "dest_path": echoed(dest_path)}
         source, refused = resolve_entry(self, src_path, "src_path")
         if refused is not None or source is None:
             return {**(refused or invalid("no source given")), **echo}
@@ -72,8 +72,7 @@ class MoveFile(BaseTool):
         self.report_start(f"Moving {src_shown} to {dest_shown}")
         try:
             folder = os.path.dirname(target)
-            if not os.path.isdir(folder):
-                os.makedirs(folder, exist_ok=True)
+            ensure_folder(folder)
             method = self._move(source, target, src_kind, overwrite)
         except TargetExists:
             return failure(f"{dest_shown} already exists; pass overwrite=true to replace it",

@@ -8,7 +8,7 @@ from typing import Any
 from janito_core import BaseTool, tool
 
 from ._cli import run_cli
-from ._common import DEFAULT_MAX_BYTES, invalid, resolve, shown
+from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, shown
 from ._read import check_range, read_range
 
 
@@ -39,7 +39,7 @@ class ReadFile(BaseTool):
                 and ends with a truncation marker giving the next start_line.
             line_numbers: Prefix each line with its number ("  12| text").
         """
-        echo = {"filepath": filepath}
+        echo = {"filepath": echoed(filepath)}
         problem = check_range(start_line, max_lines, max_bytes)
         if problem:
             return invalid(problem, **echo)

@@ -9,7 +9,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import DEFAULT_MAX_BYTES, invalid, resolve, safe_text, shown, split_paths_in
+from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, safe_text, shown, split_paths_in
 from ._read import check_range, read_range
 
 MAX_FILES = 100
@@ -37,7 +37,7 @@ class ReadMultipleFiles(BaseTool):
             max_lines: Most lines to return from each file; null for no line limit.
             max_bytes: Most bytes of text to return for all files together.
         """
-        echo = {"paths": paths}
+        echo = {"paths": echoed(paths)}
         problem = check_range(1, max_lines, max_bytes)
         if problem:
             return invalid(problem, **echo)

@@ -13,7 +13,7 @@ from janito_core.dispatch import failure
 
 from ._atomic import fsync_dir
 from ._cli import run_cli
-from ._common import invalid, os_failure, resolve_entry, shown
+from ._common import echoed, invalid, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -31,7 +31,7 @@ class RemoveDirectory(BaseTool):
             path: Path of the folder, relative to the workspace root.
             recursive: Remove the folder's contents too; otherwise it must be empty.
         """
-        echo = {"path": path, "recursive": recursive}
+        echo = {"path": echoed(path), "recursive": recursive}
         real, refused = resolve_entry(self, path, "path")
         if refused is not None or real is None:
             return refused or invalid("no path given", **echo)

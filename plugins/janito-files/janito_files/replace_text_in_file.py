@@ -10,7 +10,7 @@ from janito_core.dispatch import failure
 
 from ._atomic import atomic_write
 from ._cli import run_cli
-from ._common import SNIFF_BYTES, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
 
@@ -40,7 +40,7 @@ class ReplaceTextInFile(BaseTool):
             replace_all: Replace every occurrence; otherwise search_text must occur exactly
                 once, so the edit cannot land in the wrong place.
         """
-        echo = {"filepath": filepath}
+        echo = {"filepath": echoed(filepath)}
         if not search_text:
             return invalid("search_text must not be empty", **echo)
         real, refused = resolve(self, filepath, "filepath")

@@ -11,7 +11,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import SNIFF_BYTES, clip_line, invalid, open_regular, safe_text, shown
+from ._common import SNIFF_BYTES, clip_line, echoed, invalid, open_regular, safe_text, shown
 from ._listing import start_points
 from ._walk import depth_limit, walk
 
@@ -96,6 +96,9 @@ class RegexMatcher:
         return self._walk(text, found)
 
     def _walk(self, text: str, found: re.Match[str] | None) -> Iterator[tuple[str, int, int]]:
+        # The search over the whole buffer finds candidate lines fast; each candidate is then
+        # confirmed on its own line (pos/endpos bound the search), so a match never spans a
+        # line break, as with grep.
         size = len(text)
         search = self.regex.search
         while found is not None:
@@ -106,7 +109,8 @@ class RegexMatcher:
             end = text.find("\n", at)
             if end < 0:
                 end = size
-            yield text, start, end
+            if found.end() <= end or search(text, start, end) is not None:
+                yield text, start, end
             if end >= size:
                 break
             found = search(text, end + 1)
@@ -187,7 +191,7 @@ class SearchText(BaseTool):
             count_only: Return the number of matching lines per file instead of the lines.
             include_gitignored: Also search what .gitignore files exclude.
         """
-        echo = {"paths": paths, "query": query}
+        echo = {"paths": echoed(paths), "query": echoed(query)}
         if not query:
             return invalid("query must not be empty", **echo)
         if max_depth < 0:

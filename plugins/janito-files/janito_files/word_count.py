@@ -10,7 +10,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import SNIFF_BYTES, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 BLOCK = 1 << 20
 
@@ -30,7 +30,7 @@ class WordCount(BaseTool):
             max_bytes: Stop reading after this many bytes (the counts then cover only the
                 start of the file and "truncated" is true); null reads the whole file.
         """
-        echo = {"filepath": filepath}
+        echo = {"filepath": echoed(filepath)}
         if max_bytes is not None and max_bytes < 1:
             return invalid(f"max_bytes must be 1 or more, or null, got {max_bytes}", **echo)
         real, refused = resolve(self, filepath, "filepath")

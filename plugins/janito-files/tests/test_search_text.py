@@ -1,0 +1,173 @@
+"""SearchText: literal and regex, case, limits, gitignore, binary files, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from files_helpers import fails, ok
+
+
+@pytest.fixture
+def tree(ws: Path) -> Path:
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("import os\n\ndef Alpha():\n    return os.sep\n")
+    (ws / "src" / "b.py").write_text("def beta(self):\n    pass\ndef gamma(self): pass\n")
+    (ws / "notes.txt").write_text("TODO: first\nnothing\ntodo: second\n")
+    (ws / "ignored.log").write_text("TODO: hidden by gitignore\n")
+    (ws / ".gitignore").write_text("*.log\n")
+    (ws / ".git").mkdir()
+    (ws / ".git" / "HEAD").write_text("TODO: never searched\n")
+    (ws / "blob.bin").write_bytes(b"TODO\x00binary")
+    return ws
+
+
+def lines_of(result: dict[str, Any]) -> list[tuple[str, int, str]]:
+    return [(m["path"], m["line"], m["text"]) for m in result["matches"]]
+
+
+def test_literal_case_insensitive_by_default(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=".", query="todo"))
+    assert lines_of(result) == [("notes.txt", 1, "TODO: first"), ("notes.txt", 3, "todo: second")]
+    assert result["count"] == 2 and result["files_matched"] == 1
+    assert result["truncated"] is False
+    assert result["binary_files_skipped"] == 1
+    assert (result["paths"], result["query"]) == (".", "todo")
+
+
+def test_case_sensitive(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=".", query="TODO", case_sensitive=True))
+    assert lines_of(result) == [("notes.txt", 1, "TODO: first")]
+
+
+def test_regex_with_line_anchors(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths="src", query=r"^def \w+\(self",
+                           use_regex=True))
+    assert lines_of(result) == [("src/b.py", 1, "def beta(self):"),
+                                ("src/b.py", 3, "def gamma(self): pass")]
+    upper = ok(files.call("SearchText", paths="src", query=r"def [A-Z]", use_regex=True,
+                          case_sensitive=True))
+    assert lines_of(upper) == [("src/a.py", 3, "def Alpha():")]
+
+
+def test_one_result_per_line_and_regex_at_line_ends(files: Any, ws: Path) -> None:
+    (ws / "r.txt").write_text("aaa\n\nb\n")
+    assert ok(files.call("SearchText", paths="r.txt", query="a"))["count"] == 1
+    empty = ok(files.call("SearchText", paths="r.txt", query="^$", use_regex=True))
+    assert lines_of(empty) == [("r.txt", 2, "")]
+    every = ok(files.call("SearchText", paths="r.txt", query="^", use_regex=True))
+    assert [m["line"] for m in every["matches"]] == [1, 2, 3]
+
+
+def test_literal_special_characters_are_not_regex(files: Any, ws: Path) -> None:
+    (ws / "s.txt").write_text("a.b\naxb\n(x)\n")
+    assert ok(files.call("SearchText", paths=".", query="a.b"))["count"] == 1
+    assert ok(files.call("SearchText", paths=".", query="(x)"))["count"] == 1
+
+
+def test_unicode_case_folding(files: Any, ws: Path) -> None:
+    (ws / "u.txt").write_text("Stra\u00dfe \u00c9T\u00c9\n\u00e9t\u00e9\n")
+    result = ok(files.call("SearchText", paths=".", query="\u00e9t\u00e9"))
+    assert [m["line"] for m in result["matches"]] == [1, 2]
+
+
+def test_crlf_and_undecodable_lines(files: Any, ws: Path) -> None:
+    (ws / "w.txt").write_bytes(b"hello\r\ncaf\xe9 hello\r\n")
+    result = ok(files.call("SearchText", paths=".", query="hello"))
+    assert lines_of(result) == [("w.txt", 1, "hello"), ("w.txt", 2, "caf\ufffd hello")]
+
+
+def test_count_only(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=".", query="def", count_only=True))
+    assert result["counts"] == [{"path": "src/a.py", "count": 1},
+                                {"path": "src/b.py", "count": 2}]
+    assert result["total_matches"] == 3 and result["files_matched"] == 2
+    assert "matches" not in result
+
+
+def test_max_results_stops_the_search(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=".", query="e", max_results=2))
+    assert result["count"] == 2 and result["truncated"] is True
+    assert "max_results" in result["note"]
+
+
+def test_max_depth(files: Any, tree: Path) -> None:
+    top = ok(files.call("SearchText", paths=".", query="def", max_depth=1))
+    assert top["count"] == 0
+    deeper = ok(files.call("SearchText", paths=".", query="def", max_depth=2))
+    assert deeper["count"] == 3
+
+
+def test_gitignored_files_on_request(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=".", query="hidden by", include_gitignored=True))
+    assert lines_of(result) == [("ignored.log", 1, "TODO: hidden by gitignore")]
+    never = ok(files.call("SearchText", paths=".", query="never searched",
+                          include_gitignored=True))
+    assert never["count"] == 0
+
+
+def test_explicit_files_and_binary_report(files: Any, tree: Path) -> None:
+    result = ok(files.call("SearchText", paths=["notes.txt", "blob.bin"], query="todo"))
+    assert result["count"] == 2
+    assert result["skipped_binary"] == ["blob.bin"]
+    # an explicitly named ignored file is searched
+    named = ok(files.call("SearchText", paths="ignored.log", query="todo"))
+    assert named["count"] == 1
+
+
+def test_binary_detected_after_a_match(files: Any, ws: Path) -> None:
+    (ws / "late.bin").write_bytes(b"needle\n" + b"x" * 20_000 + b"\x00")
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    assert result["count"] == 0 and result["binary_files_skipped"] == 1
+
+
+def test_long_lines_are_clipped(files: Any, ws: Path) -> None:
+    (ws / "min.js").write_text("x" * 5000 + "needle" + "y" * 5000 + "\n")
+    text = ok(files.call("SearchText", paths=".", query="needle"))["matches"][0]["text"]
+    assert len(text) < 700 and "line cut" in text
+
+
+def test_symlinks_are_not_followed(files: Any, tree: Path, outside: Path) -> None:
+    (tree / "src" / "out").symlink_to(outside)
+    (tree / "src" / "secret_link.txt").symlink_to(outside / "secret.txt")
+    result = ok(files.call("SearchText", paths=".", query="OUTSIDE-SECRET"))
+    assert result["count"] == 0
+
+
+def test_errors(files: Any, tree: Path, outside: Path) -> None:
+    fails(files.call("SearchText", paths=".", query=""), "invalid_arguments")
+    fails(files.call("SearchText", paths=".", query="(", use_regex=True), "invalid_regex")
+    fails(files.call("SearchText", paths=".", query="x", max_results=0), "invalid_arguments")
+    fails(files.call("SearchText", paths=".", query="x", max_depth=-1), "invalid_arguments")
+    fails(files.call("SearchText", paths="missing", query="x"), "not_found")
+    result = fails(files.call("SearchText", paths=str(outside), query="OUTSIDE"),
+                   "outside_workspace")
+    assert "OUTSIDE-SECRET" not in str(result)
+    fails(files.call("SearchText", paths="../outside", query="OUTSIDE"), "outside_workspace")
+    fails(files.call("SearchText", query="x"), "invalid_arguments")
+
+
+def test_same_matches_as_a_line_by_line_reference(files: Any, ws: Path) -> None:
+    import random
+    import re
+
+    rng = random.Random(3)
+    words = ["alpha", "beta", "Gamma", "delta", "needle", "NEEDLE", "x", "", "\u00e9t\u00e9"]
+    for n in range(20):
+        text = "\n".join(" ".join(rng.choice(words) for _ in range(rng.randint(0, 6)))
+                         for _ in range(rng.randint(0, 40)))
+        (ws / f"f{n:02}.txt").write_text(text + rng.choice(["", "\n"]))
+    cases = [("needle", False, True), ("needle", False, False), (r"\bbeta\s+\w", True, True),
+             ("^x", True, False), ("a$", True, True)]
+    for query, regex, case in cases:
+        expected = []
+        flags = 0 if case else re.IGNORECASE
+        pattern = re.compile(query if regex else re.escape(query), flags)
+        for n in range(20):
+            for number, line in enumerate((ws / f"f{n:02}.txt").read_text().splitlines(), 1):
+                if pattern.search(line):
+                    expected.append((f"f{n:02}.txt", number, line))
+        result = ok(files.call("SearchText", paths=".", query=query, use_regex=regex,
+                               case_sensitive=case, max_results=100_000))
+        assert lines_of(result) == expected, query
