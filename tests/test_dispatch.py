@@ -588,7 +588,8 @@ KEYS = st.sampled_from(["count", "ratio", "flag", "name", "items", "tags", "mode
                         "text", "kind", "chars", "zz"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=NAMES, arguments=st.dictionaries(KEYS, JSON, max_size=6) | JSON | st.text(max_size=30))
 def test_call_tool_never_raises(registry: Registry, name: str, arguments: Any) -> None:
     if isinstance(arguments, dict) and "chars" in arguments:
