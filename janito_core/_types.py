@@ -83,6 +83,12 @@ class TypeInfo:
 
 def _conv_str(value: Any, path: str, errors: Errors) -> Any:
     if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return _fail(errors, path, "the string holds an unpaired surrogate (invalid Unicode)")
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         import json
