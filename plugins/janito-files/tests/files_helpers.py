@@ -6,6 +6,22 @@ import os
 from pathlib import Path
 from typing import Any
 
+# Every tool of the toolset and the permissions it needs.
+EXPECTED = {
+    "CreateDirectory": "w",
+    "CreateFile": "w",
+    "DeleteFile": "w",
+    "FindFiles": "r",
+    "ListFiles": "r",
+    "MoveFile": "w",
+    "ReadFile": "r",
+    "ReadMultipleFiles": "r",
+    "RemoveDirectory": "w",
+    "ReplaceTextInFile": "w",
+    "SearchText": "r",
+    "WordCount": "r",
+}
+
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
     """Every entry below ``folder`` with its content (None for folders and links)."""

@@ -4,24 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from files_helpers import fails
+from files_helpers import EXPECTED, fails
 
 from janito_core import Registry, Workspace
-
-EXPECTED = {
-    "CreateDirectory": "w",
-    "CreateFile": "w",
-    "DeleteFile": "w",
-    "FindFiles": "r",
-    "ListFiles": "r",
-    "MoveFile": "w",
-    "ReadFile": "r",
-    "ReadMultipleFiles": "r",
-    "RemoveDirectory": "w",
-    "ReplaceTextInFile": "w",
-    "SearchText": "r",
-    "WordCount": "r",
-}
 
 
 def test_entry_point_advertises_the_files_toolset(janito: Any) -> None:
