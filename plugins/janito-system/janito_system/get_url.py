@@ -75,6 +75,11 @@ class GetUrl(BaseTool):
         """
         echo: dict[str, Any] = {"url": url, "max_length": max_length, "max_lines": max_lines,
                                 "timeout": timeout}
+        for key, value, default in (("follow_redirects", follow_redirects, True),
+                                    ("max_bytes", max_bytes, DEFAULT_MAX_BYTES),
+                                    ("raw", raw, False), ("include_links", include_links, False)):
+            if value != default:
+                echo[key] = value
         problem = _check_arguments(url, max_length, max_lines, timeout, max_bytes)
         if problem is not None:
             return failure(problem[0], problem[1], **echo)

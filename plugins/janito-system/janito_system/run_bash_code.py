@@ -65,6 +65,10 @@ class RunBashCode(BaseTool):
             bash_executable: Shell to run the code with (default: bash from PATH, else sh).
         """
         echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
+        if not capture_output:
+            echo["capture_output"] = False
+        if not capture_errors:
+            echo["capture_errors"] = False
         if bash_executable is not None:
             echo["bash_executable"] = bash_executable
         problem = check_timeout(timeout, echo)

@@ -57,6 +57,10 @@ class RunPythonCode(BaseTool):
                 runs janito).
         """
         echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
+        if not capture_output:
+            echo["capture_output"] = False
+        if not capture_errors:
+            echo["capture_errors"] = False
         if python_executable is not None:
             echo["python_executable"] = python_executable
         problem = check_timeout(timeout, echo)

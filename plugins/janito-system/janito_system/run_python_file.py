@@ -58,6 +58,10 @@ class RunPythonFile(BaseTool):
         """
         args = list(additional_args or [])
         echo: dict[str, Any] = {"file_path": file_path, "timeout": timeout}
+        if not capture_output:
+            echo["capture_output"] = False
+        if not capture_errors:
+            echo["capture_errors"] = False
         if args:
             echo["additional_args"] = args
         if python_executable is not None:

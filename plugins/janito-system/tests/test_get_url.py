@@ -39,6 +39,8 @@ def test_html_becomes_readable_text(system: ToolsetTester, http_server: Loopback
 
 def test_links_can_be_kept(system: ToolsetTester, http_server: LoopbackServer) -> None:
     result = system.call("GetUrl", url=http_server.base + "/page", include_links=True)
+    assert result["include_links"] is True
+    assert "raw" not in result  # only inputs that differ from their defaults are echoed
     assert f"relative link ({http_server.base}/next)" in result["content"]
 
 

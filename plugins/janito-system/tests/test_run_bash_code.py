@@ -173,6 +173,7 @@ def test_capture_can_be_turned_off(system: ToolsetTester) -> None:
     assert result["success"] is True
     assert "stdout" not in result
     assert "stderr" not in result
+    assert result["capture_output"] is False and result["capture_errors"] is False
 
 
 def test_long_code_goes_through_a_script_file(system: ToolsetTester) -> None:
