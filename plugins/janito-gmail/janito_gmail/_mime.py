@@ -286,35 +286,42 @@ def html_to_text(html: str) -> str:
 
 
 def parse_headers(raw: bytes) -> Any:
-    return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(raw)
+    """Header fields of a message as a compat32 Message (fast; decoded on access)."""
+    text_form = raw.decode("utf-8", "replace") if raw else ""
+    return email.parser.HeaderParser(policy=email.policy.compat32).parsestr(text_form,
+                                                                            headersonly=True)
 
 
 def header(headers: Any, name: str) -> str:
+    """One header field decoded (encoded words undone), on one line."""
     try:
         value = headers.get(name)
     except Exception:
         value = None
     if value is None:
         return ""
-    try:
-        return re.sub(r"\s+", " ", str(value)).strip()
-    except Exception:
-        return ""
+    return re.sub(r"\s+", " ", _decode_words(str(value))).strip()
+
+
+def _display(name: str, addr: str) -> str:
+    if not name:
+        return addr
+    if re.search(r'[(),.:;<>@\[\]"\\]', name):
+        name = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{name} <{addr}>"
 
 
 def addresses(headers: Any, name: str) -> list[str]:
     """The addresses of an address header, each as "Name <addr>" or "addr"."""
     try:
-        value = headers.get(name)
-        if value is None:
-            return []
-        found = [str(a) for a in value.addresses]
-        if found:
-            return found
+        values = headers.get_all(name) or []
     except Exception:
-        pass
-    raw = header(headers, name)
-    return [email.utils.formataddr(p) for p in email.utils.getaddresses([raw]) if p[1]]
+        return []
+    found = []
+    for display, addr in email.utils.getaddresses([str(v) for v in values]):
+        if addr:
+            found.append(_display(re.sub(r"\s+", " ", _decode_words(display)).strip(), addr))
+    return found
 
 
 def iso_date(value: str, fallback: Any = None) -> str | None:

@@ -52,7 +52,14 @@ def free_port() -> int:
 
 
 def dovecot_binary() -> str | None:
-    """The dovecot executable, or None when the dovecot-imapd package is not installed."""
+    """The dovecot executable, or None when the dovecot-imapd package is not installed.
+
+    ``JANITO_GMAIL_TEST_DOVECOT`` names another binary (the tests use a missing one to
+    check what happens without Dovecot).
+    """
+    explicit = os.environ.get("JANITO_GMAIL_TEST_DOVECOT")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
     for candidate in (shutil.which("dovecot"), "/usr/sbin/dovecot"):
         if candidate and os.access(candidate, os.X_OK):
             if os.path.exists("/usr/lib/dovecot/imap") or shutil.which("doveconf"):
@@ -64,8 +71,31 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
     """A self-signed certificate for the address 127.0.0.1 only: (cert.pem, key.pem).
 
     The name "localhost" is deliberately left out, so connecting by that name shows
-    that host names are checked.
+    that host names are checked. Made with the ``cryptography`` package (the test extra),
+    else with the openssl command, which Dovecot's Debian package depends on.
     """
+    cert_path = folder / "cert.pem"
+    key_path = folder / "key.pem"
+    try:
+        _certificate_with_cryptography(cert_path, key_path)
+    except ImportError:
+        openssl = shutil.which("openssl")
+        if openssl is None:
+            raise ServerUnavailable("neither the cryptography package nor the openssl "
+                                    "command is available to make a test certificate") from None
+        subprocess.run(
+            [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+             "-nodes", "-keyout", str(key_path), "-out", str(cert_path), "-days", "30",
+             "-subj", "/CN=janito-gmail test server", "-addext", "subjectAltName=IP:127.0.0.1",
+             "-addext", "basicConstraints=critical,CA:TRUE"],
+            check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, timeout=60,
+        )
+    os.chmod(key_path, 0o600)
+    return cert_path, key_path
+
+
+def _certificate_with_cryptography(cert_path: Path, key_path: Path) -> None:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -83,16 +113,12 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
         .not_valid_before(now - datetime.timedelta(days=1))
         .not_valid_after(now + datetime.timedelta(days=30))
         .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
             critical=False,
         )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    cert_path = folder / "cert.pem"
-    key_path = folder / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(
         key.private_bytes(
@@ -101,8 +127,6 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
             serialization.NoEncryption(),
         )
     )
-    os.chmod(key_path, 0o600)
-    return cert_path, key_path
 
 
 _CONFIG = """\
