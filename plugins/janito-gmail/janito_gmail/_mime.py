@@ -220,6 +220,10 @@ def to_text(data: bytes, charset: str, *, complete: bool) -> str:
     return decoded.replace("\r\n", "\n")
 
 
+_PRE_SPACE = "\ue000"
+_PRE_TAB = "\ue001"
+
+
 class _HtmlText(HTMLParser):
     _BLOCK = frozenset({
         "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -260,7 +264,9 @@ class _HtmlText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.hidden:
             return
-        if not self.pre:
+        if self.pre:  # keep its spaces through the line clean-up of html_to_text
+            data = data.replace("\r\n", "\n").replace(" ", _PRE_SPACE).replace("\t", _PRE_TAB)
+        else:
             data = re.sub(r"[ \t\r\n\f]+", " ", data)
         self.out.append(data)
 
@@ -279,7 +285,7 @@ def html_to_text(html: str) -> str:
     for line in lines:
         if line or (result and result[-1]):
             result.append(line)
-    return "\n".join(result).strip()
+    return "\n".join(result).strip().replace(_PRE_SPACE, " ").replace(_PRE_TAB, "\t")
 
 
 # -- headers ------------------------------------------------------------------------
