@@ -83,12 +83,37 @@ def shown(tool: BaseTool, real: str) -> str:
     return safe_text(tool.display_path(real))
 
 
+def _limits() -> tuple[int, int]:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX"), os.pathconf("/", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 4096, 255
+
+
+PATH_MAX, NAME_MAX = _limits()
+
+
+def too_long(real: str) -> str | None:
+    """Why a resolved path is too long for the system, or None."""
+    raw = os.fsencode(real)
+    if len(raw) >= PATH_MAX:
+        return f"the path is {len(raw)} bytes long; the limit is {PATH_MAX - 1}"
+    longest = max((len(part) for part in raw.split(b"/")), default=0)
+    if longest > NAME_MAX:
+        return f"a name in the path is {longest} bytes long; the limit is {NAME_MAX}"
+    return None
+
+
 def resolve(tool: BaseTool, path: str, name: str) -> tuple[str | None, dict[str, Any] | None]:
     """(real path, None) or (None, failure) for a path a model sent as parameter ``name``."""
     try:
-        return tool.resolve_path(path), None
+        real = tool.resolve_path(path)
     except WorkspaceError as exc:
         return None, outside(exc, **{name: safe_text(str(path))})
+    problem = too_long(real)
+    if problem:
+        return None, failure(problem, "name_too_long", **{name: safe_text(str(path))})
+    return real, None
 
 
 def resolve_entry(tool: BaseTool, path: str, name: str) -> tuple[str | None, dict[str, Any] | None]:
@@ -163,19 +188,28 @@ def open_regular(real: str, buffering: int = -1) -> tuple[BinaryIO, os.stat_resu
 
 
 def ensure_folder(folder: str) -> None:
-    """Create ``folder`` and its missing parents; NotADirectoryError when one is a file."""
-    if os.path.isdir(folder):
-        return
+    """Create ``folder`` and its missing parents; NotADirectoryError when one is a file.
+
+    Iterative (``os.makedirs`` recurses once per level, which a deep path turns into a
+    RecursionError).
+    """
+    missing: list[str] = []
     probe = folder
-    while probe and not os.path.lexists(probe):
+    while not os.path.isdir(probe):
+        if os.path.lexists(probe):
+            raise NotADirectoryError(errno.ENOTDIR, "a parent of the path is a file, not a folder",
+                                     probe)
         parent = os.path.dirname(probe)
         if parent == probe:
             break
+        missing.append(probe)
         probe = parent
-    if os.path.lexists(probe) and not os.path.isdir(probe):
-        raise NotADirectoryError(errno.ENOTDIR, "a parent of the path is a file, not a folder",
-                                 probe)
-    os.makedirs(folder, exist_ok=True)
+    for path in reversed(missing):
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise
 
 
 def kind_of(mode: int) -> str:

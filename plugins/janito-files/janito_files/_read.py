@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, BinaryIO
 
 from janito_core.dispatch import failure
@@ -14,7 +13,9 @@ COUNT_LIMIT = 256 * 1024 * 1024
 MAX_BYTES_LIMIT = 10_000_000
 
 
-def _count_rest(handle: BinaryIO) -> int:
+def _count_lines(handle: BinaryIO) -> int:
+    """The number of lines of the whole file (a last line without newline counts)."""
+    handle.seek(0)
     lines = 0
     last = b""
     while True:
@@ -26,6 +27,30 @@ def _count_rest(handle: BinaryIO) -> int:
     if last and last != b"\n":
         lines += 1
     return lines
+
+
+def _line_offset(handle: BinaryIO, line: int) -> int | None:
+    """The byte offset where line number ``line`` starts, or None when there is no such line.
+
+    Reads blocks and counts newlines, so skipping never holds more than one block.
+    """
+    handle.seek(0)
+    offset = 0
+    wanted = line - 1
+    while wanted > 0:
+        block = handle.read(1 << 20)
+        if not block:
+            return None
+        found = block.count(b"\n")
+        if found < wanted:
+            wanted -= found
+            offset += len(block)
+            continue
+        at = -1
+        for _ in range(wanted):
+            at = block.index(b"\n", at + 1)
+        return offset + at + 1
+    return offset
 
 
 def check_range(start_line: int, max_lines: int | None, max_bytes: int) -> str | None:
@@ -65,35 +90,37 @@ def read_range(
         if is_binary(head):
             return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "
                            "only text files are read", "binary_file", size=info.st_size)
-        handle.seek(0)
-        skipped = sum(1 for _ in itertools.islice(handle, start_line - 1))
+        total = _count_lines(handle) if info.st_size <= COUNT_LIMIT else None
+        offset = _line_offset(handle, start_line)
+        if offset is None or (start_line > 1 and offset >= info.st_size):
+            lines = total if total is not None else 0
+            return failure(f"start_line {start_line} is past the end of the file, which has "
+                           f"{lines} line{'s' if lines != 1 else ''}", "invalid_arguments",
+                           total_lines=total)
+        handle.seek(offset)
         selected: list[bytes] = []
         used = 0
         stop: str | None = None
-        pending = False
-        for raw in handle:
+        while True:
             if max_lines is not None and len(selected) >= max_lines:
-                stop, pending = "max_lines", True
+                if handle.read(1):
+                    stop = "max_lines"
                 break
-            if used + len(raw) > max_bytes:
-                if not selected:
-                    selected.append(raw[:max_bytes])
-                    used = max_bytes
-                    stop = "long_line"
-                else:
+            room = max_bytes - used
+            # Never more than the room left (plus one byte to see that a line does not fit),
+            # so a file that is one enormous line is not read into memory.
+            raw = handle.readline(room + 1)
+            if not raw:
+                break
+            if len(raw) > room:
+                if selected:
                     stop = "max_bytes"
-                pending = stop != "long_line"
+                else:
+                    selected.append(raw[:max_bytes])
+                    stop = "long_line"
                 break
             selected.append(raw)
             used += len(raw)
-        counted = info.st_size <= COUNT_LIMIT
-        rest = (_count_rest(handle) if counted else 0) + (1 if pending else 0)
-    total = skipped + len(selected) + rest if counted else None
-    if skipped < start_line - 1 or (start_line > 1 and not selected and not rest):
-        lines = skipped
-        return failure(f"start_line {start_line} is past the end of the file, which has "
-                       f"{lines} line{'s' if lines != 1 else ''}", "invalid_arguments",
-                       total_lines=lines)
     data = b"".join(selected)
     text, errors, first_error = decode(data)
     end_line = start_line + len(selected) - 1 if selected else 0

@@ -62,11 +62,11 @@ def inherited_rules(start: str, root: str) -> Rules:
     if start == root or not start.startswith(root.rstrip(os.sep) + os.sep):
         return ()
     rules: list[tuple[str, Any]] = []
-    folder = root
-    parts = os.path.relpath(os.path.dirname(start), root).split(os.sep)
-    for part in ["", *parts]:
+    folders = [root]
+    for part in os.path.relpath(os.path.dirname(start), root).split(os.sep):
         if part not in ("", "."):
-            folder = os.path.join(folder, part)
+            folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
         spec = load_spec(folder)
         if spec is not None:
             rules.append((folder, spec))

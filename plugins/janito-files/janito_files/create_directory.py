@@ -10,7 +10,7 @@ from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
 from ._cli import run_cli
-from ._common import echoed, invalid, os_failure, resolve, shown
+from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")
@@ -37,7 +37,7 @@ class CreateDirectory(BaseTool):
             return failure(f"{where} exists and is not a folder", "file_exists", **echo)
         self.report_start(f"Creating folder {where}")
         try:
-            os.makedirs(real, exist_ok=True)
+            ensure_folder(real)
         except OSError as exc:
             self.report_error(f"could not create {where}: {exc.strerror or exc}")
             return os_failure(exc, f"create {where}", **echo)

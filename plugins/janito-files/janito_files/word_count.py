@@ -90,7 +90,8 @@ class WordCount(BaseTool):
             result["note"] = (f"{replaced - genuine} byte sequence(s) are not valid UTF-8; each "
                               "counts as one character")
         if truncated:
-            result["note"] = f"only the first {size} bytes were counted (max_bytes)"
+            note = f"only the first {size} bytes were counted (max_bytes)"
+            result["note"] = f"{result['note']}; {note}" if "note" in result else note
         return result
 
 

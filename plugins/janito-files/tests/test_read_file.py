@@ -154,3 +154,23 @@ def test_fifo_is_not_read(files: Any, ws: Path) -> None:
     os.mkfifo(ws / "pipe")
     # Opening a FIFO for reading would block until a writer comes; the tool must not hang.
     fails(files.call("ReadFile", filepath="pipe"), "not_a_file")
+
+
+def test_one_enormous_line_is_never_held_in_memory(files: Any, ws: Path) -> None:
+    import tracemalloc
+
+    with open(ws / "huge.txt", "wb") as handle:
+        for _ in range(30):
+            handle.write(b"y" * (1 << 20))
+        handle.write(b"\nend\n")
+    tracemalloc.start()
+    try:
+        result = ok(files.call("ReadFile", filepath="huge.txt", max_bytes=100))
+        second = ok(files.call("ReadFile", filepath="huge.txt", start_line=2))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result["content"].startswith("y" * 100 + "\n[... truncated: line 1 is longer")
+    assert result["total_lines"] == 2
+    assert second["content"] == "end\n"
+    assert peak < 8 * (1 << 20)

@@ -79,17 +79,22 @@ def setup(files: Any, ws: Path, outside: Path) -> Path:
 
 
 def check(files: Any, outside: Path, tool: str, path: str) -> dict[str, Any]:
-    before = snapshot(outside)
-    siblings = sorted(p.name for p in outside.parent.iterdir())
+    """Call through dispatch, then directly (past dispatch's validation); return the first."""
     name, arguments = CALLS[tool](path)
-    result = files.call(name, arguments)
-    assert isinstance(result, dict) and isinstance(result.get("success"), bool), result
-    text = json.dumps(result, ensure_ascii=False)
-    text.encode("utf-8")  # the result can be sent as UTF-8
-    assert "OUTSIDE-SECRET" not in text
-    assert snapshot(outside) == before
-    assert sorted(p.name for p in outside.parent.iterdir()) == siblings
-    return result
+    results = []
+    for call in (lambda: files.call(name, arguments),
+                 lambda: files.registry.tools()[name](**arguments)):
+        before = snapshot(outside)
+        siblings = sorted(p.name for p in outside.parent.iterdir())
+        result = call()
+        assert isinstance(result, dict) and isinstance(result.get("success"), bool), result
+        text = json.dumps(result, ensure_ascii=False)
+        text.encode("utf-8")  # the result can be sent as UTF-8
+        assert "OUTSIDE-SECRET" not in text
+        assert snapshot(outside) == before
+        assert sorted(p.name for p in outside.parent.iterdir()) == siblings
+        results.append(result)
+    return results[0]
 
 
 @pytest.mark.parametrize("escape", sorted(ESCAPES))
@@ -98,6 +103,8 @@ def test_escapes_are_refused(files: Any, setup: Path, tool: str, escape: str) ->
     path = ESCAPES[escape].format(outside=setup)
     result = check(files, setup, tool, path)
     assert result["success"] is False, result
+    if tool == "MoveFile(src)" or tool == "MoveFile(dest)":
+        (files.workspace / "inside.txt").write_text("inside OUTSIDE word\n")
     if escape != "nul" or tool != "MoveFile(dest)":
         kinds = {result.get("error_type")}
         kinds |= {f.get("error_type") for f in result.get("files", [])}
@@ -116,7 +123,10 @@ def test_non_utf8_names_are_usable_and_shown_safely(files: Any, ws: Path) -> Non
     with open(raw, "wb") as handle:
         handle.write(b"hello\n")
     name = os.fsdecode(b"caf\xe9.txt")
-    assert ok(files.call("ReadFile", filepath=name))["content"] == "hello\n"
+    # Dispatch refuses strings that are not valid Unicode; a direct call reaches the tool.
+    assert files.call("ReadFile", filepath=name)["error_type"] == "invalid_arguments"
+    read = files.registry.tools()["ReadFile"]
+    assert ok(read(filepath=name))["content"] == "hello\n"
     listing = ok(files.call("ListFiles", paths="."))
     assert listing["entries"] == ["caf\\xe9.txt"]
     found = ok(files.call("SearchText", paths=".", query="hello"))
