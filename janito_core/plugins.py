@@ -156,7 +156,20 @@ class PluginHost:
             self.errors.append(error)
             return error
         self.owners[name] = (name, distribution)
+        self._keep_runner_last()
         return None
+
+    def _keep_runner_last(self) -> None:
+        """Re-register the tool runner so it stays after every other ``trylast`` implementation.
+
+        pluggy calls the most recently registered ``trylast`` implementation last; the runner
+        answers every call, so anything ordered after it would never run.
+        """
+        manager = self.manager
+        runner = manager.get_plugin(RUNNER_PLUGIN)
+        if runner is not None:
+            manager.unregister(name=RUNNER_PLUGIN)
+            manager.register(runner, name=RUNNER_PLUGIN)
 
     def blame(self, exc: BaseException, hook_name: str) -> LoadError:
         """The plugin whose implementation raised ``exc``, as an error naming it."""

@@ -4,7 +4,7 @@ A tool reports what it is doing with ``report_start``, ``report_progress``,
 ``report_result``, ``report_error``, ``report_warning`` and ``report_info``. Each call
 becomes a :class:`ReportEvent` handed to every ``janito_report`` implementation; the
 built-in one renders it on stderr (never stdout, which belongs to results), in colour
-only on a terminal and never when ``NO_COLOR`` is set. ``end=""`` leaves the line open
+only on a terminal and never when ``NO_COLOR`` is set to a non-empty value. ``end=""`` leaves the line open
 so the next report continues it.
 """
 
@@ -69,7 +69,7 @@ class ReportEvent(NamedTuple):
 
 
 def use_color(stream: TextIO) -> bool:
-    if "NO_COLOR" in os.environ:
+    if os.environ.get("NO_COLOR"):
         return False
     try:
         return stream.isatty()

@@ -65,6 +65,11 @@ class ToolWrapper:
         return self.tool_class(workspace)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.registry is not None and not self.registry.privileges.allows(self._tool_permissions):
+            raise PermissionError(
+                f"{self.__name__} needs permissions {self._tool_permissions!r}; the registry "
+                f"grants {str(self.registry.privileges)!r}"
+            )
         token = active_registry.set(self.registry) if self.registry is not None else None
         try:
             return self.instantiate().run(*args, **kwargs)

@@ -215,3 +215,39 @@ def test_tryfirst_implementations_run_before_the_others(registry: Registry) -> N
 
     assert call_tool("Nothing", {}, registry=registry)["success"] is True
     assert calls == ["first", "plain"]
+
+
+def test_trylast_implementations_still_run_before_the_tool(registry: Registry) -> None:
+    calls: list[str] = []
+
+    class Late:
+        @hookimpl(trylast=True)
+        def janito_tool_call(self, call: Any) -> None:
+            calls.append("late")
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def janito_tool_call(self, call: Any) -> Any:
+            calls.append("before")
+            result = yield
+            calls.append(f"after {result['success']}")
+            return result
+
+    registry.plugins.register(Late(), "tests:late", None)
+    registry.plugins.register(Wrapper(), "tests:wrapper", None)
+    from janito_core.dispatch import call_tool
+
+    assert call_tool("Nothing", {}, registry=registry)["success"] is True
+    assert calls == ["before", "late", "after True"]
+
+
+def test_a_wrapper_checks_privileges_when_called(registry: Registry) -> None:
+    import pytest
+
+    from janito_core import Privileges
+
+    wrapper = registry.get("ChattyWrite")
+    assert wrapper is not None
+    registry.privileges = Privileges(read=False, write=False, execute=False)
+    with pytest.raises(PermissionError):
+        wrapper()
