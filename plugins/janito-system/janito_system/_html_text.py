@@ -27,6 +27,7 @@ _LINE = frozenset({
 })
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _BLANKS = re.compile(r"\n{3,}")
+_FEED_SIZE = 32_768
 
 
 class _Extractor(HTMLParser):
@@ -171,6 +172,16 @@ class _Extractor(HTMLParser):
             return None
         return urljoin(self.base_url, href) if self.base_url else href
 
+    def has_more_than(self, chars: int | None, lines: int | None) -> bool:
+        """Whether the text so far exceeds ``chars`` characters or ``lines`` lines."""
+        if chars is not None and sum(map(len, self.parts)) <= chars:
+            if lines is None:
+                return False
+        text = self.result()[0]  # the text as it will be shown, blank lines folded
+        if chars is not None and len(text) > chars:
+            return True
+        return lines is not None and text.count("\n") + 1 > lines
+
     def result(self) -> tuple[str, str | None]:
         lines = [line.rstrip() for line in "".join(self.parts).split("\n")]
         text = _BLANKS.sub("\n\n", "\n".join(lines)).strip("\n")
@@ -178,14 +189,31 @@ class _Extractor(HTMLParser):
         return text, title
 
 
-def html_to_text(html: str, base_url: str | None = None,
-                 include_links: bool = False) -> tuple[str, str | None]:
-    """(readable text, page title or None) of an HTML document."""
+def html_to_text(html: str, base_url: str | None = None, include_links: bool = False,
+                 stop_after: tuple[int | None, int | None] | None = None,
+                 ) -> tuple[str, str | None, bool]:
+    """(readable text, page title or None, whether the whole document was read).
+
+    ``stop_after=(characters, lines)`` stops parsing once the text holds more than that
+    many characters or lines (None: no limit of that kind): html.parser is pure Python,
+    and a model that asked for the first 5000 characters of a 5 MB page should not wait
+    for all of it to be parsed.
+    """
     extractor = _Extractor(base_url, include_links)
+    chars, lines = stop_after if stop_after is not None else (None, None)
+    complete = True
     try:
-        extractor.feed(html)
+        if chars is None and lines is None:
+            extractor.feed(html)
+        else:
+            for start in range(0, len(html), _FEED_SIZE):
+                extractor.feed(html[start:start + _FEED_SIZE])
+                if start + _FEED_SIZE < len(html) and extractor.has_more_than(chars, lines):
+                    complete = False
+                    break
         extractor.close()
     except Exception:  # html.parser is lenient; fall back to stripping tags if it gives up
         text = re.sub(r"<[^>]*>", " ", html)
-        return _SPACES.sub(" ", text).strip(), None
-    return extractor.result()
+        return _SPACES.sub(" ", text).strip(), None, True
+    text, title = extractor.result()
+    return text, title, complete

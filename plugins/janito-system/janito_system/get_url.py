@@ -119,8 +119,11 @@ class GetUrl(BaseTool):
         if kind == "html" and not raw:
             from ._html_text import html_to_text
 
-            text, title = html_to_text(text, final_url, include_links)
-        content, info = truncate_text(text, max_length, max_lines)
+            limits = None if max_length is None and max_lines is None else (max_length, max_lines)
+            text, title, complete = html_to_text(text, final_url, include_links, limits)
+        else:
+            complete = True
+        content, info = truncate_text(text, max_length, max_lines, complete)
         if cut:
             content += (f"\n[... download stopped at {max_bytes} bytes (max_bytes); "
                         "the rest was not fetched]")
@@ -345,7 +348,7 @@ def _http_failure(error: Any, url: str, redirects: list[dict[str, Any]]) -> _Fai
             if kind == "html":
                 from ._html_text import html_to_text
 
-                snippet = html_to_text(snippet)[0]
+                snippet = html_to_text(snippet, None, False, (_ERROR_BODY_CHARS, None))[0]
             snippet, _ = truncate_text(snippet, _ERROR_BODY_CHARS, None)
     except Exception:
         snippet = ""
@@ -400,31 +403,36 @@ def _decode(body: bytes, headers: Message | None, html: bool) -> str:
         return body.decode("utf-8", errors="replace")
 
 
-def truncate_text(text: str, max_length: int | None, max_lines: int | None
-                  ) -> tuple[str, dict[str, Any]]:
-    """``text`` cut to ``max_length`` characters and ``max_lines`` lines, with a marker."""
+def truncate_text(text: str, max_length: int | None, max_lines: int | None,
+                  complete: bool = True) -> tuple[str, dict[str, Any]]:
+    """``text`` cut to ``max_length`` characters and ``max_lines`` lines, with a marker.
+
+    ``complete=False`` says ``text`` is only the start of a longer text (the HTML was not
+    all converted): the totals are then unknown and reported as null.
+    """
     total_length = len(text)
-    lines = text.split("\n")
-    total_lines = len(lines) if text else 0
+    total_lines = text.count("\n") + 1 if text else 0
     cut = text
     notes = []
     if max_length is not None and len(cut) > max_length:
         cut = cut[:max_length]
-        notes.append(f"{max_length} of {total_length} characters")
+        notes.append(f"{max_length} of {total_length} characters" if complete
+                     else f"the first {max_length} characters")
     if max_lines is not None:
         kept = cut.split("\n")
         if len(kept) > max_lines:
             cut = "\n".join(kept[:max_lines])
-            notes.append(f"{max_lines} of {total_lines} lines")
-    truncated = bool(notes)
-    if truncated:
-        cut += f"\n[... truncated: showing {' and '.join(notes)}]"
+            notes.append(f"{max_lines} of {total_lines} lines" if complete
+                         else f"the first {max_lines} lines")
+    truncated = bool(notes) or not complete
     returned = cut.count("\n") + 1 if cut else 0
+    if truncated:
+        cut += f"\n[... truncated: showing {' and '.join(notes) or 'the start'}]"
     return cut, {
         "truncated": truncated,
-        "total_length": total_length,
-        "total_lines": total_lines,
-        "lines_returned": returned if not truncated else returned - 1,
+        "total_length": total_length if complete else None,
+        "total_lines": total_lines if complete else None,
+        "lines_returned": returned,
     }
 
 

@@ -144,6 +144,9 @@ class Handler(BaseHTTPRequestHandler):
                 data = f"chunk {i}\n".encode()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.write(b"0\r\n\r\n")
+        elif path == "/big-html":
+            rows = "".join(f"<p>Paragraph number {i}.</p>\n" for i in range(20_000))
+            self._send(200, f"<html><body>{rows}</body></html>".encode(), "text/html")
         elif path == "/hang-up":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

@@ -89,6 +89,23 @@ def test_defaults_cut_long_content(system: ToolsetTester, http_server: LoopbackS
     assert len(result["content"]) < 5200
 
 
+def test_large_html_page_is_converted_only_as_far_as_needed(
+        system: ToolsetTester, http_server: LoopbackServer) -> None:
+    result = system.call("GetUrl", url=http_server.base + "/big-html", max_lines=5)
+    assert result["success"] is True
+    assert result["content"] == (
+        "Paragraph number 0.\n\nParagraph number 1.\n\nParagraph number 2."
+        "\n[... truncated: showing the first 5000 characters and the first 5 lines]"
+    )
+    assert result["truncated"] is True
+    assert result["total_lines"] is None and result["total_length"] is None
+    assert result["content_length"] > 500_000
+    whole = system.call("GetUrl", url=http_server.base + "/big-html", max_lines=None,
+                        max_length=None)
+    assert whole["total_lines"] == 2 * 20_000 - 1
+    assert whole["truncated"] is True  # the dispatch result cap cut it, and says so
+
+
 def test_redirect_is_followed(system: ToolsetTester, http_server: LoopbackServer) -> None:
     result = system.call("GetUrl", url=http_server.base + "/redirect")
     assert result["success"] is True

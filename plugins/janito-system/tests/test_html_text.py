@@ -12,7 +12,7 @@ def test_structure_survives() -> None:
         "<li>second</li></ol><table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr>"
         "</table>a<br>b<hr>c</body></html>"
     )
-    text, title = html_to_text(html)
+    text, title, _ = html_to_text(html)
     assert title == "A & B"
     assert text == (
         "## Section\n\none two\n\n- first\n  - inner\n- second\n\nk | v\n1 | 2\n\na\nb\n---\nc"
@@ -20,7 +20,7 @@ def test_structure_survives() -> None:
 
 
 def test_head_without_end_tag_does_not_hide_the_body() -> None:
-    text, title = html_to_text("<head><title>T</title><body><p>visible</p>")
+    text, title, _ = html_to_text("<head><title>T</title><body><p>visible</p>")
     assert title == "T"
     assert text == "visible"
 
@@ -34,7 +34,7 @@ def test_skipped_elements() -> None:
 def test_links_resolved_against_the_base() -> None:
     html = ('<a href="/a">A</a> <a href="b.html">B</a> <a href="#top">top</a> '
             '<a href="mailto:x@y">mail</a> <a href="https://other/">O</a>')
-    text, _ = html_to_text(html, "http://host/dir/page", include_links=True)
+    text, _, _ = html_to_text(html, "http://host/dir/page", include_links=True)
     assert text == "A (http://host/a) B (http://host/dir/b.html) top mail O (https://other/)"
     assert html_to_text(html, "http://host/")[0] == "A B top mail O"
 
@@ -47,6 +47,21 @@ def test_image_alt_text_and_entities() -> None:
 def test_malformed_html_does_not_raise() -> None:
     for html in ("<p>unclosed <b>bold", "</div></p>text", "<<<>>>", "<a href=>x</a",
                  "<!-- comment only", "<pre>one\n  two", ""):
-        text, _ = html_to_text(html)
+        text, _, _ = html_to_text(html)
         assert isinstance(text, str)
     assert html_to_text("<pre>one\n  two")[0] == "one\n  two"
+
+
+def test_parsing_stops_once_enough_text_is_there() -> None:
+    html = "".join(f"<p>paragraph {i}</p>" for i in range(20_000))  # 400 kB, 12 feeds
+    full, _, complete = html_to_text(html)
+    assert complete is True
+    start, _, early = html_to_text(html, stop_after=(500, None))
+    assert early is False
+    assert len(start) > 500
+    assert full.startswith(start[:500])
+    lines, _, early = html_to_text(html, stop_after=(None, 30))
+    assert early is False
+    assert lines.split("\n")[:30] == full.split("\n")[:30]
+    small, _, complete = html_to_text("<p>short</p>", stop_after=(500, 30))
+    assert (small, complete) == ("short", True)
