@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import gzip
+import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -166,7 +168,8 @@ class LoopbackServer(ThreadingHTTPServer):
     @property
     def base(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}"
+        scheme = "https" if hasattr(self.socket, "context") else "http"
+        return f"{scheme}://{host}:{port}"
 
 
 @pytest.fixture(autouse=True)
@@ -181,6 +184,41 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def http_server() -> Iterator[LoopbackServer]:
     server = LoopbackServer()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = str(folder / "cert.pem"), str(folder / "key.pem")
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+         "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60,
+    )
+    return cert, key
+
+
+@pytest.fixture
+def https_server(certificate: tuple[str, str]) -> Iterator[LoopbackServer]:
+    import ssl
+
+    server = LoopbackServer()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*certificate)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:

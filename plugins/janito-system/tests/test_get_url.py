@@ -184,6 +184,25 @@ def test_http_500_is_a_clear_error(system: ToolsetTester, http_server: LoopbackS
     assert result["content"] == "database on fire"
 
 
+def test_untrusted_certificate_is_an_ssl_error(system: ToolsetTester,
+                                               https_server: LoopbackServer) -> None:
+    assert https_server.base.startswith("https://")
+    result = system.call("GetUrl", url=https_server.base + "/page")
+    assert result["success"] is False
+    assert result["error_type"] == "ssl_error"
+    assert https_server.paths == []
+
+
+def test_https_with_a_trusted_certificate(system: ToolsetTester, https_server: LoopbackServer,
+                                          certificate: tuple[str, str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", certificate[0])
+    result = system.call("GetUrl", url=https_server.base + "/redirect")
+    assert result["success"] is True, result
+    assert result["final_url"] == https_server.base + "/page"
+    assert result["title"] == "Test page"
+
+
 def test_connection_refused(system: ToolsetTester, free_port: int) -> None:
     result = system.call("GetUrl", url=f"http://127.0.0.1:{free_port}/")
     assert result["success"] is False
