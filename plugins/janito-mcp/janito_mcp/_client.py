@@ -64,6 +64,7 @@ class _StderrTail:
 
     def __init__(self) -> None:
         self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.count = 0
         read_fd, self.write_fd = os.pipe()
         self._thread = threading.Thread(target=self._read, args=(read_fd,), daemon=True,
                                         name="janito-mcp-stderr")
@@ -75,6 +76,7 @@ class _StderrTail:
                 line = raw.decode("utf-8", "replace").rstrip()
                 if line:
                     self.lines.append(line[:500])
+                    self.count += 1
 
     def close_writer(self) -> None:
         if self.write_fd >= 0:
@@ -84,10 +86,12 @@ class _StderrTail:
                 pass
             self.write_fd = -1
 
-    def text(self, wait: float = 0.5) -> str:
-        """The last lines, once the server is gone and the pipe is drained (bounded wait)."""
+    def text(self, wait: float = 0.5, since: int = 0) -> str:
+        """The last lines (written after line ``since``), once the pipe is drained (bounded wait)."""
         self._thread.join(wait)
-        return " | ".join(list(self.lines)[-3:])
+        lines = list(self.lines)
+        fresh = max(0, min(self.count - since, len(lines)))
+        return " | ".join(lines[len(lines) - fresh:][-3:])
 
 
 class RemoteServer:
@@ -165,8 +169,8 @@ class RemoteServer:
         """Connect (blocking) and list the server's tools."""
         self.finish_start(self.begin_start())
 
-    def _stderr_note(self) -> str:
-        tail = self._stderr.text() if self._stderr is not None else ""
+    def _stderr_note(self, since: int = 0) -> str:
+        tail = self._stderr.text(since=since) if self._stderr is not None else ""
         return f" (stderr: {tail})" if tail else ""
 
     async def _open(self) -> list[Any]:
@@ -319,6 +323,7 @@ class RemoteServer:
                     return failure(f"MCP server {self.name!r} could not be started: {describe(exc)}",
                                    CONNECTION_FAILED, **where)
             client = self._client
+            stderr_mark = self._stderr.count if self._stderr is not None else 0
         messages: queue.SimpleQueue[Any] = queue.SimpleQueue()
         future = self._submit(self._call(client, tool, arguments, messages))
         future.add_done_callback(lambda _: messages.put(_DONE))
@@ -343,12 +348,13 @@ class RemoteServer:
         try:
             result = future.result()
         except Exception as exc:
-            return self._call_failed(exc, tool, where)
+            return self._call_failed(exc, tool, where, stderr_mark)
         from ._remote import result_dict
 
         return result_dict(result, self.name, tool, local_name)
 
-    def _call_failed(self, exc: BaseException, tool: str, where: dict[str, str]) -> dict[str, Any]:
+    def _call_failed(self, exc: BaseException, tool: str, where: dict[str, str],
+                     stderr_mark: int = 0) -> dict[str, Any]:
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS
 
@@ -359,7 +365,7 @@ class RemoteServer:
             return failure(f"MCP server {self.name!r} answered {tool} with an error: {exc.message}",
                            REMOTE_ERROR, **where)
         self._broken = describe(exc)
-        note = self._stderr_note()
+        note = self._stderr_note(stderr_mark)
         return failure(
             f"MCP server {self.name!r} stopped during the call to {tool} ({describe(exc)}){note}; "
             "it is restarted on the next call",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import os
 import socket
 import sys
 import warnings
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 SERVER_NAME = "janito"
 FORWARDER_PLUGIN = "janito-mcp:report-forwarder"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 _LEVELS = {"error": "error", "warning": "warning"}
 
@@ -246,6 +248,9 @@ def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOp
 def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     err = stderr or sys.stderr
+    if options.workspace is not None and not os.path.isdir(options.workspace):
+        print(f"janito mcp: --workspace {options.workspace!r} is not a folder", file=err)
+        return 2
     try:
         registry = build_registry(options)
         registry.names()
@@ -278,7 +283,9 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
     import socket
 
     family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only when
+    # the listening socket says TCP, and without it small responses wait for delayed ACKs.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((options.host, options.port))
@@ -297,6 +304,10 @@ def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket, 
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if sock.family == socket.AF_INET6 else options.host
     app = served.http_app(options.host, options.path)
+    if options.host not in LOOPBACK:
+        print(f"janito mcp: warning: {options.host} is not a loopback address and the server "
+              "has no authentication: anyone who can reach it can call the exposed tools",
+              file=err)
     print(f"janito mcp: listening on http://{host}:{port}{options.path}", file=err)
     err.flush()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)

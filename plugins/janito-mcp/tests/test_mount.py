@@ -204,6 +204,7 @@ def test_restart_after_death(mounted_config: Path, workspace: Path) -> None:
     assert died["success"] is False
     assert died["error_type"] == "connection_failed"
     assert "stopped during the call" in died["error"] and "restarted on the next call" in died["error"]
+    assert "(stderr: dying on purpose)" in died["error"]
     assert died["server"] == "echo" and died["tool"] == "echo__die"
     again = call_tool("echo__pid", {}, registry=registry)
     assert again["success"] is True
@@ -294,7 +295,7 @@ def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer
     monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
     registry = load(workspace, "mcp", privileges="r")
     assert set(registry.names()) == {"peer__CountSteps", "peer__EchoText", "peer__FailAlways",
-                                     "peer__RaiseError", "peer__ReadFile"}
+                                     "peer__Ping", "peer__RaiseError", "peer__ReadFile"}
     assert registry.schema("peer__EchoText").parameters["properties"]["times"]["default"] == 1
     result = call_tool("peer__EchoText", {"text": "hi", "times": 2}, registry=registry)
     assert result == {"success": True, "text": "hihi", "times": 2}

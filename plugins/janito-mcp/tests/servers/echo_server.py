@@ -55,7 +55,8 @@ def fail(reason: str = "broken on purpose") -> str:
 @server.tool(description="Kill this server in the middle of the call.")
 def die() -> str:
     _seen("die")
-    sys.stdout.flush()
+    sys.stderr.write("dying on purpose\n")
+    sys.stderr.flush()
     os._exit(3)
 
 
