@@ -8,6 +8,8 @@ from typing import Any, TextIO
 from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
+from ._errors import unexpected
+
 
 def _is_terminal(stream: TextIO | None) -> bool:
     try:
@@ -30,6 +32,12 @@ class AskUser(BaseTool):
         Args:
             question: The question to show, phrased so it can be answered in one line.
         """
+        try:
+            return self._run(question)
+        except Exception as exc:
+            return unexpected(self, exc, {"question": question})
+
+    def _run(self, question: str) -> dict[str, Any]:
         echo = {"question": question}
         if not question.strip():
             return failure("the question is empty", "invalid_arguments", **echo)

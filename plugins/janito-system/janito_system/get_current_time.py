@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 from janito_core import BaseTool, tool
 from janito_core.dispatch import failure
 
+from ._errors import unexpected
+
 if TYPE_CHECKING:
     from datetime import datetime
 
@@ -41,6 +43,17 @@ class GetCurrentTime(BaseTool):
             format: A strftime pattern such as "%A %d %B %Y, %H:%M" for an extra
                 `formatted` field.
         """
+        try:
+            return self._run(utc, timezone, format)
+        except Exception as exc:
+            return unexpected(self, exc, {})
+
+    def _run(
+        self,
+        utc: bool = False,
+        timezone: str | None = None,
+        format: str | None = None,
+    ) -> dict[str, Any]:
         from datetime import datetime
         from datetime import timezone as dt_timezone
 

@@ -21,6 +21,7 @@ from ._common import (
     resolve_directory,
     workspace_from,
 )
+from ._errors import unexpected
 
 ARGV_CODE_LIMIT = 100_000
 """Code longer than this (in bytes) goes through a temporary script file, not ``-c``:
@@ -64,6 +65,21 @@ class RunBashCode(BaseTool):
             capture_errors: Return standard error (true) or discard it (false).
             bash_executable: Shell to run the code with (default: bash from PATH, else sh).
         """
+        try:
+            return self._run(code, working_directory, timeout, capture_output, capture_errors,
+                             bash_executable)
+        except Exception as exc:
+            return unexpected(self, exc, {"code": code})
+
+    def _run(
+        self,
+        code: str,
+        working_directory: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        capture_output: bool = True,
+        capture_errors: bool = True,
+        bash_executable: str | None = None,
+    ) -> dict[str, Any]:
         echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
         if not capture_output:
             echo["capture_output"] = False

@@ -21,6 +21,7 @@ from ._common import (
     resolve_directory,
     workspace_from,
 )
+from ._errors import unexpected
 
 
 @tool(permissions="x")
@@ -56,6 +57,21 @@ class RunPythonCode(BaseTool):
             python_executable: Interpreter to run the code with (default: the Python that
                 runs janito).
         """
+        try:
+            return self._run(code, working_directory, timeout, capture_output, capture_errors,
+                             python_executable)
+        except Exception as exc:
+            return unexpected(self, exc, {"code": code})
+
+    def _run(
+        self,
+        code: str,
+        working_directory: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        capture_output: bool = True,
+        capture_errors: bool = True,
+        python_executable: str | None = None,
+    ) -> dict[str, Any]:
         echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
         if not capture_output:
             echo["capture_output"] = False

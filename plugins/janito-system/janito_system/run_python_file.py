@@ -19,6 +19,7 @@ from ._common import (
     resolve_directory,
     workspace_from,
 )
+from ._errors import unexpected
 
 
 @tool(permissions="x")
@@ -56,6 +57,22 @@ class RunPythonFile(BaseTool):
                 runs janito).
             additional_args: Command-line arguments passed to the script (its sys.argv[1:]).
         """
+        try:
+            return self._run(file_path, working_directory, timeout, capture_output, capture_errors,
+                             python_executable, additional_args)
+        except Exception as exc:
+            return unexpected(self, exc, {"file_path": file_path})
+
+    def _run(
+        self,
+        file_path: str,
+        working_directory: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        capture_output: bool = True,
+        capture_errors: bool = True,
+        python_executable: str | None = None,
+        additional_args: list[str] | None = None,
+    ) -> dict[str, Any]:
         args = list(additional_args or [])
         echo: dict[str, Any] = {"file_path": file_path, "timeout": timeout}
         if not capture_output:

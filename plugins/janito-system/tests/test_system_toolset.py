@@ -156,3 +156,31 @@ def test_harness_ask_user_without_a_terminal(tmp_path: Path) -> None:
     out = _harness("janito_system.ask_user", "Your name?", "--json", cwd=tmp_path)
     assert out.returncode == 1
     assert json.loads(out.stdout)["error_type"] == "no_terminal"
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "arguments"),
+    [("run_bash_code", "RunBashCode", {"code": "true"}),
+     ("run_python_code", "RunPythonCode", {"code": "pass"}),
+     ("run_python_file", "RunPythonFile", {"file_path": "x.py"}),
+     ("get_url", "GetUrl", {"url": "http://127.0.0.1/"}),
+     ("get_current_time", "GetCurrentTime", {}),
+     ("ask_user", "AskUser", {"question": "?"})],
+)
+def test_an_unexpected_exception_becomes_a_result(module: str, name: str,
+                                                  arguments: dict[str, object]) -> None:
+    """The guard around every run(): a bug inside is reported, never raised."""
+    import importlib
+
+    cls = getattr(importlib.import_module(f"janito_system.{module}"), name)
+
+    class Broken(cls):  # type: ignore[misc, valid-type]
+        def _run(self, *args: object) -> dict[str, object]:
+            raise RuntimeError("disk on fire")
+
+    result = Broken().run(**arguments)
+    assert result["success"] is False
+    assert result["error_type"] == "internal_error"
+    assert "disk on fire" in result["error"]
+    for key, value in arguments.items():
+        assert result[key] == value
