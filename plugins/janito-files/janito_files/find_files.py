@@ -104,7 +104,7 @@ class FindFiles(BaseTool):
                         yield entry_text(self, entry.path, entry.kind)
 
         results = found()
-        files = list(itertools.islice(results, max_results))
+        files = list(itertools.islice(results, min(max_results, sys.maxsize)))
         truncated = next(results, None) is not None
         self.report_result(f"Found {len(files)} match{'es' if len(files) != 1 else ''}"
                            + (" (truncated)" if truncated else ""))

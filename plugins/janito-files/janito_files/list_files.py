@@ -68,7 +68,7 @@ class ListFiles(BaseTool):
                     yield entry_text(self, entry.path, entry.kind)
 
         found = listing()
-        entries = list(itertools.islice(found, max_results))
+        entries = list(itertools.islice(found, min(max_results, sys.maxsize)))
         truncated = next(found, None) is not None
         self.report_result(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
                            + (" (truncated)" if truncated else ""))

@@ -81,6 +81,8 @@ def test_hostile_arguments_never_escape(files: Any, ws: Path, outside: Path) -> 
             assert "OUTSIDE-SECRET" not in text
             if not result["success"]:
                 assert result["error"] and result["error_type"]
+                # the tools answer everything themselves: nothing raised out of run()
+                assert result["error_type"] != "tool_exception", (name, args, result)
     assert snapshot(outside) == before
     assert calls == 40 * len(EXPECTED)
 
@@ -100,3 +102,27 @@ def test_one_assistant_turn_in_every_provider_shape(files: Any, ws: Path) -> Non
     assert results[0]["content"] == "alpha\n"
     assert results[1]["error_type"] == "outside_workspace"
     assert results[2]["error_type"] == "invalid_arguments"
+
+
+VALID = {
+    "ReadFile": {"filepath": "a.txt"},
+    "ReadMultipleFiles": {"paths": ["a.txt"]},
+    "WordCount": {"filepath": "a.txt"},
+    "ListFiles": {"paths": "."},
+    "FindFiles": {"paths": ".", "pattern": "*"},
+    "SearchText": {"paths": ".", "query": "a"},
+}
+
+
+def test_extreme_integers(files: Any, ws: Path) -> None:
+    (ws / "a.txt").write_text("alpha\n")
+    for name, base in VALID.items():
+        schema = files.registry.get_function_schema(name)["function"]["parameters"]
+        numbers = [field for field, spec in schema["properties"].items()
+                   if "integer" in json.dumps(spec)]
+        assert numbers, name
+        for field in numbers:
+            for number in (2**70, -(2**70), 2**63, 0, -1, 1):
+                result = files.call(name, {**base, field: number})
+                assert isinstance(result["success"], bool)
+                assert result.get("error_type") != "tool_exception", (name, field, number, result)
