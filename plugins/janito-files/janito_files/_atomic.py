@@ -13,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
-import shutil
 import stat
 from collections.abc import Iterator
 
@@ -30,7 +28,7 @@ def temp_name(target: str) -> str:
     folder, name = os.path.split(target)
     # Keep the name within NAME_MAX (255 bytes) whatever the target's length.
     stem = os.fsencode(name)[:200].decode("utf-8", "ignore") or "file"
-    return os.path.join(folder, f".{stem}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    return os.path.join(folder, f".{stem}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
 
 
 def _open_temp(target: str, mode: int) -> tuple[int, str]:
@@ -147,6 +145,8 @@ def copy_file_atomic(source: str, target: str, *, overwrite: bool) -> None:
                     return
                 yield block
 
+    import shutil
+
     atomic_write(target, chunks(), overwrite=overwrite)
     with contextlib.suppress(OSError):
         shutil.copystat(source, target, follow_symlinks=False)
@@ -154,6 +154,8 @@ def copy_file_atomic(source: str, target: str, *, overwrite: bool) -> None:
 
 def copy_tree_atomic(source: str, target: str) -> None:
     """Copy folder ``source`` to the absent ``target``: built aside, then renamed in place."""
+    import shutil
+
     temp = temp_name(target)
     try:
         shutil.copytree(source, temp, symlinks=True)

@@ -8,7 +8,6 @@ import stat
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from janito_core import WorkspaceError
-from janito_core.dispatch import failure
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -35,6 +34,12 @@ _ERRNO_TYPES = {
     errno.EFBIG: "file_too_large",
     errno.EBUSY: "busy",
 }
+
+
+def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
+    """A failed result, shaped as janito_core.dispatch.failure makes it (kept local so that
+    importing a tool module does not import the dispatcher)."""
+    return {"success": False, "error": error, "error_type": error_type, **extra}
 
 
 def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO
 
-from janito_core.dispatch import failure
-
-from ._common import SNIFF_BYTES, decode, is_binary, open_regular, os_failure
+from ._common import SNIFF_BYTES, decode, failure, is_binary, open_regular, os_failure
 
 # Past this size the lines after the shown range are not counted (total_lines is None).
 COUNT_LIMIT = 256 * 1024 * 1024

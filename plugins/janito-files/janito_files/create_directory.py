@@ -7,10 +7,8 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
+from ._common import echoed, ensure_folder, failure, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")
@@ -46,6 +44,9 @@ class CreateDirectory(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run CreateDirectory from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(CreateDirectory, argv)
 
 

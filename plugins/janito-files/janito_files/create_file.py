@@ -7,11 +7,9 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
 from ._atomic import TargetExists, atomic_write
-from ._cli import run_cli
-from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
+from ._common import echoed, ensure_folder, failure, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")
@@ -64,6 +62,9 @@ class CreateFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run CreateFile from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(CreateFile, argv)
 
 

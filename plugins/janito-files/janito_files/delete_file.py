@@ -8,11 +8,9 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
 from ._atomic import fsync_dir
-from ._cli import run_cli
-from ._common import echoed, invalid, os_failure, resolve_entry, shown
+from ._common import echoed, failure, invalid, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -53,6 +51,9 @@ class DeleteFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run DeleteFile from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(DeleteFile, argv)
 
 

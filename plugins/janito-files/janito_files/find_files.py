@@ -11,10 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import echoed, invalid, safe_text, shown
+from ._common import echoed, failure, invalid, safe_text, shown
 from ._listing import entry_text, start_points
 from ._walk import depth_limit, walk
 
@@ -121,6 +119,9 @@ class FindFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run FindFiles from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(FindFiles, argv)
 
 

@@ -8,10 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import echoed, invalid, safe_text
+from ._common import echoed, failure, invalid, safe_text
 from ._listing import entry_text, start_points
 from ._walk import depth_limit, walk
 
@@ -85,6 +83,9 @@ class ListFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ListFiles from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(ListFiles, argv)
 
 

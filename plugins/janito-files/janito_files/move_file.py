@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
 from ._atomic import TargetExists, copy_file_atomic, copy_tree_atomic, fsync_dir
-from ._cli import run_cli
-from ._common import echoed, ensure_folder, invalid, kind_of, os_failure, resolve_entry, shown
+from ._common import echoed, ensure_folder, failure, invalid, kind_of, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -119,7 +116,7 @@ class MoveFile(BaseTool):
         # Across filesystems: the copy is complete and on disk before the source goes.
         if kind == "directory":
             copy_tree_atomic(source, target)
-            shutil.rmtree(source)
+            _rmtree(source)
         elif kind == "symlink":
             link = os.readlink(source)
             if overwrite and os.path.lexists(target):
@@ -133,7 +130,16 @@ class MoveFile(BaseTool):
         return "copy"
 
 
+def _rmtree(path: str) -> None:
+    import shutil  # imported on use: most calls never need it
+
+    shutil.rmtree(path)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run MoveFile from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(MoveFile, argv)
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from janito_core import BaseTool, tool
 
-from ._cli import run_cli
 from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, shown
 from ._read import check_range, read_range
 
@@ -60,6 +59,9 @@ class ReadFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ReadFile from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(ReadFile, argv)
 
 

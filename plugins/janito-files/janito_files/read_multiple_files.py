@@ -6,10 +6,8 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, safe_text, shown, split_paths_in
+from ._common import DEFAULT_MAX_BYTES, echoed, failure, invalid, resolve, safe_text, shown, split_paths_in
 from ._read import check_range, read_range
 
 MAX_FILES = 100
@@ -80,6 +78,9 @@ class ReadMultipleFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ReadMultipleFiles from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(ReadMultipleFiles, argv)
 
 

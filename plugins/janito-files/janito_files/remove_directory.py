@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
 from ._atomic import fsync_dir
-from ._cli import run_cli
-from ._common import echoed, invalid, os_failure, resolve_entry, shown
+from ._common import echoed, failure, invalid, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")
@@ -55,7 +52,7 @@ class RemoveDirectory(BaseTool):
                 for _folder, dirs, files in os.walk(real):
                     removed["files"] += len(files)
                     removed["directories"] += len(dirs)
-                shutil.rmtree(real)
+                _rmtree(real)
             else:
                 os.rmdir(real)
         except OSError as exc:
@@ -70,7 +67,16 @@ class RemoveDirectory(BaseTool):
                 "removed_files": removed["files"], "removed_directories": removed["directories"]}
 
 
+def _rmtree(path: str) -> None:
+    import shutil  # imported on use: most calls never need it
+
+    shutil.rmtree(path)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run RemoveDirectory from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(RemoveDirectory, argv)
 
 

@@ -6,11 +6,9 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
 from ._atomic import atomic_write
-from ._cli import run_cli
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, failure, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
 
@@ -121,6 +119,9 @@ class ReplaceTextInFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ReplaceTextInFile from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(ReplaceTextInFile, argv)
 
 

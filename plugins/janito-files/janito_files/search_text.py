@@ -8,10 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import SNIFF_BYTES, clip_line, echoed, invalid, open_regular, safe_text, shown
+from ._common import SNIFF_BYTES, clip_line, echoed, failure, invalid, open_regular, safe_text, shown
 from ._listing import start_points
 from ._walk import depth_limit, walk
 
@@ -328,6 +326,9 @@ class _Scan:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run SearchText from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(SearchText, argv)
 
 

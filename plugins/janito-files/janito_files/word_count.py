@@ -7,10 +7,8 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
 
-from ._cli import run_cli
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, failure, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 BLOCK = 1 << 20
 
@@ -96,6 +94,9 @@ class WordCount(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run WordCount from the command line (see janito_files._cli)."""
+    from ._cli import run_cli
+
     return run_cli(WordCount, argv)
 
 
