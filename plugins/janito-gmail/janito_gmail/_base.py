@@ -34,11 +34,14 @@ class MailTool(BaseTool):
 
         ``echo`` holds the inputs to repeat in a failure so the model sees what it asked.
         """
-        self._secret_values = known_secrets()
+        self._secret_values = []
         try:
-            settings = Settings.load()
-            self._secret_values = sorted(set(self._secret_values) | set(settings.secrets()),
-                                         key=len, reverse=True)
+            try:
+                settings = Settings.load()
+            except SettingsError:
+                self._secret_values = known_secrets()
+                raise
+            self._secret_values = settings.secrets()
             result = action(settings)
         except MailError as exc:
             result = {"success": False, "error": exc.message, "error_type": exc.error_type,

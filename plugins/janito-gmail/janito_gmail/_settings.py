@@ -65,25 +65,52 @@ def _secret(name: str) -> str | None:
     return value or None
 
 
-def setting(name: str) -> str | None:
+class _Store:
+    """One look at the secrets store: which names exist, then values of those only.
+
+    A keyring lookup can cost a round trip to a desktop service, so the settings that
+    are not stored at all are not asked for one by one.
+    """
+
+    def __init__(self) -> None:
+        from janito_core.secrets import list_secrets
+
+        try:
+            self.names: set[str] | None = {n.lower() for n in list_secrets()}
+        except Exception:
+            self.names = None
+
+    def has(self, name: str) -> bool:
+        return self.names is None or name in self.names
+
+    def get(self, name: str) -> str | None:
+        return _secret(name) if self.has(name) else None
+
+
+def setting(name: str, store: _Store | None = None) -> str | None:
     """``JANITO_GMAIL_<NAME>``, else the secret ``gmail_<name>``, else None."""
     value = os.environ.get("JANITO_GMAIL_" + name.upper())
     if value:
         return value.strip()
-    stored = _secret("gmail_" + name)
+    stored = (store or _Store()).get("gmail_" + name)
     return stored.strip() if stored else None
 
 
-def missing_credentials() -> str | None:
+def missing_credentials(store: _Store | None = None) -> str | None:
     """Why the tools cannot log in here, or None when credentials are configured."""
-    username = _secret(USERNAME_SECRET) or os.environ.get("JANITO_GMAIL_USERNAME")
-    if not username:
+    store = store or _Store()
+    if not (store.has(USERNAME_SECRET) and store.get(USERNAME_SECRET)) and \
+            not os.environ.get("JANITO_GMAIL_USERNAME"):
         return (
             f"no mail account is configured: the secret {USERNAME_SECRET} is not set; "
             f"set it with `janito secrets set {USERNAME_SECRET}`, then "
             f"`janito secrets set {PASSWORD_SECRET}` (an app password)"
         )
-    if not (_secret(PASSWORD_SECRET) or _secret(OAUTH_SECRET)):
+    if store.names is not None:
+        configured = PASSWORD_SECRET in store.names or OAUTH_SECRET in store.names
+    else:
+        configured = bool(_secret(PASSWORD_SECRET) or _secret(OAUTH_SECRET))
+    if not configured:
         return (
             f"no mail password is configured: the secret {PASSWORD_SECRET} is not set; "
             f"set it with `janito secrets set {PASSWORD_SECRET}` (for Gmail an app password), "
@@ -92,8 +119,8 @@ def missing_credentials() -> str | None:
     return None
 
 
-def _port(name: str, default: int) -> int:
-    raw = setting(name)
+def _port(name: str, default: int, store: _Store) -> int:
+    raw = setting(name, store)
     if raw is None:
         return default
     try:
@@ -105,8 +132,8 @@ def _port(name: str, default: int) -> int:
     return port
 
 
-def _tls(name: str) -> str:
-    value = (setting(name) or DEFAULTS[name]).lower()
+def _tls(name: str, store: _Store) -> str:
+    value = (setting(name, store) or DEFAULTS[name]).lower()
     if value not in TLS_MODES:
         raise SettingsError(f"the setting {name} must be one of ssl, starttls, none, "
                             f"not {value!r}")
@@ -134,14 +161,20 @@ class Settings:
     @classmethod
     def load(cls) -> Settings:
         """Read the settings now; SettingsError names the first that cannot work."""
-        problem = missing_credentials()
+        store = _Store()
+        problem = missing_credentials(store)
         if problem:
             raise SettingsError(problem)
-        username = (_secret(USERNAME_SECRET) or os.environ.get("JANITO_GMAIL_USERNAME")
+        username = (store.get(USERNAME_SECRET) or os.environ.get("JANITO_GMAIL_USERNAME")
                     or "").strip()
-        imap_tls = _tls("imap_tls")
-        smtp_tls = _tls("smtp_tls")
-        raw_timeout = setting("timeout") or DEFAULTS["timeout"]
+        password = store.get(PASSWORD_SECRET)
+        oauth_token = store.get(OAUTH_SECRET)
+        if not (password or oauth_token):
+            raise SettingsError(f"the secret {PASSWORD_SECRET} is empty; set it with "
+                                f"`janito secrets set {PASSWORD_SECRET}`")
+        imap_tls = _tls("imap_tls", store)
+        smtp_tls = _tls("smtp_tls", store)
+        raw_timeout = setting("timeout", store) or DEFAULTS["timeout"]
         try:
             timeout = float(raw_timeout)
         except ValueError:
@@ -149,23 +182,23 @@ class Settings:
                                 f"not {raw_timeout!r}") from None
         if not 0 < timeout <= 3600:
             raise SettingsError("the setting timeout must be between 0 and 3600 seconds")
-        ca_file = setting("ca_file")
+        ca_file = setting("ca_file", store)
         if ca_file and not os.path.isfile(ca_file):
             raise SettingsError(f"the setting ca_file names {ca_file!r}, which is not a file")
         return cls(
             username=username,
-            password=_secret(PASSWORD_SECRET),
-            oauth_token=_secret(OAUTH_SECRET),
-            imap_host=setting("imap_host") or DEFAULTS["imap_host"],
-            imap_port=_port("imap_port", IMAP_PORTS[imap_tls]),
+            password=password,
+            oauth_token=oauth_token,
+            imap_host=setting("imap_host", store) or DEFAULTS["imap_host"],
+            imap_port=_port("imap_port", IMAP_PORTS[imap_tls], store),
             imap_tls=imap_tls,
-            smtp_host=setting("smtp_host") or DEFAULTS["smtp_host"],
-            smtp_port=_port("smtp_port", SMTP_PORTS[smtp_tls]),
+            smtp_host=setting("smtp_host", store) or DEFAULTS["smtp_host"],
+            smtp_port=_port("smtp_port", SMTP_PORTS[smtp_tls], store),
             smtp_tls=smtp_tls,
             ca_file=ca_file,
             timeout=timeout,
-            from_address=setting("from_address") or username,
-            trash_folder=setting("trash_folder"),
+            from_address=setting("from_address", store) or username,
+            trash_folder=setting("trash_folder", store),
         )
 
     def ssl_context(self) -> ssl.SSLContext:

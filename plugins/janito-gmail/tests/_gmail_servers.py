@@ -18,6 +18,7 @@ import base64
 import datetime
 import email.parser
 import email.policy
+import grp
 import ipaddress
 import os
 import pwd
@@ -260,8 +261,10 @@ class DovecotServer:
         else:
             uid, gid = os.getuid(), os.getgid()
             me = pwd.getpwuid(uid).pw_name
+            group = grp.getgrgid(gid).gr_name
             user_lines = (
                 f"default_internal_user = {me}\ndefault_login_user = {me}\n"
+                f"default_internal_group = {group}\n"
                 "service anvil {\n  chroot =\n}\nservice imap-login {\n  chroot =\n}\n"
             )
         for name in users:

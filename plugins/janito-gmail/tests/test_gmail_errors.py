@@ -74,7 +74,7 @@ def test_timeout(gmail: Any, monkeypatch: pytest.MonkeyPatch, silent_server: int
                  tls: str) -> None:
     monkeypatch.setenv("JANITO_GMAIL_IMAP_PORT", str(silent_server))
     monkeypatch.setenv("JANITO_GMAIL_IMAP_TLS", tls)
-    monkeypatch.setenv("JANITO_GMAIL_TIMEOUT", "0.5")
+    monkeypatch.setenv("JANITO_GMAIL_TIMEOUT", "0.3")
     result = gmail.call("CountEmails")
     assert result["success"] is False
     assert result["error_type"] == "timeout"
@@ -82,7 +82,7 @@ def test_timeout(gmail: Any, monkeypatch: pytest.MonkeyPatch, silent_server: int
 
 def test_smtp_timeout(gmail: Any, monkeypatch: pytest.MonkeyPatch, silent_server: int) -> None:
     monkeypatch.setenv("JANITO_GMAIL_SMTP_PORT", str(silent_server))
-    monkeypatch.setenv("JANITO_GMAIL_TIMEOUT", "0.5")
+    monkeypatch.setenv("JANITO_GMAIL_TIMEOUT", "0.3")
     result = gmail.call("SendEmail", to=["a@example.test"], body="x")
     assert result["success"] is False
     assert result["error_type"] == "timeout"

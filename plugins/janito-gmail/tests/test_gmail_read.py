@@ -206,3 +206,14 @@ def test_many_distinct_body_sections_stay_bounded(gmail: Any, dovecot: Any, fold
     # connect+login 2, EXAMINE, CAPABILITY, SEARCH, structure FETCH, 6 section FETCHes,
     # one FETCH for the rest, LOGOUT
     assert round_trips.count == 14
+
+
+def test_folder_names_beyond_ascii(gmail: Any, dovecot: Any, folder: str) -> None:
+    name = f"{folder}-Reçus/Été"
+    servers.seed(dovecot, name, [servers.plain_message(1)])
+    listed = [row["name"] for row in gmail.call("ListFolders")["folders"]]
+    assert name in listed
+    result = gmail.call("ReadEmails", folder=name)
+    assert result["success"] is True and result["count"] == 1
+    moved = gmail.call("MoveEmails", folder=name, destination=folder, ids=[1])
+    assert moved["success"] is True and moved["count"] == 1
