@@ -229,6 +229,25 @@ service lmtp {{
 """
 
 
+def _server_parent() -> str:
+    """Where the server folder goes: the temporary folder if the unprivileged mail
+    processes can reach it and its socket paths stay short, else /tmp."""
+    candidate = os.path.realpath(tempfile.gettempdir())
+    if len(candidate) > 40:
+        return "/tmp"
+    path = candidate
+    while True:
+        try:
+            if not os.stat(path).st_mode & 0o001:  # others may not traverse it
+                return "/tmp"
+        except OSError:
+            return "/tmp"
+        parent = os.path.dirname(path)
+        if parent == path:
+            return candidate
+        path = parent
+
+
 @dataclass
 class DovecotServer:
     """A running private Dovecot; ``stop()`` ends it and removes its folder."""
@@ -249,7 +268,7 @@ class DovecotServer:
                 "dovecot is not installed (Debian package dovecot-imapd); "
                 "install it with `apt-get install -y dovecot-imapd`"
             )
-        root = Path(tempfile.mkdtemp(prefix="janito-gmail-dovecot-"))
+        root = Path(tempfile.mkdtemp(prefix="janito-gmail-dovecot-", dir=_server_parent()))
         # Mail processes run as an unprivileged uid and must reach the home folders.
         os.chmod(root, 0o755)
         for sub in ("run", "state", "home", "rawlog"):
