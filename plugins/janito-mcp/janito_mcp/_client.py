@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from janito_core.dispatch import failure
 
-from ._config import ServerConfig, expand
+from ._config import DEPTH_ENV, ServerConfig, expand, redact
 
 CONNECTION_FAILED = "connection_failed"
 REMOTE_ERROR = "remote_error"
@@ -34,6 +34,14 @@ Reporter = Callable[[str, str], None]
 """``report(level, message)``: how a call relays the server's progress and log lines."""
 
 _DONE = object()
+
+
+def depth() -> int:
+    """How many janito processes up the chain mount this one (0: none)."""
+    try:
+        return max(0, int(os.environ.get(DEPTH_ENV, "0")))
+    except ValueError:
+        return 0
 
 
 class StartError(Exception):
@@ -112,6 +120,7 @@ class RemoteServer:
         self._broken: str | None = None
         self._lock = threading.Lock()
         self._listeners: set[queue.SimpleQueue[Any]] = set()
+        self._secrets: set[str] = set()
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "not connected"
@@ -159,11 +168,15 @@ class RemoteServer:
         except concurrent.futures.TimeoutError:
             future.cancel()
             self._broken = "did not start"
-            raise StartError(f"no answer to the MCP handshake within {limit:g} s"
-                             f"{self._stderr_note()}") from None
+            raise StartError(self.clean(f"no answer to the MCP handshake within {limit:g} s"
+                                        f"{self._stderr_note()}")) from None
         except Exception as exc:
             self._broken = "did not start"
-            raise StartError(f"{describe(exc)}{self._stderr_note()}") from None
+            raise StartError(self.clean(f"{describe(exc)}{self._stderr_note()}")) from None
+
+    def clean(self, text: str) -> str:
+        """``text`` without the secret values this server was started with."""
+        return redact(text, self._secrets) if self._secrets else text
 
     def start(self) -> None:
         """Connect (blocking) and list the server's tools."""
@@ -220,17 +233,21 @@ class RemoteServer:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            headers = {key: expand(value) for key, value in config.headers.items()}
+            secrets = self._secrets
+            headers = {key: expand(value, secrets) for key, value in config.headers.items()}
             http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-            transport: Any = streamable_http_client(expand(config.url), http_client=http)
+            transport: Any = streamable_http_client(expand(config.url, secrets), http_client=http)
         else:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             assert config.command is not None and self._stderr is not None
+            secrets = self._secrets
+            env = {key: expand(value, secrets) for key, value in config.env.items()}
+            env[DEPTH_ENV] = str(depth() + 1)
             params = StdioServerParameters(
-                command=expand(config.command),
-                args=[expand(arg) for arg in config.args],
-                env={key: expand(value) for key, value in config.env.items()} or None,
+                command=expand(config.command, secrets),
+                args=[expand(arg, secrets) for arg in config.args],
+                env=env,
                 cwd=config.cwd,
             )
             transport = stdio_client(params, errlog=self._stderr.write_fd)  # type: ignore[arg-type]
@@ -320,8 +337,8 @@ class RemoteServer:
                         CONNECTION_FAILED, **where,
                     )
                 except Exception as exc:
-                    return failure(f"MCP server {self.name!r} could not be started: {describe(exc)}",
-                                   CONNECTION_FAILED, **where)
+                    return failure(self.clean(f"MCP server {self.name!r} could not be started: "
+                                              f"{describe(exc)}"), CONNECTION_FAILED, **where)
             client = self._client
             stderr_mark = self._stderr.count if self._stderr is not None else 0
         messages: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -359,16 +376,16 @@ class RemoteServer:
         from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS
 
         if isinstance(exc, MCPError) and exc.code == INVALID_PARAMS:
-            return failure(f"MCP server {self.name!r} rejected the arguments of {tool}: "
-                           f"{exc.message}", "invalid_arguments", **where)
+            return failure(self.clean(f"MCP server {self.name!r} rejected the arguments of {tool}: "
+                                      f"{exc.message}"), "invalid_arguments", **where)
         if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
-            return failure(f"MCP server {self.name!r} answered {tool} with an error: {exc.message}",
-                           REMOTE_ERROR, **where)
+            return failure(self.clean(f"MCP server {self.name!r} answered {tool} with an error: "
+                                      f"{exc.message}"), REMOTE_ERROR, **where)
         self._broken = describe(exc)
         note = self._stderr_note(stderr_mark)
         return failure(
-            f"MCP server {self.name!r} stopped during the call to {tool} ({describe(exc)}){note}; "
-            "it is restarted on the next call",
+            self.clean(f"MCP server {self.name!r} stopped during the call to {tool} "
+                       f"({describe(exc)}){note}; it is restarted on the next call"),
             CONNECTION_FAILED, **where,
         )
 

@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 CONFIG_ENV = "JANITO_MCP_CONFIG"
+DEPTH_ENV = "JANITO_MCP_DEPTH"
+MAX_DEPTH = 3
+"""How deeply janito processes may mount one another (a server mounting itself stops here)."""
 CONFIG_FILE = "mcp.json"
 DEFAULT_PERMISSIONS = "x"
 DEFAULT_CALL_TIMEOUT = 120.0
@@ -213,8 +216,11 @@ def _seconds(entry: dict[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
-def expand(text: str) -> str:
-    """``text`` with ``${secret:NAME}`` and ``${env:NAME}`` replaced (KeyError if one is unset)."""
+def expand(text: str, secrets: set[str] | None = None) -> str:
+    """``text`` with ``${secret:NAME}`` and ``${env:NAME}`` replaced (ValueError if one is unset).
+
+    The secret values used are added to ``secrets``, so messages can be cleaned of them.
+    """
 
     def replace(match: re.Match[str]) -> str:
         kind, name = match.group(1), match.group(2)
@@ -224,8 +230,18 @@ def expand(text: str) -> str:
             from janito_core.secrets import get_secret
 
             value = get_secret(name)
+            if value and secrets is not None:
+                secrets.add(value)
         if value is None:
-            raise KeyError(f"{kind} {name!r} is not set")
+            raise ValueError(f"{kind} {name!r} is not set")
         return value
 
     return _REFERENCE.sub(replace, text)
+
+
+def redact(text: str, secrets: set[str]) -> str:
+    """``text`` with every secret value replaced by ``***``."""
+    for value in sorted(secrets, key=len, reverse=True):
+        if len(value) >= 4:
+            text = text.replace(value, "***")
+    return text

@@ -54,11 +54,18 @@ def mounted() -> Mounted:
 
 
 def _mount() -> Mounted:
-    from ._client import RemoteServer, StartError
+    from ._client import RemoteServer, StartError, depth
+    from ._config import MAX_DEPTH
     from ._remote import local_name, make_tool_class
 
     path = config_path()
     state = Mounted(path)
+    if depth() >= MAX_DEPTH:
+        state.problems.append(
+            f"not mounting the servers of {path}: this janito runs {depth()} levels deep in "
+            "janito processes mounting one another (does a server of the file mount itself?)"
+        )
+        return state
     try:
         config = load_config(path)
     except ConfigError as exc:

@@ -10,7 +10,7 @@ from typing import Any, Literal, Optional
 
 import pytest
 from conftest import child_env, write_config
-from janito_mcp._config import ConfigError, config_path, expand, load_config, parse_server
+from janito_mcp._config import ConfigError, config_path, expand, load_config, parse_server, redact
 from janito_mcp._remote import annotation_for, build_schema, result_dict
 
 
@@ -78,8 +78,12 @@ def test_expand(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JANITO_SECRET_API_TOKEN", "s3cret")
     monkeypatch.setenv("SOME_VAR", "v")
     assert expand("Bearer ${secret:api_token} ${env:SOME_VAR} $HOME") == "Bearer s3cret v $HOME"
-    with pytest.raises(KeyError, match="not set"):
+    with pytest.raises(ValueError, match="not set"):
         expand("${secret:absent_one}")
+    used: set[str] = set()
+    expand("${secret:api_token}${env:SOME_VAR}", used)
+    assert used == {"s3cret"}
+    assert redact("a s3cret b", used) == "a *** b"
 
 
 def test_annotations() -> None:

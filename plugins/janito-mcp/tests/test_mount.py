@@ -286,6 +286,33 @@ def test_secrets_and_env_are_expanded(fresh: None, tmp_path: Path, config_dir: P
     assert calls_seen(own_log) == ["pid"]
 
 
+def test_secrets_never_appear_in_errors(fresh: None, tmp_path: Path, config_dir: Path,
+                                        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_API_TOKEN", "tok-4f9a8b7c")
+    leak = "import sys; sys.stderr.write('bad token ' + sys.argv[1] + '\\n'); sys.exit(1)"
+    path = write_config(tmp_path / "mcp.json", {
+        "leaky": {"command": sys.executable, "args": ["-c", leak, "${secret:api_token}"]},
+        "unset": {"command": sys.executable, "args": ["${secret:not_there}"]},
+    })
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    [error] = registry.load_errors
+    assert "tok-4f9a8b7c" not in error.reason
+    assert "bad token ***" in error.reason
+    assert "secret 'not_there' is not set" in error.reason
+
+
+def test_self_mounting_stops(fresh: None, tmp_path: Path, config_dir: Path, workspace: Path,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_config(tmp_path / "mcp.json", {"echo": echo_server()})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    monkeypatch.setenv("JANITO_MCP_DEPTH", "3")
+    registry = load(workspace, "mcp")
+    assert registry.names() == []
+    [error] = registry.load_errors
+    assert "levels deep" in error.reason
+
+
 def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer,
                                             tmp_path: Path, config_dir: Path, workspace: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
