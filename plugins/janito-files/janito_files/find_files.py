@@ -80,7 +80,8 @@ class FindFiles(BaseTool):
                 first = problems[0]
                 return failure(first["error"], first["error_type"], **echo, errors=problems)
             return invalid("paths is empty; give at least one path, such as \".\"", **echo)
-        self.report_start(f"Finding {pattern} in {', '.join(safe_text(p) for p, _, _ in starts)}")
+        self.report_start(f"Finding {safe_text(pattern[:80])} in "
+                          f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
         limit = depth_limit(max_depth)
         unreadable: list[str] = []
 

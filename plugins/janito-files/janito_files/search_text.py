@@ -209,8 +209,9 @@ class SearchText(BaseTool):
                 first = problems[0]
                 return failure(first["error"], first["error_type"], **echo, errors=problems)
             return invalid("paths is empty; give at least one path, such as \".\"", **echo)
-        self.report_start(f"Searching for {query!r} in "
-                          f"{', '.join(safe_text(p) for p, _, _ in starts)}")
+        shown_query = safe_text(query if len(query) <= 80 else query[:77] + "...")
+        self.report_start(f"Searching for {shown_query!r} in "
+                          f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
         scan = _Scan(self, matcher, max_results, count_only)
         limit = depth_limit(max_depth)
         for _path, real, kind in starts:
