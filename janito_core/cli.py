@@ -139,6 +139,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
     registry = build_registry(args)
     specs = registry.toolsets()
     loaded = registry.loaded_toolsets()
+    available = set(registry.names())  # skipped and denied tools were not made available
     errors: dict[str, list[str]] = {}
     for error in registry.load_errors:
         if error.toolset:
@@ -156,7 +157,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
                 e.toolset == name and e.kind == "import" and e.module == spec.module
                 for e in registry.load_errors
             ),
-            "tools": loaded.get(name, []),
+            "tools": [t for t in loaded.get(name, []) if t in available],
             "error": "; ".join(errors[name]) if name in errors else None,
         })
     if args.json:
