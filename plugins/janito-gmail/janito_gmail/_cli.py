@@ -16,6 +16,7 @@ import sys
 import typing
 from typing import Any, Literal
 
+from janito_core import BaseTool
 from janito_core.workspace import Workspace
 
 
@@ -48,7 +49,7 @@ def _strip_optional(tp: Any) -> Any:
     return tp
 
 
-def build_parser(tool: type) -> argparse.ArgumentParser:
+def build_parser(tool: type[BaseTool]) -> argparse.ArgumentParser:
     doc = (tool.__doc__ or "").strip().splitlines()
     parser = argparse.ArgumentParser(
         prog=f"python -m {tool.__module__}",
@@ -84,7 +85,7 @@ def build_parser(tool: type) -> argparse.ArgumentParser:
     return parser
 
 
-def run_cli(tool: type, argv: list[str] | None = None) -> int:
+def run_cli(tool: type[BaseTool], argv: list[str] | None = None) -> int:
     """Parse ``argv``, run ``tool`` in a workspace rooted at the current folder, print."""
     parser = build_parser(tool)
     args = vars(parser.parse_args(argv))
@@ -102,5 +103,5 @@ def run_cli(tool: type, argv: list[str] | None = None) -> int:
     return 0 if result.get("success") else 1
 
 
-def main_for(tool: type) -> None:
+def main_for(tool: type[BaseTool]) -> None:
     sys.exit(run_cli(tool))
