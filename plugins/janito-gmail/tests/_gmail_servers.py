@@ -450,7 +450,8 @@ class SmtpServer:
     """aiosmtpd on loopback: STARTTLS with the test certificate, AUTH PLAIN/LOGIN/XOAUTH2."""
 
     def __init__(self, cert: Path, key: Path, username: str, password: str,
-                 oauth: tuple[str, str] = (OAUTH_USER, OAUTH_TOKEN)) -> None:
+                 oauth: tuple[str, str] = (OAUTH_USER, OAUTH_TOKEN), *,
+                 implicit_tls: bool = False) -> None:
         from aiosmtpd.controller import Controller
         from aiosmtpd.smtp import AuthResult
 
@@ -495,11 +496,19 @@ class SmtpServer:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(str(cert), str(key))
         self.port = free_port()
-        self.controller = Controller(
-            Handler(), hostname="127.0.0.1", port=self.port, tls_context=context,
-            require_starttls=True, authenticator=authenticator, auth_require_tls=True,
-            auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10,
-        )
+        self.implicit_tls = implicit_tls
+        if implicit_tls:  # SMTPS: TLS from the first byte, as on port 465
+            self.controller = Controller(
+                Handler(), hostname="127.0.0.1", port=self.port, ssl_context=context,
+                authenticator=authenticator, auth_require_tls=False,
+                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10,
+            )
+        else:
+            self.controller = Controller(
+                Handler(), hostname="127.0.0.1", port=self.port, tls_context=context,
+                require_starttls=True, authenticator=authenticator, auth_require_tls=True,
+                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10,
+            )
         self.controller.start()
 
     def stop(self) -> None:
@@ -509,7 +518,7 @@ class SmtpServer:
         return {
             "JANITO_GMAIL_SMTP_HOST": "127.0.0.1",
             "JANITO_GMAIL_SMTP_PORT": str(self.port),
-            "JANITO_GMAIL_SMTP_TLS": "starttls",
+            "JANITO_GMAIL_SMTP_TLS": "ssl" if self.implicit_tls else "starttls",
         }
 
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Arrived]:

@@ -147,3 +147,18 @@ def test_send_with_xoauth2(janito: Any, mail_env: dict[str, str], dovecot: Any,
     assert result["success"] is True, result
     (arrived,) = outbox.wait_for(1)
     assert arrived.mail_from == servers.OAUTH_USER
+
+
+def test_send_over_implicit_tls(gmail: Any, dovecot: Any,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    smtps = servers.SmtpServer(dovecot.cert, dovecot.root / "key.pem", servers.USER,
+                               servers.PASSWORD, implicit_tls=True)
+    try:
+        for name, value in smtps.env().items():
+            monkeypatch.setenv(name, value)
+        result = gmail.call("SendEmail", to=["ann@example.test"], subject="smtps", body="x")
+        assert result["success"] is True, result
+        (arrived,) = smtps.wait_for(1)
+        assert arrived.message["Subject"] == "smtps"
+    finally:
+        smtps.stop()
