@@ -23,6 +23,7 @@ from .errors import (
 from .path_utils import norm_path
 from .privileges import Privileges
 from .registry import AUTOLOAD_TOOLSETS, Registry, default_registry
+from .results import failure
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ __all__ = [
     "default_registry",
     "discover_toolsets",
     "execute_tool_calls",
+    "failure",
     "hookimpl",
     "norm_path",
     "tool",

@@ -391,13 +391,16 @@ def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
     schema.set_defaults(handler=cmd_schema)
 
     run = sub.add_parser(
-        "run", parents=[common], help="run one tool through dispatch",
+        "run", parents=[common], help="run one tool through dispatch", allow_abbrev=False,
         description="Run TOOL as a model would call it; the JSON result goes to stdout. "
         "Pass arguments with --args JSON or as --name value pairs.",
     )
     run.add_argument("tool_name", metavar="TOOL")
     run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
     run.set_defaults(handler=cmd_run, params=[])
+    parser.set_defaults(run_options={
+        option: action.nargs != 0 for action in run._actions for option in action.option_strings
+    })
 
     secrets = sub.add_parser("secrets", help="store credentials for toolsets")
     secrets.add_argument("action", choices=["set", "get", "delete", "list"])
@@ -425,12 +428,34 @@ def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
     return parser
 
 
+def _keep_param_values(arguments: list[str], run_options: dict[str, bool]) -> list[str]:
+    """``janito run`` arguments with each tool parameter written ``--name=value``.
+
+    argparse would otherwise take a value that looks like an option (``--text -x``) for
+    that option, silently changing the privileges. ``run_options`` maps each option of
+    ``run`` to whether it takes a value.
+    """
+    out = list(arguments)
+    index = out.index("run") + 1
+    while index < len(out):
+        token = out[index]
+        if token in run_options:
+            index += 2 if run_options[token] else 1
+            continue
+        is_param = token.startswith("--") and len(token) > 2 and "=" not in token
+        if is_param and index + 1 < len(out) and not out[index + 1].startswith("--"):
+            out[index : index + 2] = [f"{token}={out[index + 1]}"]
+        index += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in arguments if not a.startswith("-")), None)
     builtin = first in BUILTIN_COMMANDS
     parser = build_parser(with_plugins=not builtin)
     if first == "run":
+        arguments = _keep_param_values(arguments, parser.get_default("run_options"))
         args, extra = parser.parse_known_args(arguments)
         args.params = extra
     else:

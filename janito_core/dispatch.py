@@ -17,6 +17,20 @@ from typing import TYPE_CHECKING, Any
 from ._context import active_registry
 from ._types import INVALID
 from .errors import WorkspaceError
+from .results import (
+    INVALID_ARGUMENTS,
+    INVALID_JSON,
+    INVALID_RESULT,
+    OUTSIDE_WORKSPACE,
+    PERMISSION_DENIED,
+    PLUGIN_ERROR,
+    REFUSED,
+    TIMEOUT,
+    TOOL_EXCEPTION,
+    UNAVAILABLE,
+    UNKNOWN_TOOL,
+    failure,
+)
 from .schema import tool_schema
 
 if TYPE_CHECKING:
@@ -25,22 +39,12 @@ if TYPE_CHECKING:
 DEFAULT_MAX_RESULT_CHARS = 100_000
 MAX_DEPTH = 64
 
-INVALID_JSON = "invalid_json"
-INVALID_ARGUMENTS = "invalid_arguments"
-UNKNOWN_TOOL = "unknown_tool"
-UNAVAILABLE = "tool_unavailable"
-PERMISSION_DENIED = "permission_denied"
-TOOL_EXCEPTION = "tool_exception"
-INVALID_RESULT = "invalid_result"
-OUTSIDE_WORKSPACE = "outside_workspace"
-PLUGIN_ERROR = "plugin_error"
-REFUSED = "refused"
-TIMEOUT = "timeout"
-
-
-def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
-    """A failed result: ``success`` false, one-sentence ``error``, its ``error_type``."""
-    return {"success": False, "error": error, "error_type": error_type, **extra}
+__all__ = [
+    "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
+    "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT", "TOOL_EXCEPTION", "UNAVAILABLE",
+    "UNKNOWN_TOOL", "ToolCall", "call_tool", "execute_tool_calls", "failure", "normalise_result",
+    "truncate_result",
+]
 
 
 class ToolCall:

@@ -202,11 +202,16 @@ def _build(cls: type) -> ToolSchema:
             strict_prop["description"] = p.description
         if not p.required:
             strict_prop = nullable_schema(strict_prop)
-            note = "null means the default"
-            if "default" in prop:
-                note += f" ({_short_json(prop['default'])})"
+            if p.info.nullable and "default" in prop:
+                # null is a real value here (None), so strict mode cannot ask for the default
+                note = f"default {_short_json(prop['default'])}; null means none"
+            else:
+                note = "null means the default"
+                if "default" in prop:
+                    note += f" ({_short_json(prop['default'])})"
             strict_prop["description"] = (
-                f"{strict_prop['description']} ({note})" if strict_prop.get("description") else note.capitalize()
+                f"{strict_prop['description']} ({note})" if strict_prop.get("description")
+                else note[0].upper() + note[1:]
             )
         strict_properties[name] = strict_prop
     if strict_problem:

@@ -1,0 +1,26 @@
+"""The shape of a failed result, and the error types janito itself uses.
+
+Kept apart from dispatch so a tool module can build failures without importing the
+dispatch machinery (and ``json``) when its toolset loads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INVALID_JSON = "invalid_json"
+INVALID_ARGUMENTS = "invalid_arguments"
+UNKNOWN_TOOL = "unknown_tool"
+UNAVAILABLE = "tool_unavailable"
+PERMISSION_DENIED = "permission_denied"
+TOOL_EXCEPTION = "tool_exception"
+INVALID_RESULT = "invalid_result"
+OUTSIDE_WORKSPACE = "outside_workspace"
+PLUGIN_ERROR = "plugin_error"
+REFUSED = "refused"
+TIMEOUT = "timeout"
+
+
+def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
+    """A failed result: ``success`` false, one-sentence ``error``, its ``error_type``."""
+    return {"success": False, "error": error, "error_type": error_type, **extra}
