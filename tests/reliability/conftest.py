@@ -141,6 +141,27 @@ def reliability_env(isolated: Path, services: Services, monkeypatch: pytest.Monk
         pytest.fail(f"{len(new)} secret value(s) leaked during this test:\n{lines}", pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def inventory(tmp_path_factory: pytest.TempPathFactory, services: Any) -> list[dict[str, Any]]:
+    """Every tool of every repository toolset, as a fully privileged registry sees it."""
+    with rel.service_environment():
+        registry = rel.make_registry(tmp_path_factory.mktemp("inventory"))
+        records = registry.records()
+    tools = []
+    for record in records:
+        schema = registry.schema(record.name).parameters if record.status == "loaded" else {}
+        tools.append({"name": record.name, "toolset": record.toolset,
+                      "permissions": record.permissions, "status": record.status,
+                      "schema": schema})
+    by_toolset = {t["toolset"] for t in tools}
+    assert set(rel.ALL_TOOLSETS) <= by_toolset, by_toolset
+    loaded = [t for t in tools if t["status"] == "loaded"]
+    # the credentials make gmail and onedrive load: their tools are really gated here
+    assert {t["toolset"] for t in loaded} >= set(rel.ALL_TOOLSETS)
+    return tools
+
+
+
 # -- the counts --------------------------------------------------------------------------------
 
 

@@ -324,6 +324,31 @@ def rmtree(path: Path) -> None:
         shutil.rmtree(path, onerror=unlock)
 
 
+class environment:
+    """Set environment variables for a block, then put back what was there."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = dict(values)
+        self.saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> None:
+        for key, value in self.values.items():
+            self.saved[key] = os.environ.get(key)
+            os.environ[key] = value
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def service_environment() -> environment:
+    """The secrets and service settings, for code that runs outside a test's own setup."""
+    return environment({**secret_env(), **SERVICE_ENV, **offline_env()})
+
+
 # -- the registry ---------------------------------------------------------------------------
 
 ALL_TOOLSETS = ("files", "system", "skills", "gmail", "onedrive")
@@ -349,3 +374,41 @@ def make_registry(workspace: Path, privileges: str = "rwx",
         if name in available:
             registry.add_toolset(name)
     return registry
+
+
+# -- tools and privileges ------------------------------------------------------------------
+
+
+def allows(privileges: str, permissions: str) -> bool:
+    return all(letter in privileges for letter in permissions)
+
+
+CANARY_CODE = {
+    "RunBashCode": {"code": "echo pwned > canary-bash.txt"},
+    "RunPythonCode": {"code": "open('canary-python.txt', 'w').write('pwned')"},
+    "RunPythonFile": {"file_path": "canary.py"},
+}
+
+
+def plausible_arguments(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments that would pass validation: what a denied call must still not run."""
+    if name in CANARY_CODE:
+        return dict(CANARY_CODE[name])
+    out: dict[str, Any] = {}
+    for key in schema.get("required", []):
+        prop = schema["properties"][key]
+        out[key] = _value(prop)
+    return out
+
+
+def _value(prop: dict[str, Any]) -> Any:
+    if "enum" in prop:
+        return prop["enum"][0]
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if "anyOf" in prop:
+        return _value(next(p for p in prop["anyOf"] if p.get("type") != "null"))
+    if kind == "array":
+        return [_value(prop.get("items") or {"type": "string"})]
+    return {"integer": 1, "number": 1.0, "boolean": False, "object": {}}.get(kind, "probe.txt")
