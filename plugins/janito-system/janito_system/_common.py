@@ -8,8 +8,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from janito_core import WorkspaceError
-from janito_core.dispatch import failure
+from janito_core import WorkspaceError, failure
 
 from ._process import run_process
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from janito_core import BaseTool
-from janito_core.dispatch import failure
+from janito_core import BaseTool, failure
 
 
 def unexpected(tool: BaseTool, exc: BaseException, echo: dict[str, Any]) -> dict[str, Any]:

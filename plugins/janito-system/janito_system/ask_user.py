@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
+from janito_core import BaseTool, failure, tool
 
 from ._errors import unexpected
 

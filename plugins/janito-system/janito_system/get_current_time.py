@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
+from janito_core import BaseTool, failure, tool
 
 from ._errors import unexpected
 

@@ -6,8 +6,7 @@ import os
 import shutil
 from typing import Any
 
-from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
+from janito_core import BaseTool, failure, tool
 
 from ._common import (
     DEFAULT_TIMEOUT,
