@@ -76,7 +76,7 @@ class ToolCall:
             result: dict[str, Any] = instance.run(**self.arguments)
             return result
         except WorkspaceError as exc:
-            return failure(str(exc), OUTSIDE_WORKSPACE, tool=self.name)
+            return failure(str(exc), exc.error_type, tool=self.name)
         except (Exception, SystemExit) as exc:
             import logging
 

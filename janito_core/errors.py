@@ -34,11 +34,17 @@ class ToolsetNotAllowedError(JanitoError, LookupError):
 
 
 class WorkspaceError(JanitoError, ValueError):
-    """A path resolves outside the workspace, or cannot be a path at all."""
+    """A path resolves outside the workspace, or cannot be a path at all.
 
-    def __init__(self, path: object, reason: str) -> None:
+    ``error_type`` is what a tool's result should say: ``outside_workspace`` for a path
+    that leaves the workspace, ``invalid_path`` for one that is no path (empty, NUL, not a
+    string, unresolvable).
+    """
+
+    def __init__(self, path: object, reason: str, error_type: str = "outside_workspace") -> None:
         self.path = path
         self.reason = reason
+        self.error_type = error_type
         super().__init__(f"{reason}: {path!r}")
 
 

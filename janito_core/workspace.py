@@ -6,6 +6,8 @@ import os
 
 from .errors import WorkspaceError
 
+INVALID = "invalid_path"
+
 
 class Workspace:
     """A folder that tools may read and write in, and nothing outside it.
@@ -32,24 +34,39 @@ class Workspace:
 
     def resolve(self, path: object) -> str:
         """Return the absolute, link-resolved form of ``path`` or raise WorkspaceError."""
-        if isinstance(path, os.PathLike):
-            path = os.fspath(path)
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        if not isinstance(path, str):
-            raise WorkspaceError(path, "a path must be a string")
-        if not path:
-            raise WorkspaceError(path, "a path must not be empty")
-        if "\x00" in path:
-            raise WorkspaceError(path, "a path must not contain a NUL character")
-        candidate = path if os.path.isabs(path) else os.path.join(self.root, path)
+        text = _path_text(path)
+        candidate = text if os.path.isabs(text) else os.path.join(self.root, text)
         try:
             real = os.path.realpath(candidate)
         except (OSError, ValueError) as exc:
-            raise WorkspaceError(path, f"the path cannot be resolved ({exc})") from None
+            raise WorkspaceError(path, f"the path cannot be resolved ({exc})", INVALID) from None
         if self.confined and not self.contains(real):
             raise WorkspaceError(path, f"the path is outside the workspace {self.root}")
         return real
+
+    def resolve_entry(self, path: object) -> str:
+        """Like ``resolve()``, but the last component is kept as named, not followed.
+
+        For operations on a directory entry itself: deleting, moving or renaming a
+        symbolic link must act on the link, wherever it points. The folder holding the
+        entry is resolved and must lie in the workspace; the workspace root itself is
+        not an entry.
+        """
+        text = os.path.normpath(_path_text(path))
+        parent, name = os.path.split(text)
+        if name in ("", ".", ".."):
+            full = self.resolve(text)
+            if full == self.root:
+                raise WorkspaceError(path, "the workspace root itself cannot be used here", INVALID)
+            return full
+        try:
+            folder = self.resolve(parent or ".")
+        except WorkspaceError as exc:
+            raise WorkspaceError(path, exc.reason, exc.error_type) from None
+        entry = os.path.join(folder, name)
+        if self.confined and not self.contains(entry):
+            raise WorkspaceError(path, f"the path is outside the workspace {self.root}")
+        return entry
 
     def contains(self, real_path: str) -> bool:
         """Whether an already resolved path lies in the workspace."""
@@ -80,3 +97,18 @@ class Workspace:
 
     def __hash__(self) -> int:
         return hash((self.root, self.confined))
+
+
+def _path_text(path: object) -> str:
+    """``path`` as a string, or WorkspaceError(invalid_path) when it is no path at all."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        raise WorkspaceError(path, "a path must be a string", INVALID)
+    if not path:
+        raise WorkspaceError(path, "a path must not be empty", INVALID)
+    if "\x00" in path:
+        raise WorkspaceError(path, "a path must not contain a NUL character", INVALID)
+    return path

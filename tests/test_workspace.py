@@ -213,3 +213,28 @@ def test_norm_path_defaults_to_the_current_directory(tmp_path: Path,
     assert norm_path("sub/../z") == "z"
     assert norm_path("") == "."
     assert norm_path("..") == str(tmp_path.parent)
+
+
+def test_resolve_entry_keeps_the_last_component_unfollowed(tmp_path: Path) -> None:
+    import os
+
+    from janito_core import Workspace, WorkspaceError
+
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    os.symlink("/etc", root / "link")
+    workspace = Workspace(root)
+    real_root = workspace.root
+    assert workspace.resolve_entry("link") == os.path.join(real_root, "link")
+    assert workspace.resolve_entry("sub/new.txt") == os.path.join(real_root, "sub", "new.txt")
+    assert workspace.resolve_entry("sub/") == os.path.join(real_root, "sub")
+    outside = {"../x": "outside_workspace", "/etc/passwd": "outside_workspace",
+               "link/passwd": "outside_workspace", ".": "invalid_path", "sub/..": "invalid_path",
+               "": "invalid_path", "a\x00b": "invalid_path"}
+    for path, error_type in outside.items():
+        try:
+            workspace.resolve_entry(path)
+        except WorkspaceError as exc:
+            assert exc.error_type == error_type, path
+        else:
+            raise AssertionError(f"{path!r} was accepted")
