@@ -199,3 +199,43 @@ def test_janito_command_serves(workspace: Path, config_dir: Path) -> None:
             assert shout["text"] == "HEY"
 
     run_async(main)
+
+
+def test_concurrent_calls_get_their_own_progress(config_dir: Path, workspace: Path) -> None:
+    """In process (the SDK's direct transport): reports never cross from one call to another."""
+    import anyio
+    from janito_mcp._serve import JanitoServer
+
+    from janito_core import Privileges, Registry, Workspace
+
+    registry = Registry(privileges=Privileges(read=True, write=False, execute=False), autoload=(),
+                        workspace=Workspace(workspace))
+    registry.add_toolset("mcptest")
+    served = JanitoServer(registry)
+
+    async def main() -> None:
+        seen: dict[int, list[str | None]] = {}
+
+        async with Client(served.server) as client:
+            async def count(steps: int) -> None:
+                messages: list[str | None] = []
+                seen[steps] = messages
+
+                async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                    messages.append(message)
+
+                result = await client.call_tool("CountSteps", {"steps": steps},
+                                                progress_callback=on_progress)
+                assert _structured(result) == {"success": True, "steps": steps}
+
+            async with anyio.create_task_group() as group:
+                for steps in range(1, 9):
+                    group.start_soon(count, steps)
+            denied = _structured(await client.call_tool("WriteNote", {"filepath": "a", "text": "b"}))
+            assert denied["error_type"] == "permission_denied"
+
+        for steps, messages in seen.items():
+            assert messages == [f"step {n} of {steps}" for n in range(1, steps + 1)] + [
+                "counting is over"]
+
+    run_async(main)
