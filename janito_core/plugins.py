@@ -219,10 +219,20 @@ class PluginHost:
             self.blame(exc, "janito_toolset_loaded")
 
     def register_commands(self, subparsers: Any) -> None:
-        try:
-            self.manager.hook.janito_register_commands(subparsers=subparsers)
-        except Exception as exc:
-            self.blame(exc, "janito_register_commands")
+        """Let every plugin add its subcommands; one that raises does not stop the others."""
+        hook = self.manager.hook.janito_register_commands
+        impls = hook.get_hookimpls()
+        if any(impl.wrapper or impl.hookwrapper for impl in impls):
+            try:  # wrappers need pluggy's own calling: one call for all of them
+                hook(subparsers=subparsers)
+            except Exception as exc:
+                self.blame(exc, "janito_register_commands")
+            return
+        for impl in reversed(impls):  # the order pluggy would call them in
+            try:
+                impl.function(*[subparsers for _ in impl.argnames])
+            except Exception as exc:
+                self.blame(exc, "janito_register_commands")
 
     def names(self) -> list[tuple[str, str | None]]:
         """(plugin name, distribution) of every registered plugin."""
