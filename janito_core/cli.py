@@ -330,7 +330,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     registry = Registry(autoload=())
     registry.toolsets()
     names = registry.plugins.names()
-    errors = registry.plugins.errors + [e for e in registry.load_errors if e.kind == "plugin"]
+    errors = list(registry.plugins.errors)  # load_errors holds them too: list each once
+    errors.extend(e for e in registry.load_errors if e.kind == "plugin" and e not in errors)
     if args.json:
         rows: list[dict[str, Any]] = [
             {"name": name, "distribution": dist, "error": None} for name, dist in names
