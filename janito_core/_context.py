@@ -9,3 +9,6 @@ if TYPE_CHECKING:
     from .registry import Registry
 
 active_registry: ContextVar[Registry | None] = ContextVar("janito_active_registry", default=None)
+
+#: The id of the tool call being executed (as the model's tool call named it), if any.
+current_call_id: ContextVar[str | None] = ContextVar("janito_current_call_id", default=None)

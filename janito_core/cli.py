@@ -363,7 +363,12 @@ def cmd_new_toolset(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------------------
 
 
-def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
+def build_parser(with_plugins: bool, only: str | None = None) -> argparse.ArgumentParser:
+    """The ``janito`` parser; ``only`` names the one built-in subcommand to set up.
+
+    Setting up a subparser costs about 0.2 ms (argparse looks up message catalogs for
+    every help string), so a command that names its subcommand first builds only that one.
+    """
     from . import __version__
 
     parser = argparse.ArgumentParser(
@@ -372,51 +377,66 @@ def build_parser(with_plugins: bool) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"janito {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    common = registry_options()
+    shared: list[argparse.ArgumentParser] = []
 
-    tools = sub.add_parser("tools", parents=[common], help="list tools, skipped tools and errors")
-    tools.add_argument("--json", action="store_true", help="machine-readable output")
-    tools.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
-    tools.set_defaults(handler=cmd_tools)
+    def common() -> argparse.ArgumentParser:
+        if not shared:
+            shared.append(registry_options())
+        return shared[0]
 
-    toolsets = sub.add_parser("toolsets", parents=[common], help="list installed toolsets")
-    toolsets.add_argument("--json", action="store_true", help="machine-readable output")
-    toolsets.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
-    toolsets.set_defaults(handler=cmd_toolsets)
+    def wanted(name: str) -> bool:
+        return only is None or only == name
 
-    schema = sub.add_parser("schema", parents=[common], help="print tool schemas for a provider")
-    schema.add_argument("tools", nargs="*", metavar="TOOL", help="tools to print (default: all)")
-    schema.add_argument("--format", default="openai",
-                        choices=["openai", "openai-responses", "anthropic", "gemini", "mcp"])
-    schema.add_argument("--strict", action="store_true", help="the provider's strict mode")
-    schema.set_defaults(handler=cmd_schema)
+    if wanted("tools"):
+        tools = sub.add_parser("tools", parents=[common()], help="list tools, skipped tools and errors")
+        tools.add_argument("--json", action="store_true", help="machine-readable output")
+        tools.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
+        tools.set_defaults(handler=cmd_tools)
 
-    run = sub.add_parser(
-        "run", parents=[common], help="run one tool through dispatch", allow_abbrev=False,
-        description="Run TOOL as a model would call it; the JSON result goes to stdout. "
-        "Pass arguments with --args JSON or as --name value pairs.",
-    )
-    run.add_argument("tool_name", metavar="TOOL")
-    run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
-    run.set_defaults(handler=cmd_run, params=[])
-    parser.set_defaults(run_options={
-        option: action.nargs != 0 for action in run._actions for option in action.option_strings
-    })
+    if wanted("toolsets"):
+        toolsets = sub.add_parser("toolsets", parents=[common()], help="list installed toolsets")
+        toolsets.add_argument("--json", action="store_true", help="machine-readable output")
+        toolsets.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
+        toolsets.set_defaults(handler=cmd_toolsets)
 
-    secrets = sub.add_parser("secrets", help="store credentials for toolsets")
-    secrets.add_argument("action", choices=["set", "get", "delete", "list"])
-    secrets.add_argument("name", nargs="?", metavar="NAME")
-    secrets.add_argument("--json", action="store_true", help="machine-readable output (list)")
-    secrets.set_defaults(handler=cmd_secrets)
+    if wanted("schema"):
+        schema = sub.add_parser("schema", parents=[common()], help="print tool schemas for a provider")
+        schema.add_argument("tools", nargs="*", metavar="TOOL", help="tools to print (default: all)")
+        schema.add_argument("--format", default="openai",
+                            choices=["openai", "openai-responses", "anthropic", "gemini", "mcp"])
+        schema.add_argument("--strict", action="store_true", help="the provider's strict mode")
+        schema.set_defaults(handler=cmd_schema)
 
-    plugins = sub.add_parser("plugins", help="list hook plugins")
-    plugins.add_argument("--json", action="store_true", help="machine-readable output")
-    plugins.set_defaults(handler=cmd_plugins)
+    if wanted("run"):
+        run = sub.add_parser(
+            "run", parents=[common()], help="run one tool through dispatch", allow_abbrev=False,
+            description="Run TOOL as a model would call it; the JSON result goes to stdout. "
+            "Pass arguments with --args JSON or as --name value pairs.",
+        )
+        run.add_argument("tool_name", metavar="TOOL")
+        run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
+        run.set_defaults(handler=cmd_run, params=[])
+        parser.set_defaults(run_options={
+            option: action.nargs != 0 for action in run._actions for option in action.option_strings
+        })
 
-    new = sub.add_parser("new-toolset", help="write a new toolset distribution to start from")
-    new.add_argument("name", metavar="NAME", help="the toolset name, e.g. wordtools")
-    new.add_argument("--path", metavar="DIR", help="where to create janito-NAME/ (default: .)")
-    new.set_defaults(handler=cmd_new_toolset)
+    if wanted("secrets"):
+        secrets = sub.add_parser("secrets", help="store credentials for toolsets")
+        secrets.add_argument("action", choices=["set", "get", "delete", "list"])
+        secrets.add_argument("name", nargs="?", metavar="NAME")
+        secrets.add_argument("--json", action="store_true", help="machine-readable output (list)")
+        secrets.set_defaults(handler=cmd_secrets)
+
+    if wanted("plugins"):
+        plugins = sub.add_parser("plugins", help="list hook plugins")
+        plugins.add_argument("--json", action="store_true", help="machine-readable output")
+        plugins.set_defaults(handler=cmd_plugins)
+
+    if wanted("new-toolset"):
+        new = sub.add_parser("new-toolset", help="write a new toolset distribution to start from")
+        new.add_argument("name", metavar="NAME", help="the toolset name, e.g. wordtools")
+        new.add_argument("--path", metavar="DIR", help="where to create janito-NAME/ (default: .)")
+        new.set_defaults(handler=cmd_new_toolset)
 
     if with_plugins:
         from .registry import default_registry
@@ -454,7 +474,10 @@ def main(argv: list[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in arguments if not a.startswith("-")), None)
     builtin = first in BUILTIN_COMMANDS
-    parser = build_parser(with_plugins=not builtin)
+    # When the subcommand comes first, everything after it is that subcommand's: the
+    # other built-in subparsers would never be consulted, so they are not built.
+    only = first if builtin and arguments[0] == first else None
+    parser = build_parser(with_plugins=not builtin, only=only)
     if first == "run":
         arguments = _keep_param_values(arguments, parser.get_default("run_options"))
         args, extra = parser.parse_known_args(arguments)

@@ -229,15 +229,15 @@ def _pkgutil_names(package: ModuleType) -> list[str]:
 
 def tool_classes(module: ModuleType) -> list[type]:
     """``@tool`` classes defined in ``module`` itself, in definition order."""
-    found = []
+    found: dict[int, type] = {}
     for value in list(vars(module).values()):
         if (
             isinstance(value, type)
             and value.__dict__.get("_is_tool") is True
             and value.__module__ == module.__name__
         ):
-            found.append(value)
-    return found
+            found.setdefault(id(value), value)  # a class bound to two names is one tool
+    return list(found.values())
 
 
 class ImportedToolset(NamedTuple):

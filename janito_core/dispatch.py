@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._context import active_registry
+from ._context import active_registry, current_call_id
 from ._types import INVALID
 from .errors import WorkspaceError
 from .results import (
@@ -144,6 +144,7 @@ def call_tool(
         )
     call = ToolCall(record, kwargs, registry, arguments, call_id)
     token = active_registry.set(registry)
+    call_token = current_call_id.set(call_id) if call_id is not None else None
     try:
         if registry.plugins.call_hooks_present():
             try:
@@ -155,6 +156,8 @@ def call_tool(
             result = call.run()
     finally:
         active_registry.reset(token)
+        if call_token is not None:
+            current_call_id.reset(call_token)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
     return normalise_result(name, result, limit)
 
@@ -200,7 +203,8 @@ def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
 
 def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, str]]:
     """Keyword arguments for ``run()``, or the list of problems, one per bad field."""
-    params = tool_schema(record.cls).params
+    schema = tool_schema(record.cls)
+    params = schema.params
     if not arguments:
         missing = [n for n, p in params.items() if p.required]
         if not missing:
@@ -211,6 +215,9 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
     for key, value in arguments.items():
         param = params.get(key) if isinstance(key, str) else None
         if param is None:
+            if schema.open and isinstance(key, str):
+                kwargs[key] = value
+                continue
             import difflib
 
             close = difflib.get_close_matches(str(key), list(params), n=1)

@@ -202,6 +202,12 @@ class Registry:
         from ._marker import has_hooks
 
         for module in imported.modules:
+            reported = getattr(module, "janito_load_errors", None)
+            if isinstance(reported, (list, tuple)):
+                self._errors.extend(
+                    LoadError(spec.name, spec.distribution, str(reason), "toolset", module.__name__)
+                    for reason in reported
+                )
             if has_hooks(module):
                 error = self.plugins.register(
                     module, f"{spec.distribution}:{module.__name__}", spec.distribution, spec.name

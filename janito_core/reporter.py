@@ -66,6 +66,7 @@ class ReportEvent(NamedTuple):
     end: str = "\n"
     tool: str | None = None
     prefix: str = ""
+    call_id: str | None = None
 
 
 def use_color(stream: TextIO) -> bool:
@@ -92,7 +93,12 @@ def render(event: ReportEvent, stream: TextIO | None = None) -> None:
 
 def emit(event: ReportEvent) -> None:
     """Hand ``event`` to the report hook of the registry that is running a tool."""
-    from ._context import active_registry
+    from ._context import active_registry, current_call_id
+
+    if event.call_id is None:
+        call_id = current_call_id.get()
+        if call_id is not None:
+            event = event._replace(call_id=call_id)
 
     registry = active_registry.get()
     if registry is None:

@@ -60,6 +60,8 @@ class ToolSchema(NamedTuple):
     strict_problem: str | None
     diagnostics: tuple[str, ...]
     params: dict[str, Parameter]
+    #: Undeclared arguments are passed through to run() (a declared schema that allows them).
+    open: bool = False
 
     def function(self, *, strict: bool = False) -> dict[str, Any]:
         """The provider-neutral function: name, description, parameters."""
@@ -283,4 +285,5 @@ def _from_json_schema(cls: type, input_schema: dict[str, Any]) -> ToolSchema:
         strict_problem="the tool declares its own JSON Schema",
         diagnostics=("no strict schema: the tool declares its own JSON Schema",),
         params=params,
+        open=input_schema.get("additionalProperties", True) is not False,
     )

@@ -613,3 +613,18 @@ def test_many_faults_together_leave_the_host_working(tmp_path: Path) -> None:
     assert seen["calls"][1]["origin"] == "one"
     assert_healthy_still_works(seen)
     json.dumps(seen)  # everything the registry reports is plain data
+
+
+def test_a_toolset_reports_its_own_load_errors(sandbox: Path) -> None:
+    healthy(sandbox)
+    write_distribution(sandbox, "acme-servers", toolsets={"servers": "acme_servers"}, files={
+        "acme_servers/__init__.py": "janito_load_errors = ['server alpha did not start: exit 3']\n",
+        "acme_servers/tool.py": ping("ServerPing"),
+    })
+    seen = probe([sandbox], add=["servers", "healthy"], calls=[("Ping", {}), ("ServerPing", {})])
+    error = only_error(seen, "acme-servers")
+    assert error["toolset"] == "servers"
+    assert error["kind"] == "toolset"
+    assert error["reason"] == "server alpha did not start: exit 3"
+    assert seen["calls"][1]["success"] is True
+    assert_healthy_still_works(seen)

@@ -1,0 +1,82 @@
+"""Extension points for toolsets whose tools are known only at run time (mounted servers)."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from janito_core import BaseTool, Registry, hookimpl, tool
+from janito_core.discovery import tool_classes
+from janito_core.dispatch import call_tool, execute_tool_calls
+
+
+def _declared(name: str, schema: dict[str, Any]) -> type:
+    def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
+        return {"success": True, "received": kwargs}
+
+    cls = type(name, (BaseTool,), {"__doc__": "Echo what arrives.", "input_schema": schema,
+                                    "run": run, "__module__": __name__})
+    return tool(permissions="x")(cls)
+
+
+def test_a_declared_schema_is_validated_by_the_same_rules() -> None:
+    registry = Registry(autoload=())
+    registry.add_tool(_declared("remote__echo", {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "What to echo."},
+                       "times": {"type": ["integer", "null"]},
+                       "mode": {"enum": ["a", "b"]}},
+        "required": ["text"],
+        "additionalProperties": False,
+    }))
+    schema = registry.get_function_schema("remote__echo")["function"]
+    assert schema["parameters"]["properties"]["text"]["description"] == "What to echo."
+    ok = call_tool("remote__echo", '{"text": 5, "times": "3", "mode": "b"}', registry=registry)
+    assert ok == {"success": True, "received": {"text": "5", "times": 3, "mode": "b"}}
+    bad = call_tool("remote__echo", '{"times": "x", "mode": "c", "extra": 1}', registry=registry)
+    assert bad["error_type"] == "invalid_arguments"
+    assert sorted(d["field"] for d in bad["details"]) == ["extra", "mode", "text", "times"]
+
+
+def test_an_open_declared_schema_passes_undeclared_arguments_through() -> None:
+    registry = Registry(autoload=())
+    registry.add_tool(_declared("remote__open", {"type": "object", "properties": {}}))
+    result = call_tool("remote__open", {"anything": [1, 2]}, registry=registry)
+    assert result == {"success": True, "received": {"anything": [1, 2]}}
+
+
+def test_a_class_bound_to_two_names_is_one_tool() -> None:
+    module = types.ModuleType("twice")
+    cls = _declared("Twice", {"type": "object", "properties": {}})
+    cls.__module__ = "twice"
+    module.Twice = cls
+    module.alias = cls
+    assert tool_classes(module) == [cls]
+
+
+def test_reports_carry_the_id_of_the_call_that_made_them() -> None:
+    seen: list[tuple[str | None, str]] = []
+
+    @tool(permissions="r")
+    class Chatty(BaseTool):
+        """Report, then answer."""
+
+        def run(self) -> dict[str, Any]:
+            """Report, then answer."""
+            self.report_progress("working")
+            return {"success": True}
+
+    class Collector:
+        @hookimpl
+        def janito_report(self, event: Any) -> None:
+            seen.append((event.call_id, event.message))
+
+    registry = Registry(autoload=())
+    registry.add_tool(Chatty)
+    registry.plugins.register(Collector(), "tests:collector", None)
+    execute_tool_calls([{"id": "call_1", "type": "function",
+                         "function": {"name": "Chatty", "arguments": "{}"}},
+                        {"type": "function_call", "call_id": "call_2", "name": "Chatty",
+                         "arguments": "{}"}], registry=registry)
+    call_tool("Chatty", {}, registry=registry)
+    assert seen == [("call_1", "working"), ("call_2", "working"), (None, "working")]
