@@ -215,6 +215,12 @@ def _pythons_for(dist: Dist) -> list[str]:
 # -------------------------------------------------------------------------------- helpers
 
 
+# nox points uv at the session's environment through UV_PYTHON and UV_PROJECT_ENVIRONMENT,
+# which outrank VIRTUAL_ENV: a test that makes its own venv and runs `uv pip install` in
+# it would install into the session's instead. Tests see an activated venv, nothing more.
+_TEST_ENV: dict[str, str | None] = {"UV_PYTHON": None, "UV_PROJECT_ENVIRONMENT": None}
+
+
 def _pytest(session: nox.Session, *args: str, label: str = "",
             success_codes: Iterable[int] = (0,), cwd: Path | None = None) -> None:
     """Run pytest (the env's console script, so cwd is not put on sys.path)."""
@@ -224,13 +230,9 @@ def _pytest(session: nox.Session, *args: str, label: str = "",
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{session.name}-{label}".strip("-"))
         extra.append(f"--junitxml={Path(junit_dir, stem + '.xml')}")
     pytest_bin = str(Path(session.bin) / "pytest")
-    if cwd is None:
-        session.run(pytest_bin, *args, *extra, *session.posargs,
+    with session.chdir(cwd or ROOT):
+        session.run(pytest_bin, *args, *extra, *session.posargs, env=_TEST_ENV,
                     success_codes=list(success_codes))
-    else:
-        with session.chdir(cwd):
-            session.run(pytest_bin, *args, *extra, *session.posargs,
-                        success_codes=list(success_codes))
 
 
 def _core_test_args() -> list[str]:
@@ -398,7 +400,8 @@ def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
         junit.append(f"--junitxml={Path(junit_dir, f'installed-{label}.xml')}")
     # As if that environment were activated: a test that runs `python`, `pip` or
     # `uv pip` without naming an environment must land there, not in nox's.
-    activated = {
+    activated: dict[str, str | None] = {
+        **_TEST_ENV,
         "VIRTUAL_ENV": str(env.path),
         "PATH": os.pathsep.join([str(env.path / "bin"), os.environ.get("PATH", "")]),
     }
