@@ -1,8 +1,18 @@
-"""Shared helpers of the benchmarks: alternating runs, medians, clean environments."""
+"""Shared helpers of the benchmarks: alternating runs, medians, clean environments.
+
+Every timing is taken twice: wall-clock time, and the CPU time (user + system) the
+measured code used. The machines these run on are shared: another process taking the
+CPU stretches wall time, but not the CPU time of the process being measured, so CPU
+times stay comparable from one run to the next while wall times wander. For code that
+neither sleeps nor waits on the network (start-up, dispatch, schema building) the two
+agree on a quiet machine. Ratios are always against a baseline measured in the same run,
+interleaved with it.
+"""
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -10,8 +20,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+class Timing(NamedTuple):
+    """Medians of one measured thing, in seconds."""
+
+    wall: float
+    cpu: float
+
+    def ratio(self, baseline: Timing) -> Timing:
+        return Timing(self.wall / baseline.wall, self.cpu / baseline.cpu)
 
 
 def timing_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -21,38 +42,66 @@ def timing_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_once(command: Sequence[str], env: dict[str, str] | None = None,
-             cwd: str | Path | None = None) -> float:
+             cwd: str | Path | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and the children it waited for)."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
-def alternate(commands: dict[str, Sequence[str]], runs: int, env: dict[str, str] | None = None,
-              cwd: str | Path | None = None, warmup: int = 2) -> dict[str, float]:
-    """Median wall time of each command, the commands interleaved run by run."""
+class Command(NamedTuple):
+    """A command with its own environment (``env`` replaces the shared one)."""
+
+    argv: Sequence[str]
+    env: dict[str, str]
+
+
+def alternate(commands: dict[str, Sequence[str] | Command], runs: int,
+              env: dict[str, str] | None = None, cwd: str | Path | None = None,
+              warmup: int = 2) -> dict[str, Timing]:
+    """Median wall and CPU time of each command, the commands interleaved run by run."""
+    plain = {name: (c.argv, c.env) if isinstance(c, Command) else (c, env)
+             for name, c in commands.items()}
     for _ in range(warmup):
-        for command in commands.values():
-            run_once(command, env, cwd)
-    samples: dict[str, list[float]] = {name: [] for name in commands}
+        for argv, command_env in plain.values():
+            run_once(argv, command_env, cwd)
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, command in commands.items():
-            samples[name].append(run_once(command, env, cwd))
-    return {name: statistics.median(values) for name, values in samples.items() if values}
+        for name, (argv, command_env) in plain.items():
+            wall, cpu = run_once(argv, command_env, cwd)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in commands if walls[name]}
 
 
 def alternate_calls(functions: dict[str, Callable[[], object]], number: int,
-                    repeat: int) -> dict[str, float]:
-    """Median seconds per call of each function, the functions interleaved repeat by repeat."""
-    samples: dict[str, list[float]] = {name: [] for name in functions}
+                    repeat: int) -> dict[str, Timing]:
+    """Median seconds per call of each function, the functions interleaved repeat by repeat.
+
+    The CPU figure is the process's CPU time (``time.process_time``) over the batch.
+    """
+    walls: dict[str, list[float]] = {name: [] for name in functions}
+    cpus: dict[str, list[float]] = {name: [] for name in functions}
     for _ in range(repeat):
         for name, function in functions.items():
+            cpu = time.process_time()
             started = time.perf_counter()
             for _ in range(number):
                 function()
-            samples[name].append((time.perf_counter() - started) / number)
-    return {name: statistics.median(values) for name, values in samples.items()}
+            walls[name].append((time.perf_counter() - started) / number)
+            cpus[name].append((time.process_time() - cpu) / number)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in functions}
 
 
 def make_venv(folder: Path, *requirements: str) -> Path:
@@ -73,3 +122,12 @@ def make_venv(folder: Path, *requirements: str) -> Path:
 def verdict(value: float, target: float, lower_is_better: bool = True) -> str:
     ok = value <= target if lower_is_better else value >= target
     return "meets target" if ok else "MISSES target"
+
+
+def load_note() -> str:
+    """The machine's load while the benchmark ran, for the record."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return ""
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} CPUs"

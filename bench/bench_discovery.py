@@ -7,17 +7,21 @@ to a temporary folder put on PYTHONPATH. Measured in fresh processes, alternatin
 - listing: `Registry(autoload=()).toolsets()` (reads entry points, imports nothing);
 - loading all: `add_toolset` for each of the N toolsets.
 
-Targets: listing at N=500 at most 2x the floor; loading grows linearly in N (the time
-per toolset stays flat).
+Targets: listing at N=500 at most 2x the floor; loading grows linearly in N: the cost of
+one more toolset (the slope between consecutive sizes) stays flat.
+
+    python bench/bench_discovery.py [--runs 15] [--sizes 10,100,500]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import sys
 import tempfile
 from pathlib import Path
 
-from _common import alternate, timing_env, verdict
+from _common import Timing, alternate, load_note, timing_env, verdict
 
 TOOL = '''from typing import Any
 from janito_core import BaseTool, tool
@@ -54,53 +58,68 @@ def write_distributions(folder: Path, count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=10)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--sizes", default="10,100,500")
     args = parser.parse_args()
-    sizes = [int(n) for n in args.sizes.split(",")]
-    rows = []
+    sizes = sorted(int(n) for n in args.sizes.split(","))
+    python = sys.executable
+    rows: list[tuple[int, dict[str, Timing]]] = []
     for count in sizes:
         with tempfile.TemporaryDirectory(prefix=f"janito-bench-{count}-") as tmp:
             folder = Path(tmp)
             write_distributions(folder, count)
-            env = timing_env({"PYTHONPATH": str(folder), "JANITO_TOOLSETS": ""})
-            env.pop("JANITO_TOOLSETS")
-            import sys
-
-            python = sys.executable
+            env = timing_env({"PYTHONPATH": str(folder)})
+            env.pop("JANITO_TOOLSETS", None)
+            listing = (
+                "from janito_core import Registry\n"
+                "found = Registry(autoload=()).toolsets()\n"
+                f"assert sum(n.startswith('ts') for n in found) == {count}, len(found)\n"
+            )
             load = (
                 "from janito_core import Registry\n"
                 "r = Registry(autoload=())\n"
                 "names = [n for n in r.toolsets() if n.startswith('ts')]\n"
                 "for n in names: r.add_toolset(n)\n"
                 f"assert len(r.names()) >= 5 * {count}, len(r.names())\n"
+                "assert not r.load_errors, r.load_errors\n"
             )
-            # one untimed pass writes the bytecode caches, as an installer would
-            alternate({"load": [python, "-c", load]}, 0, env=env, warmup=1)
+            # one untimed pass checks both and writes the bytecode caches, as an installer would
+            alternate({"listing": [python, "-c", listing], "load": [python, "-c", load]}, 0,
+                      env=env, warmup=1)
             medians = alternate({
                 "floor": [python, "-c", "import importlib_metadata as m; "
                           "m.entry_points(group='janito.toolsets')"],
-                "listing": [python, "-c", "from janito_core import Registry; "
-                            "Registry(autoload=()).toolsets()"],
+                "listing": [python, "-c", listing],
                 "load all": [python, "-c", load],
             }, args.runs, env=env)
             rows.append((count, medians))
-    print(f"discovery at scale, medians of {args.runs} alternating runs (fresh processes)")
-    print(f"  {'N':>4} {'floor':>9} {'listing':>9} {'ratio':>6} {'load all':>10} {'per toolset':>12}")
+    print(f"discovery at scale, medians of {args.runs} interleaved runs (fresh processes); "
+          f"{load_note()}")
+    print("  CPU time (wall time in brackets)")
+    print(f"  {'N':>4} {'floor':>17} {'listing':>17} {'ratio':>12} {'load all':>19}")
     for count, m in rows:
-        per = (m["load all"] - m["floor"]) / count * 1000
-        print(f"  {count:>4} {m['floor'] * 1000:7.1f}ms {m['listing'] * 1000:7.1f}ms "
-              f"{m['listing'] / m['floor']:5.2f}x {m['load all'] * 1000:8.1f}ms {per:9.2f}ms")
+        ratio = m["listing"].ratio(m["floor"])
+        print(f"  {count:>4} {m['floor'].cpu * 1000:6.1f} ({m['floor'].wall * 1000:6.1f}) ms "
+              f"{m['listing'].cpu * 1000:6.1f} ({m['listing'].wall * 1000:6.1f}) ms "
+              f"{ratio.cpu:5.2f}x ({ratio.wall:4.2f}x) "
+              f"{m['load all'].cpu * 1000:7.1f} ({m['load all'].wall * 1000:7.1f}) ms")
     count, m = rows[-1]
-    ratio = m["listing"] / m["floor"]
-    print(f"listing at N={count}: {ratio:.2f}x the floor (target 2x): {verdict(ratio, 2.0)}")
-    if len(rows) >= 2:
-        first = (rows[0][1]["load all"] - rows[0][1]["floor"]) / rows[0][0]
-        last = (rows[-1][1]["load all"] - rows[-1][1]["floor"]) / rows[-1][0]
-        print(f"loading: {first * 1000:.2f} ms per toolset at N={rows[0][0]}, "
-              f"{last * 1000:.2f} ms at N={rows[-1][0]} ({last / first:.2f}x: "
-              f"{'linear' if last / first < 1.5 else 'worse than linear'})")
+    ratio = m["listing"].ratio(m["floor"])
+    print(f"listing at N={count}: {ratio.cpu:.2f}x the floor in CPU time ({ratio.wall:.2f}x wall; "
+          f"target 2x): {verdict(ratio.cpu, 2.0)}")
+    if len(rows) >= 3:
+        # Linear growth: the cost of one more toolset is the same at every size. Each slope
+        # is the extra load time per extra toolset between two consecutive sizes.
+        slopes = []
+        for (n1, m1), (n2, m2) in itertools.pairwise(rows):
+            slope = (m2["load all"].cpu - m1["load all"].cpu) / (n2 - n1)
+            slopes.append(slope)
+            print(f"loading, N={n1} to N={n2}: {slope * 1000:.3f} ms CPU per extra toolset "
+                  f"({slope / 5 * 1e6:.0f} µs per tool)")
+        growth = slopes[-1] / slopes[0]
+        print(f"loading: the last slope is {growth:.2f}x the first (linear: under 1.5x): "
+              f"{'linear' if growth < 1.5 else 'worse than linear'}")
 
 
 if __name__ == "__main__":
