@@ -8,6 +8,7 @@ not a built-in command, so ``janito tools`` never pays for loading hook plugins.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
@@ -56,11 +57,13 @@ def build_registry(args: argparse.Namespace) -> Registry:
             raise UsageError(f"--workspace {args.workspace!r} is not a folder")
         workspace = Workspace(args.workspace)
     registry = Registry(privileges=privileges, workspace=workspace)
-    for name in args.toolset:
-        try:
-            registry.add_toolset(name)
-        except (ToolsetNotFoundError, ToolsetNotAllowedError) as exc:
-            raise UsageError(str(exc)) from None
+    with contextlib.redirect_stdout(sys.stderr):  # what toolsets print must not corrupt stdout
+        registry.loaded_toolsets()  # the autoload toolsets, imported now
+        for name in args.toolset:
+            try:
+                registry.add_toolset(name)
+            except (ToolsetNotFoundError, ToolsetNotAllowedError) as exc:
+                raise UsageError(str(exc)) from None
     return registry
 
 
@@ -267,7 +270,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"--args is not valid JSON: {exc}") from None
     else:
         arguments = _parse_params(args.params, registry, args.tool_name)
-    result = call_tool(args.tool_name, arguments, registry=registry)
+    with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
+        result = call_tool(args.tool_name, arguments, registry=registry)
     _dump(result)
     return EXIT_OK if result.get("success") else EXIT_FAILED
 
