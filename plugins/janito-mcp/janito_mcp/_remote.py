@@ -1,33 +1,27 @@
 """A remote MCP tool as a janito tool class, and an MCP tool result as janito's result dict.
 
-janito builds a tool's schema from ``run()``'s signature; a remote tool has a JSON input
-schema instead. Each generated class therefore carries its schema precomputed: the
-server's ``inputSchema`` as the parameters the model sees, and per property a converter
-chosen from its JSON type so dispatch validates and coerces arguments exactly as it does
-for a native tool (unknown fields, missing required fields, wrong types).
+A remote tool has a JSON input schema instead of a typed ``run()``. Each generated class
+declares it as ``input_schema`` (janito-core's extension point for parameters known only
+at run time), so janito builds the schema the model sees and the per-property
+converters from it, and dispatch validates and coerces arguments exactly as it does for
+a native tool (unknown fields, missing required fields, wrong types).
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
-import inspect
 import json
-import keyword
 import re
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import TYPE_CHECKING, Any
 
-from janito_core import BaseTool, tool
-from janito_core.dispatch import failure
+from janito_core import BaseTool, failure, tool
 
 if TYPE_CHECKING:
     from ._client import RemoteServer
 
 MAX_NAME = 64
-STRICT_PROBLEM = "the input schema comes from an MCP server and is used as the server gives it"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-_SIMPLE: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 
 
 def local_name(server: str, remote: str, taken: set[str]) -> str:
@@ -46,119 +40,33 @@ def local_name(server: str, remote: str, taken: set[str]) -> str:
     return unique
 
 
-def annotation_for(schema: Any) -> Any:
-    """The Python type whose janito converter matches a JSON Schema property (``Any`` if none)."""
-    if not isinstance(schema, dict):
-        return Any
-    values = schema.get("enum")
-    if isinstance(values, list) and values and all(
-        v is None or isinstance(v, (str, int, float, bool)) for v in values
-    ):
-        options = tuple(v for v in values if v is not None)
-        if not options:
-            return Any
-        literal = Literal[options]  # type: ignore[valid-type]
-        return Optional[literal] if None in values else literal
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        rest = [k for k in kind if k != "null"]
-        base = annotation_for({**schema, "type": rest[0]}) if len(rest) == 1 else Any
-        return Optional[base] if "null" in kind and base is not Any else base
-    for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if isinstance(options, list) and options:
-            real = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-            if len(real) == 1:
-                base = annotation_for(real[0])
-                if base is Any:
-                    return Any
-                return Optional[base] if len(real) != len(options) else base
-            return Any
-    if kind in _SIMPLE:
-        return _SIMPLE[kind]
-    if kind == "array":
-        item = annotation_for(schema.get("items"))
-        return list[item]  # type: ignore[valid-type]
-    if kind == "object":
-        return dict[str, Any]
-    return Any
+def declared_schema(input_schema: Any) -> dict[str, Any]:
+    """A server's ``inputSchema`` as a generated class declares it.
+
+    Always an object schema with a ``properties`` object and a ``required`` list naming
+    only declared properties. Only the declared properties are accepted unless the server
+    opens the schema explicitly (``additionalProperties`` true or a schema): a schema that
+    merely leaves ``additionalProperties`` out gets ``false``, so a misspelt argument is
+    an error the model sees instead of a value the server silently ignores.
+    """
+    schema = copy.deepcopy(input_schema) if isinstance(input_schema, dict) else {}
+    properties = schema.get("properties")
+    schema["type"] = "object"
+    schema["properties"] = properties if isinstance(properties, dict) else {}
+    required = schema.get("required")
+    schema["required"] = [
+        r for r in (required if isinstance(required, list) else [])
+        if isinstance(r, str) and r in schema["properties"]
+    ]
+    extra = schema.get("additionalProperties")
+    if extra is not True and not isinstance(extra, dict):
+        schema["additionalProperties"] = False
+    return schema
 
 
-def missing() -> Any:
-    """janito-core's marker for a parameter without a default."""
-    from janito_core import schema
-
-    return getattr(schema, "MISSING", dataclasses.MISSING)
-
-
-def _parameter(name: str, prop: Any, required: bool) -> tuple[Any, Any]:
-    """(janito_core Parameter, its annotation) for one property of a remote input schema."""
-    from janito_core._types import TypeInfo, type_info
-    from janito_core.schema import Parameter
-
-    prop = prop if isinstance(prop, dict) else {}
-    annotation = annotation_for(prop)
-    base = type_info(annotation)
-    info = TypeInfo(copy.deepcopy(prop), base.convert, None, STRICT_PROBLEM, base.nullable)
-    description = prop.get("description") if isinstance(prop.get("description"), str) else None
-    default = prop["default"] if "default" in prop else missing()
-    return Parameter(name, info, required, default, description), annotation
-
-
-def build_schema(name: str, description: str, input_schema: Any) -> tuple[Any, dict[str, Any]]:
-    """(janito_core ToolSchema, annotations by parameter) for a remote tool."""
-    from janito_core.schema import ToolSchema
-
-    source = input_schema if isinstance(input_schema, dict) else {}
-    parameters = copy.deepcopy(source)
-    diagnostics: list[str] = []
-    properties = parameters.get("properties")
-    if not isinstance(properties, dict):
-        properties = {}
-    parameters["type"] = "object"
-    parameters["properties"] = properties
-    required_names = [r for r in parameters.get("required", []) if isinstance(r, str)]
-    parameters["required"] = [r for r in required_names if r in properties]
-    if parameters.get("additionalProperties", True) is not False:
-        diagnostics.append("only the declared properties are accepted")
-    parameters["additionalProperties"] = False
-    params = {}
-    annotations: dict[str, Any] = {}
-    for prop_name, prop in properties.items():
-        param, annotation = _parameter(prop_name, prop, prop_name in parameters["required"])
-        params[prop_name] = param
-        annotations[prop_name] = annotation
-    diagnostics.append(f"no strict schema: {STRICT_PROBLEM}")
-    schema = ToolSchema(
-        name=name,
-        description=description,
-        parameters=parameters,
-        strict_parameters=None,
-        strict_problem=STRICT_PROBLEM,
-        diagnostics=tuple(diagnostics),
-        params=params,
-    )
-    return schema, annotations
-
-
-def _signature(params: dict[str, Any], annotations: dict[str, Any]) -> inspect.Signature:
-    """``run(self, *, a, b=...)`` when every name can be a Python parameter, else ``**kwargs``."""
-    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    names = list(params)
-    if all(n.isidentifier() and not keyword.iskeyword(n) for n in names):
-        ordered = sorted(names, key=lambda n: not params[n].required)
-        parameters = [self_param] + [
-            inspect.Parameter(
-                n, inspect.Parameter.KEYWORD_ONLY, annotation=annotations[n],
-                default=inspect.Parameter.empty if params[n].required else (
-                    None if params[n].default is missing() else params[n].default
-                ),
-            )
-            for n in ordered
-        ]
-    else:
-        parameters = [self_param, inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
-    return inspect.Signature(parameters, return_annotation=dict[str, Any])
+def one_line(text: str) -> str:
+    """``text`` on one line: janito takes the first line of a declared tool's docstring."""
+    return " ".join(text.split())
 
 
 def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: str) -> type:
@@ -166,7 +74,6 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
     remote_name = str(definition.name)
     description = (definition.description or getattr(definition, "title", None) or
                    f"Tool {remote_name} of the MCP server {remote.name}.").strip()
-    schema, annotations = build_schema(name, description, definition.input_schema)
 
     def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
         def report(level: str, message: str) -> None:
@@ -179,19 +86,17 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
 
         return remote.call(remote_name, kwargs, report, local_name=name)
 
-    run.__signature__ = _signature(schema.params, annotations)  # type: ignore[attr-defined]
-    run.__annotations__ = {**annotations, "return": dict[str, Any]}
-    run.__doc__ = description
     run.__qualname__ = f"{name}.run"
     run.__module__ = module
     namespace = {
-        "__doc__": description,
+        "__doc__": one_line(description),
         "__module__": module,
         "__qualname__": name,
         "run": run,
+        "input_schema": declared_schema(definition.input_schema),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
-        "_janito_schema": schema,
+        "mcp_description": description,
     }
     cls = type(name, (BaseTool,), namespace)
     return tool(remote.config.permissions_of(remote_name))(cls)

@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any
 
 import pytest
 from conftest import child_env, write_config
 from janito_mcp._config import ConfigError, config_path, expand, load_config, parse_server, redact
-from janito_mcp._remote import annotation_for, build_schema, result_dict
+from janito_mcp._remote import declared_schema, make_tool_class, result_dict
 
 
 def test_location(config_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -86,23 +86,65 @@ def test_expand(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert redact("a s3cret b", used) == "a *** b"
 
 
-def test_annotations() -> None:
-    assert annotation_for({"type": "string"}) is str
-    assert annotation_for({"type": "integer"}) is int
-    assert annotation_for({"type": ["number", "null"]}) == Optional[float]
-    assert annotation_for({"type": "array", "items": {"type": "boolean"}}) == list[bool]
-    assert annotation_for({"enum": ["a", "b"]}) == Literal["a", "b"]
-    assert annotation_for({"anyOf": [{"type": "integer"}, {"type": "null"}]}) == Optional[int]
-    assert annotation_for({"anyOf": [{"type": "integer"}, {"type": "string"}]}) is Any
-    assert annotation_for({"$ref": "#/$defs/X"}) is Any
-    assert annotation_for({"type": "object"}) == dict[str, Any]
+class _Config:
+    @staticmethod
+    def permissions_of(tool: str) -> str:
+        return "r"
+
+
+class _Remote:
+    """What a generated class needs of a mounted server: it records the calls instead."""
+
+    name = "s"
+    config = _Config()
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def call(self, tool: str, arguments: dict[str, Any], report: Any,
+             *, local_name: str | None = None) -> dict[str, Any]:
+        self.calls.append((tool, arguments))
+        return {"success": True, "server": self.name, "tool": local_name}
+
+
+class _Definition:
+    def __init__(self, input_schema: Any, description: str = "A tool.") -> None:
+        self.name = "t"
+        self.description = description
+        self.input_schema = input_schema
+
+
+def _generated(input_schema: Any, description: str = "A tool.") -> tuple[Any, _Remote]:
+    from janito_core import Registry
+
+    remote = _Remote()
+    cls = make_tool_class(remote, _Definition(input_schema, description), "s__t", __name__)  # type: ignore[arg-type]
+    registry = Registry(autoload=())
+    registry.add_tool(cls, toolset="mcp", distribution="janito-mcp")
+    return registry, remote
+
+
+def test_declared_schema() -> None:
+    source = {"type": "object", "properties": {"n": {"type": "integer"}},
+              "required": ["n", "ghost", 3]}
+    schema = declared_schema(source)
+    assert schema == {"type": "object", "properties": {"n": {"type": "integer"}},
+                      "required": ["n"], "additionalProperties": False}
+    assert source["required"] == ["n", "ghost", 3]  # the server's schema is left alone
+    assert declared_schema(None) == {"type": "object", "properties": {}, "required": [],
+                                     "additionalProperties": False}
+    assert declared_schema({"properties": [], "required": "n"})["properties"] == {}
+    assert declared_schema({"additionalProperties": True})["additionalProperties"] is True
+    assert declared_schema({"additionalProperties": {"type": "string"}})["additionalProperties"] == {
+        "type": "string"}
 
 
 def test_schema_validation_matches_native_tools() -> None:
     """Dispatch validates a remote tool's arguments with the converters of native tools."""
     from janito_core._types import INVALID
+    from janito_core.dispatch import call_tool
 
-    schema, _ = build_schema("s__t", "A tool.", {
+    registry, remote = _generated({
         "type": "object",
         "properties": {
             "n": {"type": "integer"},
@@ -112,8 +154,11 @@ def test_schema_validation_matches_native_tools() -> None:
         },
         "required": ["n", "ghost"],
     })
+    schema = registry.schema("s__t")
     assert schema.parameters["required"] == ["n"]
     assert schema.parameters["additionalProperties"] is False
+    assert schema.strict_parameters is None and schema.strict_problem
+    assert not schema.open
     params = schema.params
     errors: list[dict[str, str]] = []
     assert params["n"].info.convert("50", "n", errors) == 50
@@ -122,6 +167,31 @@ def test_schema_validation_matches_native_tools() -> None:
     assert params["note"].info.nullable is True
     assert [e["field"] for e in errors] == ["mode"]
     assert params["n"].required and not params["mode"].required
+
+    ok = call_tool("s__t", {"n": "7", "tags": '["x"]', "note": None}, registry=registry)
+    assert ok == {"success": True, "server": "s", "tool": "s__t"}
+    bad = call_tool("s__t", {"mode": "medium", "nn": 1}, registry=registry)
+    assert bad["error_type"] == "invalid_arguments"
+    assert {d["field"] for d in bad["details"]} == {"n", "mode", "nn"}
+    assert remote.calls == [("t", {"n": 7, "tags": ["x"], "note": None})]
+
+
+def test_an_open_server_schema_receives_undeclared_arguments() -> None:
+    from janito_core.dispatch import call_tool
+
+    registry, remote = _generated({"type": "object", "properties": {"n": {"type": "integer"}},
+                                   "additionalProperties": True})
+    assert registry.schema("s__t").open
+    assert call_tool("s__t", {"n": "1", "extra": [1]}, registry=registry)["success"] is True
+    assert remote.calls == [("t", {"n": 1, "extra": [1]})]
+
+
+def test_the_whole_description_reaches_the_model() -> None:
+    registry, _ = _generated({}, "Fetch a URL.\n\nReturns the page as  markdown.\n")
+    assert registry.schema("s__t").description == "Fetch a URL. Returns the page as markdown."
+    record = registry.record("s__t")
+    assert record is not None and record.permissions == "r"
+    assert record.cls.mcp_description == "Fetch a URL.\n\nReturns the page as  markdown."
 
 
 class _Text:

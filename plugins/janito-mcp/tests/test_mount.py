@@ -99,11 +99,8 @@ def test_tools_appear_with_their_own_schemas(mounted_config: Path, workspace: Pa
     assert anthropic(schema)["input_schema"]["properties"]["colour"]["type"] == "string"
     assert gemini(schema)["parameters"]["properties"]["count"]["type"] == "INTEGER"
     assert mcp(schema)["inputSchema"] == schema.parameters
-
-    import inspect
-
-    signature = inspect.signature(registry.get("echo__choose"))
-    assert list(signature.parameters) == ["colour", "count", "tags"]
+    assert list(schema.params) == ["colour", "count", "tags"]
+    assert schema.open is False
 
 
 def test_calls_go_through_dispatch(mounted_config: Path, workspace: Path, echo_log: Path) -> None:
