@@ -25,6 +25,7 @@ class _Missing:
 MISSING: Any = _Missing()
 _MISSING = MISSING
 _CACHE_ATTR = "_janito_schema"
+_HINTS_ATTR = "_janito_hints"
 
 _NUMPY = re.compile(r"^\s*(Parameters|Other Parameters|Attributes)\s*\n\s*-{3,}\s*$", re.M)
 _GOOGLE = re.compile(
@@ -96,7 +97,7 @@ def parse_param_docs(doc: str | None) -> dict[str, str]:
     else:
         return {}
     try:
-        parsed = dp.parse(doc, style=style)
+        parsed = _google().parse(doc) if style is dp.DocstringStyle.GOOGLE else dp.parse(doc, style=style)
     except Exception:
         return {}
     out: dict[str, str] = {}
@@ -109,20 +110,43 @@ def parse_param_docs(doc: str | None) -> dict[str, str]:
     return out
 
 
+_google_parser: Any = None
+
+
+def _google() -> Any:
+    """One Google-style parser for the process (``dp.parse`` builds a new one per docstring)."""
+    global _google_parser
+    if _google_parser is None:
+        from docstring_parser.google import GoogleParser
+
+        _google_parser = GoogleParser()
+    return _google_parser
+
+
 def _field_docs(owner: type) -> dict[str, str]:
     return {k: v for k, v in parse_param_docs(owner.__doc__).items() if v}
 
 
 def resolve_hints(cls: type) -> dict[str, Any]:
-    """``run()``'s resolved type hints, or AnnotationError naming the failing annotation."""
+    """``run()``'s resolved type hints, or AnnotationError naming the failing annotation.
+
+    Resolved once per class and kept on it: the registry resolves them when it gates the
+    tool at load time, and the schema build reuses them instead of evaluating every
+    annotation string again. A failure is not kept, so a later call tries again.
+    """
+    cached = cls.__dict__.get(_HINTS_ATTR)
+    if cached is not None:
+        return typing.cast("dict[str, Any]", cached)
     run = cls.run  # type: ignore[attr-defined]
     try:
-        return typing.get_type_hints(run, include_extras=True)
+        hints = typing.get_type_hints(run, include_extras=True)
     except Exception as exc:
         raise AnnotationError(
             f"{cls.__name__}.run() has an annotation that cannot be resolved: "
             f"{type(exc).__name__}: {exc}"
         ) from None
+    setattr(cls, _HINTS_ATTR, hints)
+    return hints
 
 
 def tool_schema(cls: type) -> ToolSchema:
