@@ -12,6 +12,7 @@ janito-core; assertions look only at rows of the distributions the tests wrote.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.distributions import clean_env, write_distribution
+from helpers.distributions import clean_env, sources_of_testkit, write_distribution
 
 import janito_core
 
@@ -235,6 +236,14 @@ FORMS = {
 }
 
 
+AUTOLOADED = {
+    **_one_tool_package("acme_autofiles", "AutoFiles", "Arrive without -t."),
+    "acme_autosystem/__init__.py": '''
+        raise ImportError("acme_autosystem is broken on purpose")
+    ''',
+}
+
+
 @dataclass(frozen=True)
 class Sites:
     """Folders of distributions; each goes on PYTHONPATH only where a test wants it."""
@@ -246,6 +255,7 @@ class Sites:
     hello: Path  # acme-hello: janito.plugins entry point adding `janito hello`
     raising: Path  # acme-raising (command hook raises), acme-unloadable (module missing)
     guard: Path  # acme-guard: janito_tool_call refuses RunThing, raises on ChattyNone
+    autoload: Path  # acme-files and acme-system advertise the autoload names; system is broken
     forms: Path  # acme-forms: toolset "forms": Echo for the --name value form of run, and Loud
 
 
@@ -271,6 +281,10 @@ def build_sites(root: Path) -> Sites:
                        plugins={"unloadable": "acme_not_there"})
     write_distribution(folders["guard"], "acme-guard", "1.0.0", plugins={"guard": "acme_guard_plugin"},
                        files=GUARD_PLUGIN)
+    write_distribution(folders["autoload"], "acme-files", "0.5.0", toolsets={"files": "acme_autofiles"},
+                       files={k: v for k, v in AUTOLOADED.items() if k.startswith("acme_autofiles/")})
+    write_distribution(folders["autoload"], "acme-system", "0.5.0", toolsets={"system": "acme_autosystem"},
+                       files={k: v for k, v in AUTOLOADED.items() if k.startswith("acme_autosystem/")})
     write_distribution(folders["forms"], "acme-forms", "1.0.0", toolsets={"forms": "acme_forms"},
                        files=FORMS)
     return Sites(**folders)
@@ -551,8 +565,9 @@ def test_a_module_that_fails_and_a_tool_that_cannot_be_described(janito: Janito,
 def test_strict_counts_tools_whose_should_load_raised(janito: Janito) -> None:
     assert janito("tools", "-t", "testkit", "--strict").code == 1  # LoadRaises
     assert janito("toolsets", "-t", "testkit", "--strict").code == 1
-    clean = janito("tools", "--strict", "--json")  # testkit not loaded: nothing failed
+    clean = janito("tools", "--strict", "--json")  # testkit is on demand: not loaded, nothing failed
     assert clean.code == 0, clean
+    assert rows_of(clean.json(), "testkit") == []
 
 
 def test_two_distributions_advertising_one_toolset(janito: Janito, sites: Sites) -> None:
@@ -603,6 +618,22 @@ def test_a_plugin_that_cannot_load_is_an_error_row(janito: Janito, sites: Sites)
     assert by_name(ran.json())["ReadNote"]["status"] == "loaded"
 
 
+def test_one_distribution_found_twice(janito: Janito, tmp_path: Path) -> None:
+    copy = tmp_path / "second-site"
+    write_distribution(copy, "janito-testkit", "9.9.9", toolsets={"testkit": "janito_testkit"},
+                       files=sources_of_testkit())
+    ran = janito.many({"toolsets": ["toolsets", "--json"], "tools": ["tools", "-t", "testkit", "--json"]},
+                      path=[copy])
+    [row] = [r for r in ran["toolsets"].json() if r["name"] == "testkit"]
+    assert row["version"] == "9.9.9"  # the first copy on sys.path, the one Python imports
+    tools = ran["tools"]
+    assert tools.code == 0, tools
+    assert errors_of(rows_of(tools.json(), "testkit")) == []  # a warning, not an error row
+    warning = next(line for line in tools.err.splitlines() if line.startswith("janito: warning:"))
+    assert "janito-testkit is installed twice" in warning
+    assert str(copy) in warning and str(janito.path[0]) in warning
+
+
 def test_an_unknown_toolset_is_a_usage_error_with_a_suggestion(janito: Janito) -> None:
     ran = janito.many({
         **{command: [command, "-t", "testkt"] + (["Nothing"] if command == "run" else [])
@@ -615,6 +646,38 @@ def test_an_unknown_toolset_is_a_usage_error_with_a_suggestion(janito: Janito) -
         assert ran[command].err.strip() == (
             "janito: error: no installed toolset is called 'testkt' (did you mean testkit?)")
     assert ran["far"].code == 2 and "did you mean" not in ran["far"].err
+
+
+@pytest.mark.skipif(any(importlib.util.find_spec(p) for p in ("janito_files", "janito_system")),
+                    reason="janito-files or janito-system is installed and owns the autoload names")
+def test_autoload_toolsets_load_without_t(janito: Janito, sites: Sites) -> None:
+    ran = janito.many({"toolsets": ["toolsets", "--json"], "tools": ["tools", "--json"],
+                       "strict": ["tools", "--json", "--strict"], "run": ["run", "AutoFiles"]},
+                      path=[sites.autoload])
+    ran.update(janito.many({"only-files": ["toolsets", "--json"], "only-files-strict": ["tools", "--strict"]},
+                           path=[sites.autoload], env={"JANITO_TOOLSETS": "files"}))
+    rows = {r["name"]: r for r in ran["toolsets"].json()}
+    assert rows["files"] == {"name": "files", "distribution": "acme-files", "version": "0.5.0",
+                             "autoload": True, "allowed": True, "loaded": True, "tools": ["AutoFiles"],
+                             "error": None}
+    assert rows["system"]["autoload"] is True and rows["system"]["loaded"] is False
+    assert rows["system"]["error"] == "cannot import acme_autosystem: ImportError: acme_autosystem is broken on purpose"
+    assert rows["testkit"]["autoload"] is False and rows["testkit"]["loaded"] is False
+
+    tools = ran["tools"]
+    assert tools.code == 0, tools
+    assert [(r["name"], r["status"]) for r in tools.json() if r["status"] != "error"] == [("AutoFiles", "loaded")]
+    [error] = errors_of(tools.json())
+    assert (error["toolset"], error["distribution"], error["kind"]) == ("system", "acme-system", "import")
+    assert "acme_autosystem is broken on purpose" in tools.err
+    assert ran["strict"].code == 1
+    assert ran["run"].code == 0 and ran["run"].json() == {"success": True, "from": "acme_autofiles"}
+
+    # JANITO_TOOLSETS=files: the broken autoload toolset is never imported, so nothing failed.
+    rows = {r["name"]: r for r in ran["only-files"].json()}
+    assert rows["files"]["loaded"] is True
+    assert (rows["system"]["allowed"], rows["system"]["loaded"], rows["system"]["error"]) == (False, False, None)
+    assert ran["only-files-strict"].code == 0, ran["only-files-strict"]
 
 
 def test_janito_toolsets_restricts_what_may_load(janito: Janito, sites: Sites) -> None:
@@ -715,15 +778,17 @@ def test_toolsets_human_output(janito: Janito, sites: Sites, tmp_path: Path) -> 
     assert "acme-clash-two (ignored)" in rows["clash"][state_column:]
 
 
-def test_toolsets_with_nothing_installed(tmp_path: Path) -> None:
-    bare = Janito(path=[], cwd=tmp_path, config=tmp_path / "config",
-                  env={"JANITO_TOOLSETS": "none-at-all"})
-    ran = bare("toolsets", "--json")
-    assert ran.code == 0, ran
-    assert all(r["allowed"] is False for r in ran.json())
-    tools = bare("tools")
-    assert tools.code == 0, tools
-    assert tools.out == "No tools are loaded.\n"
+def test_nothing_to_load(tmp_path: Path) -> None:
+    bare = Janito(path=[], cwd=tmp_path, config=tmp_path / "config")
+    ran = bare.many({"toolsets": ["toolsets"], "toolsets-json": ["toolsets", "--json"]})
+    ran.update(bare.many({"tools": ["tools"], "tools-json": ["tools", "--json"]},
+                         env={"JANITO_TOOLSETS": ""}))
+    for done in ran.values():
+        assert done.code == 0, done
+    if not ran["toolsets-json"].json():  # only janito-core is installed
+        assert ran["toolsets"].out == "No toolsets are installed.\n"
+    assert ran["tools"].out == "No tools are loaded.\n"
+    assert ran["tools-json"].json() == []
 
 
 # -- --workspace ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers.distributions import clean_env
 from test_cli import PARALLEL, Janito, Sites, build_sites, make_janito
 
 
@@ -68,6 +69,64 @@ def test_secrets_round_trip_without_echoing_the_value(janito: Janito) -> None:
     assert "gmail_password" in missing.err
     again = janito("secrets", "delete", "gmail_password")
     assert (again.code, again.out) == (1, ""), again
+
+
+def _talk_to_a_terminal(command: list[str], env: dict[str, str], cwd: Path, prompt: str,
+                        answer: str) -> tuple[int, str]:
+    """Run ``command`` on a new pseudo-terminal that is its controlling terminal; answer
+    ``answer`` once ``prompt`` shows; return the exit status and everything it displayed."""
+    import fcntl
+    import pty
+    import select
+    import subprocess
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+
+    def take_the_terminal() -> None:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+                               start_new_session=True, preexec_fn=take_the_terminal)
+    os.close(slave)
+    shown = b""
+    answered = False
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                if process.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if not answered and prompt.encode() in shown:
+                os.write(master, answer.encode() + b"\n")
+                answered = True
+        return process.wait(timeout=60), shown.decode("utf-8", "replace")
+    finally:
+        os.close(master)
+        if process.poll() is None:  # pragma: no cover - only when the test fails
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a POSIX pseudo-terminal")
+def test_set_on_a_terminal_asks_with_a_hidden_prompt(janito: Janito) -> None:
+    env = clean_env({"JANITO_CONFIG_DIR": str(janito.config)}, path=janito.path)
+    code, shown = _talk_to_a_terminal([*janito.command, "secrets", "set", "tty_secret"], env, janito.cwd,
+                                      "Value for tty_secret: ", "typed-but-hidden")
+    assert code == 0, shown
+    assert "Value for tty_secret: " in shown
+    assert "typed-but-hidden" not in shown  # the terminal did not echo it, janito did not print it
+    assert janito("secrets", "get", "tty_secret").out == "typed-but-hidden\n"
 
 
 def test_environment_overrides_are_listed_and_win(janito: Janito) -> None:
