@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ._client import RemoteServer
 
 TOOLS_MODULE = "janito_mcp.mount.servers"
-MODULES = ("janito_mcp.mount.servers", "janito_mcp.mount.startup")
+MODULES = (TOOLS_MODULE,)
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Mounted:
     servers: dict[str, RemoteServer] = field(default_factory=dict)
     classes: list[type] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    """One line per server that could not be mounted (or problem of the file), each its own load error."""
 
 
 _lock = threading.Lock()

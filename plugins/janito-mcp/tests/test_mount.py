@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SITE, HttpServer, calls_seen, echo_server, write_config
+from conftest import SITE, HttpServer, calls_seen, child_env, echo_server, write_config
 from janito_mcp import _mount
 
 from janito_core import Privileges, Registry, Workspace, hookimpl
@@ -187,10 +189,11 @@ def test_server_names_cannot_forge_prefixes(fresh: None, tmp_path: Path, config_
     monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
     registry = load(workspace, "mcp")
     assert registry.names() == []
-    [error] = registry.load_errors
-    assert (error.toolset, error.distribution) == ("mcp", "janito-mcp")
-    assert "MCP server 'echo__x'" in error.reason and "invalid server name" in error.reason
-    assert "MCP server 'ReadFile'" in error.reason and "http://" in error.reason
+    forged, ftp = registry.load_errors
+    assert {(e.toolset, e.distribution, e.kind) for e in (forged, ftp)} == {
+        ("mcp", "janito-mcp", "toolset")}
+    assert "MCP server 'echo__x'" in forged.reason and "invalid server name" in forged.reason
+    assert "MCP server 'ReadFile'" in ftp.reason and "http://" in ftp.reason
 
 
 def test_restart_after_death(mounted_config: Path, workspace: Path) -> None:
@@ -222,12 +225,37 @@ def test_failed_start_is_a_load_error_naming_the_server(fresh: None, tmp_path: P
     registry = load(workspace, "mcp")
     assert "echo__add" in registry.names()
     assert not any(name.startswith(("missing__", "crash__")) for name in registry.names())
-    [error] = registry.load_errors
-    assert error.toolset == "mcp" and error.distribution == "janito-mcp"
-    assert "MCP server 'missing'" in error.reason and "failed to start" in error.reason
-    assert "command not found" in error.reason
-    assert "MCP server 'crash'" in error.reason and "cannot open the database" in error.reason
+    missing, crash = registry.load_errors
+    for error in (missing, crash):
+        assert (error.toolset, error.distribution, error.kind) == ("mcp", "janito-mcp", "toolset")
+        assert "failed to start" in error.reason
+    assert "MCP server 'missing'" in missing.reason and "command not found" in missing.reason
+    assert "crash" not in missing.reason
+    assert "MCP server 'crash'" in crash.reason and "cannot open the database" in crash.reason
+    assert "missing" not in crash.reason
     assert call_tool("echo__add", {"a": 1, "b": 1}, registry=registry)["result"] == {"sum": 2}
+
+
+def test_janito_tools_lists_one_error_row_per_server(tmp_path: Path, config_dir: Path,
+                                                     workspace: Path) -> None:
+    pytest.importorskip("janito_core.cli")
+    crash = "import sys; sys.stderr.write('no licence\\n'); sys.exit(2)"
+    path = write_config(tmp_path / "mcp.json", {
+        "gone": {"command": str(tmp_path / "no-such-program")},
+        "crash": {"command": sys.executable, "args": ["-c", crash]},
+        "broken": {"command": "x", "permissions": "q"},
+    })
+    done = subprocess.run([sys.executable, "-m", "janito_core.cli", "tools", "--json", "-t", "mcp"],
+                          cwd=workspace, env=child_env(config_dir, JANITO_MCP_CONFIG=str(path)),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    rows = [row for row in json.loads(done.stdout) if row["status"] == "error"]
+    assert [(row["name"], row["toolset"], row["distribution"], row["kind"]) for row in rows] == [
+        (None, "mcp", "janito-mcp", "toolset")] * 3
+    reasons = sorted(row["reason"] for row in rows)
+    assert reasons[0].startswith("MCP server 'broken'") and "permission" in reasons[0]
+    assert reasons[1].startswith("MCP server 'crash'") and "no licence" in reasons[1]
+    assert reasons[2].startswith("MCP server 'gone'") and "command not found" in reasons[2]
 
 
 @pytest.mark.parametrize("content, expected", [
@@ -293,10 +321,11 @@ def test_secrets_never_appear_in_errors(fresh: None, tmp_path: Path, config_dir:
     })
     monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
     registry = load(workspace, "mcp")
-    [error] = registry.load_errors
-    assert "tok-4f9a8b7c" not in error.reason
-    assert "bad token ***" in error.reason
-    assert "secret 'not_there' is not set" in error.reason
+    leaky, unset = registry.load_errors
+    assert "tok-4f9a8b7c" not in leaky.reason + unset.reason
+    assert "MCP server 'leaky'" in leaky.reason and "bad token ***" in leaky.reason
+    assert "MCP server 'unset'" in unset.reason
+    assert "secret 'not_there' is not set" in unset.reason
 
 
 def test_self_mounting_stops(fresh: None, tmp_path: Path, config_dir: Path, workspace: Path,
