@@ -20,7 +20,7 @@ import time
 from contextlib import AsyncExitStack
 from typing import Any, Callable
 
-from janito_core.dispatch import failure
+from janito_core import failure
 
 from ._config import DEPTH_ENV, ServerConfig, expand, redact
 
