@@ -30,34 +30,27 @@ def janito_register_commands(subparsers: argparse._SubParsersAction[Any]) -> Non
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` and ``servers`` subcommands, on ``parser``."""
+    from janito_core.cli import registry_options
+
     commands = parser.add_subparsers(dest="mcp_command", metavar="COMMAND")
     parser.set_defaults(handler=lambda args: _usage(parser))
 
     serve = commands.add_parser(
         "serve",
+        parents=[registry_options()],
         help="serve the loaded tools to MCP clients (stdio or streamable HTTP)",
         description="Serve janito's tools over the Model Context Protocol. Read-only by "
-        "default: tools that write (-w) or execute (-x) are exposed only when granted "
-        "explicitly. What is exposed is listed on stderr.",
+        "default (-r is always granted): tools that write (-w) or execute (-x) are exposed "
+        "only when granted explicitly. What is exposed is listed on stderr.",
     )
-    serve.add_argument("-t", "--toolset", action="append", default=[], dest="mcp_toolsets",
-                       metavar="TOOLSET", help="also load this on-demand toolset (repeatable)")
-    serve.add_argument("-r", "--read", action="store_true", dest="mcp_read",
-                       help="expose tools that read (always on; accepted for symmetry)")
-    serve.add_argument("-w", "--write", action="store_true", dest="mcp_write",
-                       help="also expose tools that write")
-    serve.add_argument("-x", "--execute", action="store_true", dest="mcp_execute",
-                       help="also expose tools that execute commands or reach other systems")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                        dest="mcp_transport", help="stdio (default) or streamable HTTP")
-    serve.add_argument("--host", default="127.0.0.1", dest="mcp_host",
+    serve.add_argument("--host", default="127.0.0.1", dest="mcp_host", metavar="HOST",
                        help="address to listen on with --transport http (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, dest="mcp_port",
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, dest="mcp_port", metavar="PORT",
                        help=f"port for --transport http (default {DEFAULT_PORT}; 0 picks a free one)")
-    serve.add_argument("--path", default="/mcp", dest="mcp_path",
+    serve.add_argument("--path", default="/mcp", dest="mcp_path", metavar="PATH",
                        help="URL path of the MCP endpoint with --transport http (default /mcp)")
-    serve.add_argument("--workspace", default=None, dest="mcp_workspace", metavar="DIR",
-                       help="workspace the tools work in (default: the current directory)")
     serve.set_defaults(handler=serve_command)
 
     servers = commands.add_parser(
@@ -81,14 +74,14 @@ def serve_command(args: argparse.Namespace) -> int:
     from ._serve import ServeOptions, serve
 
     options = ServeOptions(
-        toolsets=tuple(args.mcp_toolsets),
-        write=bool(args.mcp_write),
-        execute=bool(args.mcp_execute),
+        toolsets=tuple(args.toolset),
+        write=bool(args.write),
+        execute=bool(args.execute),
         transport=args.mcp_transport,
         host=args.mcp_host,
         port=int(args.mcp_port),
         path=args.mcp_path,
-        workspace=args.mcp_workspace,
+        workspace=args.workspace,
     )
     return serve(options)
 

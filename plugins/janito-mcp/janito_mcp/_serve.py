@@ -3,23 +3,24 @@
 Tools are listed with the MCP input schemas of ``janito_core.formats.mcp`` and every call
 goes through ``janito_core.dispatch.call_tool``, so argument validation, privileges and
 the ``janito_tool_call`` hook apply exactly as they do for any other caller. A call runs
-in a worker thread; the tool's progress reports reach the client as MCP progress
-notifications (when the client asked for progress) and log messages, and are still
-rendered on stderr. Nothing but MCP messages is ever written to stdout.
+in a worker thread, with a call id made from the MCP request id; janito stamps every
+progress report with the id of the call that made it, and the reports reach that call's
+client as MCP progress notifications (when the client asked for progress) and log
+messages, and are still rendered on stderr. Nothing but MCP messages is ever written to
+stdout.
 """
 
 from __future__ import annotations
 
-import contextvars
+import itertools
 import json
-import os
 import socket
 import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from janito_core import Privileges, Registry, hookimpl
+from janito_core import Privileges, Registry, failure, hookimpl
 
 if TYPE_CHECKING:
     from janito_core.reporter import ReportEvent
@@ -52,17 +53,18 @@ class ServeOptions:
 def build_registry(options: ServeOptions) -> Registry:
     """The registry to serve: autoload toolsets plus ``-t`` ones, read-only unless granted.
 
-    Raises LookupError (ToolsetNotFoundError, ToolsetNotAllowedError) for a bad ``-t``.
+    Built by the ``janito`` command's own ``build_registry``, with read always granted
+    (so no flag means read-only, not everything). Raises ``janito_core.cli.UsageError``
+    for a bad ``-t`` or ``--workspace``.
     """
-    workspace = None
-    if options.workspace is not None:
-        from janito_core import Workspace
+    import argparse
 
-        workspace = Workspace(options.workspace)
-    registry = Registry(privileges=options.privileges, workspace=workspace)
-    for name in options.toolsets:
-        registry.add_toolset(name)
-    return registry
+    from janito_core.cli import build_registry as build
+
+    return build(argparse.Namespace(
+        toolset=list(options.toolsets), read=True, write=options.write,
+        execute=options.execute, workspace=options.workspace,
+    ))
 
 
 # -- progress reports -> MCP notifications ------------------------------------------------
@@ -112,17 +114,19 @@ class _Channel:
             pass
 
 
-_current: contextvars.ContextVar[_Channel | None] = contextvars.ContextVar(
-    "janito_mcp_channel", default=None
-)
-
-
 class ReportForwarder:
-    """A ``janito_report`` implementation that forwards a call's reports to its MCP client."""
+    """A ``janito_report`` implementation that forwards each call's reports to its MCP client.
+
+    ``channels`` maps the call id given to dispatch to that call's channel; a report
+    carries the id of the call that made it (``ReportEvent.call_id``).
+    """
+
+    def __init__(self) -> None:
+        self.channels: dict[str, _Channel] = {}
 
     @hookimpl
     def janito_report(self, event: ReportEvent) -> None:
-        channel = _current.get()
+        channel = self.channels.get(event.call_id) if event.call_id is not None else None
         if channel is not None:
             channel.send(event)
 
@@ -142,6 +146,8 @@ class JanitoServer:
         self.registry = registry
         self.tools: dict[str, Any] = {}
         self.problems: list[str] = []
+        self.forwarder = ReportForwarder()
+        self._serial = itertools.count(1)
         for name in registry.names():
             try:
                 definition = mcp_format(registry.schema(name),
@@ -149,7 +155,7 @@ class JanitoServer:
                 self.tools[name] = types.Tool.model_validate(definition)
             except Exception as exc:
                 self.problems.append(f"{name}: its schema cannot be served ({exc})")
-        registry.plugins.register(ReportForwarder(), FORWARDER_PLUGIN, "janito-mcp")
+        registry.plugins.register(self.forwarder, FORWARDER_PLUGIN, "janito-mcp")
         from . import __version__
 
         self.server: Any = Server(
@@ -177,11 +183,16 @@ class JanitoServer:
         import anyio.to_thread
         import mcp_types as types
 
-        channel = _Channel(ctx)
         arguments = dict(params.arguments or {})
         name = str(params.name)
-        result = await anyio.to_thread.run_sync(self._dispatch, channel, name, arguments)
-        await channel.flush()
+        # Request ids are unique within one session only; HTTP serves several at once.
+        call_id = f"mcp-{next(self._serial)}:{ctx.request_id}"
+        channel = self.forwarder.channels[call_id] = _Channel(ctx)
+        try:
+            result = await anyio.to_thread.run_sync(self._dispatch, call_id, name, arguments)
+            await channel.flush()
+        finally:
+            self.forwarder.channels.pop(call_id, None)
         text = json.dumps(result, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
@@ -189,18 +200,12 @@ class JanitoServer:
             is_error=not result.get("success", False),
         )
 
-    def _dispatch(self, channel: _Channel, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if name not in self.tools and self.registry.get(name) is not None:
+            return failure(f"{name} is not served here", "unknown_tool", tool=name)
         from janito_core.dispatch import call_tool
 
-        token = _current.set(channel)
-        try:
-            if name not in self.tools and self.registry.get(name) is not None:
-                from janito_core.dispatch import failure
-
-                return failure(f"{name} is not served here", "unknown_tool", tool=name)
-            return call_tool(name, arguments, registry=self.registry)
-        finally:
-            _current.reset(token)
+        return call_tool(name, arguments, registry=self.registry, call_id=call_id)
 
     # -- transports -------------------------------------------------------------------
 
@@ -247,14 +252,13 @@ def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOp
 
 def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    from janito_core.cli import UsageError
+
     err = stderr or sys.stderr
-    if options.workspace is not None and not os.path.isdir(options.workspace):
-        print(f"janito mcp: --workspace {options.workspace!r} is not a folder", file=err)
-        return 2
     try:
         registry = build_registry(options)
         registry.names()
-    except LookupError as exc:
+    except (UsageError, LookupError) as exc:
         print(f"janito mcp: {exc}", file=err)
         return 2
     sock = None

@@ -171,6 +171,14 @@ def test_unknown_toolset_is_a_usage_error(workspace: Path, config_dir: Path) -> 
     assert done.stdout == ""
 
 
+def test_missing_workspace_is_a_usage_error(tmp_path: Path, config_dir: Path) -> None:
+    done = subprocess.run([*SERVE, "--workspace", str(tmp_path / "absent")], cwd=tmp_path,
+                          env=child_env(config_dir), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "is not a folder" in done.stderr and done.stdout == ""
+
+
 def test_busy_port_is_reported(workspace: Path, config_dir: Path) -> None:
     import socket
 
@@ -206,11 +214,19 @@ def test_concurrent_calls_get_their_own_progress(config_dir: Path, workspace: Pa
     import anyio
     from janito_mcp._serve import JanitoServer
 
-    from janito_core import Privileges, Registry, Workspace
+    from janito_core import Privileges, Registry, Workspace, hookimpl
+
+    call_ids: list[str | None] = []
+
+    class Audit:
+        @hookimpl
+        def janito_tool_call(self, call: Any) -> None:
+            call_ids.append(call.id)
 
     registry = Registry(privileges=Privileges(read=True, write=False, execute=False), autoload=(),
                         workspace=Workspace(workspace))
     registry.add_toolset("mcptest")
+    registry.plugins.register(Audit(), "test-audit", None)
     served = JanitoServer(registry)
 
     async def main() -> None:
@@ -237,5 +253,9 @@ def test_concurrent_calls_get_their_own_progress(config_dir: Path, workspace: Pa
         for steps, messages in seen.items():
             assert messages == [f"step {n} of {steps}" for n in range(1, steps + 1)] + [
                 "counting is over"]
+        # each call reaches the call hook with its own id, made from the MCP request id
+        assert len(call_ids) == 8 and len(set(call_ids)) == 8
+        assert all(str(i).startswith("mcp-") for i in call_ids)
+        assert not served.forwarder.channels
 
     run_async(main)
