@@ -278,23 +278,13 @@ def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     if problem is None:
         strict = {"anyOf": [i.strict_schema for i in infos]}
 
+    kinds = " or ".join(_schema_word(i.schema) for i in infos)
+    first_fit = _first_that_fits(infos, f"expected {kinds}")
+
     def convert_union(value: Any, path: str, errors: Errors) -> Any:
         if value is None and nullable:
             return None
-        # An exact JSON type match wins before any coercion, so "5" stays a string in str | int.
-        for info in infos:
-            if _exact_match(info.schema, value):
-                trial: Errors = []
-                result = info.convert(value, path, trial)
-                if not trial:
-                    return result
-        for info in infos:
-            trial = []
-            result = info.convert(value, path, trial)
-            if not trial:
-                return result
-        kinds = " or ".join(_schema_word(i.schema) for i in infos)
-        return _fail(errors, path, f"expected {kinds}, got {describe(value)}")
+        return first_fit(value, path, errors)
 
     return TypeInfo(schema, convert_union, strict, problem, nullable)
 
@@ -704,7 +694,12 @@ def _with_null(info: TypeInfo, nullable: bool) -> TypeInfo:
     return TypeInfo(info.schema, convert, info.strict_schema, info.strict_problem, nullable=True)
 
 
-def _first_that_fits(infos: list[TypeInfo]) -> Converter:
+def _first_that_fits(infos: list[TypeInfo], expected: str = "no allowed form matches") -> Converter:
+    """A converter trying each form in turn.
+
+    An exact JSON type match wins before any coercion, so "5" stays a string in str | int.
+    """
+
     def convert(value: Any, path: str, errors: Errors) -> Any:
         for info in infos:
             if _exact_match(info.schema, value):
@@ -717,6 +712,6 @@ def _first_that_fits(infos: list[TypeInfo]) -> Converter:
             result = info.convert(value, path, trial)
             if not trial:
                 return result
-        return _fail(errors, path, f"no allowed form matches {describe(value)}")
+        return _fail(errors, path, f"{expected}, got {describe(value)}")
 
     return convert
