@@ -8,6 +8,7 @@ docstring (Google, NumPy or reST), else the class docstring's parameter section,
 from __future__ import annotations
 
 import enum
+import math
 import re
 import typing
 from typing import Any, NamedTuple
@@ -269,6 +270,11 @@ def _build(cls: type) -> ToolSchema:
 
 
 def _json_safe(value: Any) -> bool:
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is bool:
+        return True
+    if kind is float:
+        return math.isfinite(value)
     import json
 
     try:
@@ -278,10 +284,16 @@ def _json_safe(value: Any) -> bool:
     return True
 
 
-def _short_json(value: Any) -> str:
-    import json
+_short_encoder: Any = None
 
-    text = json.dumps(value, ensure_ascii=False)
+
+def _short_json(value: Any) -> str:
+    global _short_encoder
+    if _short_encoder is None:
+        import json
+
+        _short_encoder = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(..., ensure_ascii=False) builds
+    text: str = _short_encoder.encode(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
