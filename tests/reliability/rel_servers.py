@@ -134,6 +134,12 @@ def _covers_one(sequence: bytes) -> bool:
 class _ImapHandler(socketserver.StreamRequestHandler):
     server: ImapServer
 
+    def setup(self) -> None:
+        super().setup()
+        # one small write per response line: without this, Nagle and delayed ACKs add
+        # tens of milliseconds to every round trip
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def send(self, line: bytes) -> None:
         self.wfile.write(line + b"\r\n")
         self.wfile.flush()
@@ -354,6 +360,10 @@ class ImapServer(socketserver.ThreadingTCPServer):
 class _SmtpHandler(socketserver.StreamRequestHandler):
     server: SmtpServer
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def send(self, line: str) -> None:
         self.wfile.write(line.encode() + b"\r\n")
         self.wfile.flush()
@@ -524,6 +534,10 @@ class IdentityServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
