@@ -312,7 +312,8 @@ def _from_json_schema(cls: type, input_schema: dict[str, Any]) -> ToolSchema:
         params[name] = Parameter(name, info, name in required, default,
                                  description if isinstance(description, str) else None)
     parameters = {"type": "object", **input_schema, "properties": dict(properties)}
-    description = first_line(cls.__doc__) or first_line(getattr(cls, "description", None))
+    declared = cls.__dict__.get("description")
+    description = declared.strip() if isinstance(declared, str) and declared.strip() else first_line(cls.__doc__)
     return ToolSchema(
         name=cls.__name__,
         description=description,

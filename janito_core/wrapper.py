@@ -56,7 +56,22 @@ class ToolWrapper:
     def __signature__(self) -> inspect.Signature:
         import inspect
 
+        from .schema import MISSING
+
         signature = inspect.signature(self.tool_class.run)  # type: ignore[attr-defined]
+        if isinstance(self.tool_class.__dict__.get("input_schema"), dict):
+            from .schema import tool_schema
+
+            declared = [
+                inspect.Parameter(
+                    name, inspect.Parameter.KEYWORD_ONLY,
+                    default=inspect.Parameter.empty if param.required else param.default
+                    if param.default is not MISSING else None,
+                )
+                for name, param in tool_schema(self.tool_class).params.items()
+                if name.isidentifier()
+            ]
+            return signature.replace(parameters=declared)
         parameters = list(signature.parameters.values())[1:]
         return signature.replace(parameters=parameters)
 

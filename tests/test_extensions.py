@@ -80,3 +80,20 @@ def test_reports_carry_the_id_of_the_call_that_made_them() -> None:
                          "arguments": "{}"}], registry=registry)
     call_tool("Chatty", {}, registry=registry)
     assert seen == [("call_1", "working"), ("call_2", "working"), (None, "working")]
+
+
+def test_a_declared_tool_keeps_its_full_description_and_shows_its_parameters() -> None:
+    import inspect
+
+    cls = _declared("remote__described", {
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "times": {"type": "integer", "default": 2}},
+        "required": ["text"],
+    })
+    cls.description = "Echo text.\n\nRepeats it when asked."
+    registry = Registry(autoload=())
+    registry.add_tool(cls)
+    assert registry.schema("remote__described").description == "Echo text.\n\nRepeats it when asked."
+    wrapper = registry.get("remote__described")
+    assert wrapper is not None
+    assert str(inspect.signature(wrapper)).startswith("(*, text, times=2)")
