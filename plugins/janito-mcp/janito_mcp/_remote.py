@@ -64,11 +64,6 @@ def declared_schema(input_schema: Any) -> dict[str, Any]:
     return schema
 
 
-def one_line(text: str) -> str:
-    """``text`` on one line: janito takes the first line of a declared tool's docstring."""
-    return " ".join(text.split())
-
-
 def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: str) -> type:
     """A ``@tool`` class named ``name`` that calls ``definition`` on ``remote``."""
     remote_name = str(definition.name)
@@ -89,14 +84,14 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
     run.__qualname__ = f"{name}.run"
     run.__module__ = module
     namespace = {
-        "__doc__": one_line(description),
+        "__doc__": description,
+        "description": description,
         "__module__": module,
         "__qualname__": name,
         "run": run,
         "input_schema": declared_schema(definition.input_schema),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
-        "mcp_description": description,
     }
     cls = type(name, (BaseTool,), namespace)
     return tool(remote.config.permissions_of(remote_name))(cls)

@@ -188,10 +188,11 @@ def test_an_open_server_schema_receives_undeclared_arguments() -> None:
 
 def test_the_whole_description_reaches_the_model() -> None:
     registry, _ = _generated({}, "Fetch a URL.\n\nReturns the page as  markdown.\n")
-    assert registry.schema("s__t").description == "Fetch a URL. Returns the page as markdown."
+    assert registry.schema("s__t").description == "Fetch a URL.\n\nReturns the page as  markdown."
+    assert registry.record("s__t").description == "Fetch a URL."  # what `janito tools` shows
     record = registry.record("s__t")
     assert record is not None and record.permissions == "r"
-    assert record.cls.mcp_description == "Fetch a URL.\n\nReturns the page as  markdown."
+    assert record.cls.description == "Fetch a URL.\n\nReturns the page as  markdown."
 
 
 class _Text:
