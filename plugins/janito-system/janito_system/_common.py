@@ -52,35 +52,147 @@ def child_env(extra: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -
     return env
 
 
-def check_timeout(timeout: float, echo: dict[str, Any]) -> dict[str, Any] | None:
-    """A failure when ``timeout`` is not a positive number of seconds, else None."""
-    if not timeout > 0:
-        return failure(f"timeout must be a positive number of seconds, got {timeout}",
-                       "invalid_arguments", **echo)
-    return None
+PYTHON_ENV = {"PYTHONIOENCODING": "utf-8"}
+"""What a Python child gets on top of ``child_env()``."""
+
+NO_PROCESS_GROUPS = ("running code needs POSIX process groups (os.killpg), "
+                     "which this platform lacks")
 
 
-def resolve_directory(
-    tool: BaseTool, working_directory: str | None, echo: dict[str, Any]
-) -> tuple[str | None, dict[str, Any] | None]:
-    """(absolute working folder, None) or (None, failure); the default is the workspace root."""
-    if working_directory is None or working_directory == "":
-        root = tool.workspace.root
-        if not os.path.isdir(root):
-            return None, failure(f"the workspace folder {root} does not exist", "not_found",
-                                 **echo)
-        return root, None
-    try:
-        real = tool.resolve_path(working_directory)
-    except WorkspaceError as exc:
-        return None, failure(str(exc), "outside_workspace", **echo)
-    if not os.path.exists(real):
-        return None, failure(f"the working directory {working_directory!r} does not exist",
-                             "not_found", **echo)
-    if not os.path.isdir(real):
-        return None, failure(f"the working directory {working_directory!r} is not a folder",
-                             "not_a_directory", **echo)
-    return real, None
+def has_process_groups(tool_class: type[BaseTool]) -> bool:
+    """``should_load()`` of every run tool: without process groups a run cannot be killed whole."""
+    if not hasattr(os, "killpg"):
+        return tool_class.skip(NO_PROCESS_GROUPS)
+    return True
+
+
+class RunCall:
+    """One call of a run tool: what every run tool is asked, and the inputs its result repeats.
+
+    ``echo`` holds ``first`` (the code or the file), the timeout, the capture switches that
+    are turned off, then each of ``optional`` that is not None, in that order. A tool may
+    update a value of ``echo`` in place (a path as the workspace shows it).
+    """
+
+    __slots__ = ("capture_errors", "capture_output", "echo", "timeout", "working_directory")
+
+    def __init__(self, first: dict[str, Any], working_directory: str | None, timeout: float,
+                 capture_output: bool, capture_errors: bool, **optional: Any) -> None:
+        self.working_directory = working_directory
+        self.timeout = timeout
+        self.capture_output = capture_output
+        self.capture_errors = capture_errors
+        echo: dict[str, Any] = {**first, "timeout": timeout}
+        if not capture_output:
+            echo["capture_output"] = False
+        if not capture_errors:
+            echo["capture_errors"] = False
+        echo.update((key, value) for key, value in optional.items() if value is not None)
+        self.echo = echo
+
+    def fail(self, error: str, error_type: str) -> dict[str, Any]:
+        """A failed result that repeats the inputs."""
+        return failure(error, error_type, **self.echo)
+
+    def check_timeout(self) -> dict[str, Any] | None:
+        """A failure when the timeout is not a positive number of seconds, else None."""
+        if not self.timeout > 0:
+            return self.fail(f"timeout must be a positive number of seconds, got {self.timeout}",
+                             "invalid_arguments")
+        return None
+
+    def folder(self, tool: BaseTool) -> str | dict[str, Any]:
+        """The absolute working folder (by default the workspace root), or the failure."""
+        working_directory = self.working_directory
+        if working_directory is None or working_directory == "":
+            root = tool.workspace.root
+            if not os.path.isdir(root):
+                return self.fail(f"the workspace folder {root} does not exist", "not_found")
+            return root
+        try:
+            real = tool.resolve_path(working_directory)
+        except WorkspaceError as exc:
+            return self.fail(str(exc), "outside_workspace")
+        if not os.path.exists(real):
+            return self.fail(f"the working directory {working_directory!r} does not exist",
+                             "not_found")
+        if not os.path.isdir(real):
+            return self.fail(f"the working directory {working_directory!r} is not a folder",
+                             "not_a_directory")
+        return real
+
+    def python_place(self, tool: BaseTool, python_executable: str | None
+                     ) -> tuple[str, str] | dict[str, Any]:
+        """(working folder, interpreter) of a Python run, or the failure."""
+        cwd = self.folder(tool)
+        if isinstance(cwd, dict):
+            return cwd
+        interpreter = python_executable or sys.executable
+        if not interpreter:
+            return self.fail("the path of the running Python interpreter is unknown; name one "
+                             "with python_executable", "not_found")
+        return cwd, interpreter
+
+    def execute(self, tool: BaseTool, *, what: str, argv: list[str], cwd: str,
+                env: dict[str, str], input_data: bytes | None = None) -> dict[str, Any]:
+        """Run ``argv`` and turn what happened into the tool's result dict (never raises)."""
+        import subprocess
+
+        timeout = self.timeout
+        base = {**self.echo, "working_directory": tool.display_path(cwd)}
+        try:
+            outcome = run_process(
+                argv, cwd=cwd, timeout=timeout, env=env, capture_stdout=self.capture_output,
+                capture_stderr=self.capture_errors, input_data=input_data,
+            )
+        except FileNotFoundError as exc:
+            missing = exc.filename or argv[0]
+            tool.report_error(f"{missing} not found")
+            return failure(f"cannot run {what}: {missing} was not found", "not_found", **base)
+        except PermissionError as exc:
+            tool.report_error(f"cannot run {argv[0]}: {exc.strerror}")
+            return failure(f"cannot run {what}: {exc.strerror or exc} ({argv[0]})",
+                           "permission_denied", **base)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            tool.report_error(f"cannot start: {exc}")
+            return failure(f"cannot start {what}: {exc}", "start_failed", **base)
+
+        result: dict[str, Any] = {
+            "success": False,
+            **base,
+            "exit_code": outcome.exit_code,
+            **outcome.streams(),
+            "timed_out": outcome.timed_out,
+            "duration_ms": outcome.duration_ms,
+        }
+        if outcome.output_incomplete:
+            result["output_incomplete"] = True
+            result["notes"] = outcome.notes
+        seconds = f"{outcome.duration_ms / 1000:.2f} s"
+        if outcome.timed_out:
+            result["error"] = (
+                f"{what} did not finish within {timeout:g} seconds and was killed with every "
+                "process it started; the output so far is kept"
+            )
+            result["error_type"] = "timeout"
+            tool.report_error(f"timed out after {timeout:g} s")
+        elif outcome.interrupted:
+            result["error"] = f"{what} was interrupted from the keyboard and killed"
+            result["error_type"] = "interrupted"
+            tool.report_error("interrupted")
+        elif outcome.exit_code == 0:
+            result["success"] = True
+            tool.report_result(f"exit code 0 in {seconds}")
+        else:
+            code = outcome.exit_code if outcome.exit_code is not None else -1
+            if code < 0:
+                result["signal"] = _signal_name(code)
+                result["error"] = f"{what} was killed by {result['signal']}"
+            else:
+                result["error"] = f"{what} exited with code {code}"
+            result["error_type"] = "nonzero_exit"
+            tool.report_error(f"{result['error']} ({seconds})")
+        return result
 
 
 def _signal_name(code: int) -> str:
@@ -88,79 +200,6 @@ def _signal_name(code: int) -> str:
         return signal.Signals(-code).name
     except ValueError:
         return f"signal {-code}"
-
-
-def execute(
-    tool: BaseTool,
-    *,
-    what: str,
-    argv: list[str],
-    cwd: str,
-    echo: dict[str, Any],
-    timeout: float,
-    capture_output: bool,
-    capture_errors: bool,
-    env: dict[str, str],
-    input_data: bytes | None = None,
-) -> dict[str, Any]:
-    """Run ``argv`` and turn what happened into the tool's result dict (never raises)."""
-    import subprocess
-
-    shown_dir = tool.display_path(cwd)
-    base = {**echo, "working_directory": shown_dir}
-    try:
-        outcome = run_process(
-            argv, cwd=cwd, timeout=timeout, env=env, capture_stdout=capture_output,
-            capture_stderr=capture_errors, input_data=input_data,
-        )
-    except FileNotFoundError as exc:
-        missing = exc.filename or argv[0]
-        tool.report_error(f"{missing} not found")
-        return failure(f"cannot run {what}: {missing} was not found", "not_found", **base)
-    except PermissionError as exc:
-        tool.report_error(f"cannot run {argv[0]}: {exc.strerror}")
-        return failure(f"cannot run {what}: {exc.strerror or exc} ({argv[0]})",
-                       "permission_denied", **base)
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        tool.report_error(f"cannot start: {exc}")
-        return failure(f"cannot start {what}: {exc}", "start_failed", **base)
-
-    result: dict[str, Any] = {
-        "success": False,
-        **base,
-        "exit_code": outcome.exit_code,
-        **outcome.streams(),
-        "timed_out": outcome.timed_out,
-        "duration_ms": outcome.duration_ms,
-    }
-    if outcome.output_incomplete:
-        result["output_incomplete"] = True
-        result["notes"] = outcome.notes
-    seconds = f"{outcome.duration_ms / 1000:.2f} s"
-    if outcome.timed_out:
-        result["error"] = (
-            f"{what} did not finish within {timeout:g} seconds and was killed with every "
-            "process it started; the output so far is kept"
-        )
-        result["error_type"] = "timeout"
-        tool.report_error(f"timed out after {timeout:g} s")
-    elif outcome.interrupted:
-        result["error"] = f"{what} was interrupted from the keyboard and killed"
-        result["error_type"] = "interrupted"
-        tool.report_error("interrupted")
-    elif outcome.exit_code == 0:
-        result["success"] = True
-        tool.report_result(f"exit code 0 in {seconds}")
-    else:
-        code = outcome.exit_code if outcome.exit_code is not None else -1
-        if code < 0:
-            result["signal"] = _signal_name(code)
-            result["error"] = f"{what} was killed by {result['signal']}"
-        else:
-            result["error"] = f"{what} exited with code {code}"
-        result["error_type"] = "nonzero_exit"
-        tool.report_error(f"{result['error']} ({seconds})")
-    return result
 
 
 # -- the command-line harness of the run tools ------------------------------------------
@@ -178,6 +217,16 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", default=None,
                         help="workspace root (default: the current folder)")
     parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``run()`` that ``add_common_arguments`` put on the command line."""
+    return {
+        "working_directory": args.working_directory,
+        "timeout": args.timeout,
+        "capture_output": not args.no_capture_output,
+        "capture_errors": not args.no_capture_errors,
+    }
 
 
 def print_result(result: dict[str, Any], as_json: bool) -> int:

@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from janito_core import BaseTool, failure, tool
 
-from ._errors import unexpected
+from ._errors import guarded
 
 
 def _is_terminal(stream: TextIO | None) -> bool:
@@ -25,18 +25,13 @@ class AskUser(BaseTool):
     available when janito runs in an interactive terminal.
     """
 
+    @guarded("question")
     def run(self, question: str) -> dict[str, Any]:
         """Show a question to the user and wait for a one-line answer.
 
         Args:
             question: The question to show, phrased so it can be answered in one line.
         """
-        try:
-            return self._run(question)
-        except Exception as exc:
-            return unexpected(self, exc, {"question": question})
-
-    def _run(self, question: str) -> dict[str, Any]:
         echo = {"question": question}
         if not question.strip():
             return failure("the question is empty", "invalid_arguments", **echo)

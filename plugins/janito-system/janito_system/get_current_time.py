@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._errors import unexpected
+from ._errors import guarded
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -26,6 +26,7 @@ def _offset_text(moment: datetime) -> str:
 class GetCurrentTime(BaseTool):
     """Get the current date and time (ISO 8601), locally, in UTC or in a named time zone."""
 
+    @guarded()
     def run(
         self,
         utc: bool = False,
@@ -42,17 +43,6 @@ class GetCurrentTime(BaseTool):
             format: A strftime pattern such as "%A %d %B %Y, %H:%M" for an extra
                 `formatted` field.
         """
-        try:
-            return self._run(utc, timezone, format)
-        except Exception as exc:
-            return unexpected(self, exc, {})
-
-    def _run(
-        self,
-        utc: bool = False,
-        timezone: str | None = None,
-        format: str | None = None,
-    ) -> dict[str, Any]:
         from datetime import datetime
         from datetime import timezone as dt_timezone
 

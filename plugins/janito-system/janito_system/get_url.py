@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._errors import unexpected
+from ._errors import guarded
 
 if TYPE_CHECKING:
     from email.message import Message
@@ -49,6 +49,7 @@ class GetUrl(BaseTool):
     characters and ``max_lines`` lines with a visible marker.
     """
 
+    @guarded("url")
     def run(
         self,
         url: str,
@@ -74,23 +75,6 @@ class GetUrl(BaseTool):
             raw: Return HTML source as it is instead of turning it into text.
             include_links: In text made from HTML, write each link as "text (url)".
         """
-        try:
-            return self._run(url, max_length, max_lines, timeout, follow_redirects, max_bytes, raw,
-                             include_links)
-        except Exception as exc:
-            return unexpected(self, exc, {"url": url})
-
-    def _run(
-        self,
-        url: str,
-        max_length: int | None = 5000,
-        max_lines: int | None = 200,
-        timeout: float = 10,
-        follow_redirects: bool = True,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        raw: bool = False,
-        include_links: bool = False,
-    ) -> dict[str, Any]:
         echo: dict[str, Any] = {"url": url, "max_length": max_length, "max_lines": max_lines,
                                 "timeout": timeout}
         for key, value, default in (("follow_redirects", follow_redirects, True),

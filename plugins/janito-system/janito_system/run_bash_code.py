@@ -6,21 +6,21 @@ import os
 import shutil
 from typing import Any
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, tool
 
 from ._common import (
     DEFAULT_TIMEOUT,
+    RunCall,
     add_common_arguments,
-    check_timeout,
     child_env,
     echo_text,
-    execute,
+    has_process_groups,
     preview,
     print_result,
-    resolve_directory,
+    run_options,
     workspace_from,
 )
-from ._errors import unexpected
+from ._errors import guarded
 
 ARGV_CODE_LIMIT = 100_000
 """Code longer than this (in bytes) goes through a temporary script file, not ``-c``:
@@ -43,6 +43,7 @@ class RunBashCode(BaseTool):
     started are killed; so is anything still running in the background when it finishes.
     """
 
+    @guarded("code")
     def run(
         self,
         code: str,
@@ -64,83 +65,57 @@ class RunBashCode(BaseTool):
             capture_errors: Return standard error (true) or discard it (false).
             bash_executable: Shell to run the code with (default: bash from PATH, else sh).
         """
-        try:
-            return self._run(code, working_directory, timeout, capture_output, capture_errors,
-                             bash_executable)
-        except Exception as exc:
-            return unexpected(self, exc, {"code": code})
-
-    def _run(
-        self,
-        code: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
-        bash_executable: str | None = None,
-    ) -> dict[str, Any]:
-        echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
-        if not capture_output:
-            echo["capture_output"] = False
-        if not capture_errors:
-            echo["capture_errors"] = False
-        if bash_executable is not None:
-            echo["bash_executable"] = bash_executable
-        problem = check_timeout(timeout, echo)
+        call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,
+                       capture_errors, bash_executable=bash_executable)
+        problem = call.check_timeout()
         if problem is not None:
             return problem
         if "\x00" in code:
-            return failure("the code contains a NUL character, which a shell cannot run",
-                           "invalid_arguments", **echo)
-        cwd, problem = resolve_directory(self, working_directory, echo)
-        if problem is not None or cwd is None:
-            return problem or failure("no working directory", "not_found", **echo)
+            return call.fail("the code contains a NUL character, which a shell cannot run",
+                             "invalid_arguments")
+        cwd = call.folder(self)
+        if isinstance(cwd, dict):
+            return cwd
         shell = shutil.which(bash_executable) if bash_executable else find_shell()
         if shell is None:
             wanted = repr(bash_executable) if bash_executable else "bash or sh"
-            return failure(f"no shell found: {wanted} is not on PATH", "not_found", **echo)
+            return call.fail(f"no shell found: {wanted} is not on PATH", "not_found")
         options = ["--noprofile", "--norc"] if "bash" in os.path.basename(shell) else []
         self.report_start(f"Running {os.path.basename(shell)} in {self.display_path(cwd)}:\n"
                           f"{preview(code)}")
         data = code.encode("utf-8", errors="replace")
         env = child_env(drop=("BASH_ENV", "ENV"))
         if len(data) <= ARGV_CODE_LIMIT:
-            result = execute(self, what="the shell code", argv=[shell, *options, "-c", code],
-                             cwd=cwd, echo=echo, timeout=timeout, capture_output=capture_output,
-                             capture_errors=capture_errors, env=env)
+            result = call.execute(self, what="the shell code", argv=[shell, *options, "-c", code],
+                                  cwd=cwd, env=env)
         else:
-            result = self._run_script_file(shell, options, data, cwd, echo, timeout,
-                                           capture_output, capture_errors, env)
+            result = self._run_script_file(call, [shell, *options], data, cwd, env)
         return {**result, "shell": shell}
 
-    def _run_script_file(self, shell: str, options: list[str], data: bytes, cwd: str,
-                         echo: dict[str, Any], timeout: float, capture_output: bool,
-                         capture_errors: bool, env: dict[str, str]) -> dict[str, Any]:
+    def _run_script_file(self, call: RunCall, argv: list[str], data: bytes, cwd: str,
+                         env: dict[str, str]) -> dict[str, Any]:
         import tempfile
 
         try:
             folder = tempfile.mkdtemp(prefix="janito-bash-")
         except OSError as exc:
-            return failure(f"cannot write the long script to a temporary file: {exc}",
-                           "start_failed", **echo)
+            return call.fail(f"cannot write the long script to a temporary file: {exc}",
+                             "start_failed")
         script = os.path.join(folder, "script.sh")
         try:
             with open(script, "wb") as handle:
                 handle.write(data)
-            return execute(self, what="the shell code", argv=[shell, *options, script],
-                           cwd=cwd, echo=echo, timeout=timeout, capture_output=capture_output,
-                           capture_errors=capture_errors, env=env)
+            return call.execute(self, what="the shell code", argv=[*argv, script], cwd=cwd, env=env)
         except OSError as exc:
-            return failure(f"cannot write the long script to a temporary file: {exc}",
-                           "start_failed", **echo)
+            return call.fail(f"cannot write the long script to a temporary file: {exc}",
+                             "start_failed")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
     @classmethod
     def should_load(cls) -> bool:
-        if not hasattr(os, "killpg"):
-            return cls.skip("running code needs POSIX process groups (os.killpg), "
-                            "which this platform lacks")
+        if not has_process_groups(cls):
+            return False
         if find_shell() is None:
             return cls.skip("no bash or POSIX sh was found on PATH")
         return True
@@ -159,13 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     add_common_arguments(parser)
     args = parser.parse_args(argv)
     result = RunBashCode(workspace_from(args.workspace)).run(
-        code=args.code,
-        working_directory=args.working_directory,
-        timeout=args.timeout,
-        capture_output=not args.no_capture_output,
-        capture_errors=not args.no_capture_errors,
-        bash_executable=args.bash_executable,
-    )
+        code=args.code, bash_executable=args.bash_executable, **run_options(args))
     return print_result(result, args.json)
 
 

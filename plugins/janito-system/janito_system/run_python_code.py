@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, tool
 
 from ._common import (
     DEFAULT_TIMEOUT,
+    PYTHON_ENV,
+    RunCall,
     add_common_arguments,
-    check_timeout,
     child_env,
     echo_text,
-    execute,
+    has_process_groups,
     preview,
     print_result,
-    resolve_directory,
+    run_options,
     workspace_from,
 )
-from ._errors import unexpected
+from ._errors import guarded
 
 
 @tool(permissions="x")
@@ -34,6 +33,7 @@ class RunPythonCode(BaseTool):
     background when the code finishes.
     """
 
+    @guarded("code")
     def run(
         self,
         code: str,
@@ -56,63 +56,27 @@ class RunPythonCode(BaseTool):
             python_executable: Interpreter to run the code with (default: the Python that
                 runs janito).
         """
-        try:
-            return self._run(code, working_directory, timeout, capture_output, capture_errors,
-                             python_executable)
-        except Exception as exc:
-            return unexpected(self, exc, {"code": code})
-
-    def _run(
-        self,
-        code: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
-        python_executable: str | None = None,
-    ) -> dict[str, Any]:
-        echo: dict[str, Any] = {"code": echo_text(code), "timeout": timeout}
-        if not capture_output:
-            echo["capture_output"] = False
-        if not capture_errors:
-            echo["capture_errors"] = False
-        if python_executable is not None:
-            echo["python_executable"] = python_executable
-        problem = check_timeout(timeout, echo)
+        call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,
+                       capture_errors, python_executable=python_executable)
+        problem = call.check_timeout()
         if problem is not None:
             return problem
         if "\x00" in code:
-            return failure("the code contains a NUL character, which Python source cannot hold",
-                           "invalid_arguments", **echo)
-        cwd, problem = resolve_directory(self, working_directory, echo)
-        if problem is not None or cwd is None:
-            return problem or failure("no working directory", "not_found", **echo)
-        interpreter = python_executable or sys.executable
-        if not interpreter:
-            return failure("the path of the running Python interpreter is unknown; name one "
-                           "with python_executable", "not_found", **echo)
+            return call.fail("the code contains a NUL character, which Python source cannot hold",
+                             "invalid_arguments")
+        place = call.python_place(self, python_executable)
+        if isinstance(place, dict):
+            return place
+        cwd, interpreter = place
         self.report_start(f"Running Python in {self.display_path(cwd)}:\n{preview(code)}")
         # The code goes in on stdin ("python -"), which CPython reads whole before running
         # it: no command-line length limit, and the code then sees an empty stdin.
-        return execute(
-            self,
-            what="the Python code",
-            argv=[interpreter, "-"],
-            cwd=cwd,
-            echo=echo,
-            timeout=timeout,
-            capture_output=capture_output,
-            capture_errors=capture_errors,
-            env=child_env({"PYTHONIOENCODING": "utf-8"}),
-            input_data=code.encode("utf-8", errors="replace"),
-        )
+        return call.execute(self, what="the Python code", argv=[interpreter, "-"], cwd=cwd,
+                            env=child_env(PYTHON_ENV), input_data=code.encode("utf-8", errors="replace"))
 
     @classmethod
     def should_load(cls) -> bool:
-        if not hasattr(os, "killpg"):
-            return cls.skip("running code needs POSIX process groups (os.killpg), "
-                            "which this platform lacks")
-        return True
+        return has_process_groups(cls)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,13 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     add_common_arguments(parser)
     args = parser.parse_args(argv)
     result = RunPythonCode(workspace_from(args.workspace)).run(
-        code=args.code,
-        working_directory=args.working_directory,
-        timeout=args.timeout,
-        capture_output=not args.no_capture_output,
-        capture_errors=not args.no_capture_errors,
-        python_executable=args.python_executable,
-    )
+        code=args.code, python_executable=args.python_executable, **run_options(args))
     return print_result(result, args.json)
 
 

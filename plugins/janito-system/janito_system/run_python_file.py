@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-from janito_core import BaseTool, WorkspaceError, failure, tool
+from janito_core import BaseTool, WorkspaceError, tool
 
 from ._common import (
     DEFAULT_TIMEOUT,
+    PYTHON_ENV,
+    RunCall,
     add_common_arguments,
-    check_timeout,
     child_env,
-    execute,
+    has_process_groups,
     print_result,
-    resolve_directory,
+    run_options,
     workspace_from,
 )
-from ._errors import unexpected
+from ._errors import guarded
 
 
 @tool(permissions="x")
@@ -32,6 +32,7 @@ class RunPythonFile(BaseTool):
     background when the script finishes.
     """
 
+    @guarded("file_path")
     def run(
         self,
         file_path: str,
@@ -56,73 +57,35 @@ class RunPythonFile(BaseTool):
                 runs janito).
             additional_args: Command-line arguments passed to the script (its sys.argv[1:]).
         """
-        try:
-            return self._run(file_path, working_directory, timeout, capture_output, capture_errors,
-                             python_executable, additional_args)
-        except Exception as exc:
-            return unexpected(self, exc, {"file_path": file_path})
-
-    def _run(
-        self,
-        file_path: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
-        python_executable: str | None = None,
-        additional_args: list[str] | None = None,
-    ) -> dict[str, Any]:
         args = list(additional_args or [])
-        echo: dict[str, Any] = {"file_path": file_path, "timeout": timeout}
-        if not capture_output:
-            echo["capture_output"] = False
-        if not capture_errors:
-            echo["capture_errors"] = False
-        if args:
-            echo["additional_args"] = args
-        if python_executable is not None:
-            echo["python_executable"] = python_executable
-        problem = check_timeout(timeout, echo)
+        call = RunCall({"file_path": file_path}, working_directory, timeout, capture_output,
+                       capture_errors, additional_args=args or None,
+                       python_executable=python_executable)
+        problem = call.check_timeout()
         if problem is not None:
             return problem
         if any("\x00" in arg for arg in args):
-            return failure("an additional argument contains a NUL character", "invalid_arguments",
-                           **echo)
+            return call.fail("an additional argument contains a NUL character", "invalid_arguments")
         try:
             script = self.resolve_path(file_path)
         except WorkspaceError as exc:
-            return failure(str(exc), "outside_workspace", **echo)
+            return call.fail(str(exc), "outside_workspace")
         if not os.path.exists(script):
-            return failure(f"the file {file_path!r} does not exist", "not_found", **echo)
+            return call.fail(f"the file {file_path!r} does not exist", "not_found")
         if not os.path.isfile(script):
-            return failure(f"{file_path!r} is not a file", "not_a_file", **echo)
-        echo["file_path"] = self.display_path(script)
-        cwd, problem = resolve_directory(self, working_directory, echo)
-        if problem is not None or cwd is None:
-            return problem or failure("no working directory", "not_found", **echo)
-        interpreter = python_executable or sys.executable
-        if not interpreter:
-            return failure("the path of the running Python interpreter is unknown; name one "
-                           "with python_executable", "not_found", **echo)
-        self.report_start(f"Running {echo['file_path']} in {self.display_path(cwd)}")
-        return execute(
-            self,
-            what=f"the script {echo['file_path']}",
-            argv=[interpreter, script, *args],
-            cwd=cwd,
-            echo=echo,
-            timeout=timeout,
-            capture_output=capture_output,
-            capture_errors=capture_errors,
-            env=child_env({"PYTHONIOENCODING": "utf-8"}),
-        )
+            return call.fail(f"{file_path!r} is not a file", "not_a_file")
+        shown = call.echo["file_path"] = self.display_path(script)
+        place = call.python_place(self, python_executable)
+        if isinstance(place, dict):
+            return place
+        cwd, interpreter = place
+        self.report_start(f"Running {shown} in {self.display_path(cwd)}")
+        return call.execute(self, what=f"the script {shown}", argv=[interpreter, script, *args],
+                            cwd=cwd, env=child_env(PYTHON_ENV))
 
     @classmethod
     def should_load(cls) -> bool:
-        if not hasattr(os, "killpg"):
-            return cls.skip("running code needs POSIX process groups (os.killpg), "
-                            "which this platform lacks")
-        return True
+        return has_process_groups(cls)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,14 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     add_common_arguments(parser)
     args = parser.parse_intermixed_args(argv)
     result = RunPythonFile(workspace_from(args.workspace)).run(
-        file_path=args.file_path,
-        working_directory=args.working_directory,
-        timeout=args.timeout,
-        capture_output=not args.no_capture_output,
-        capture_errors=not args.no_capture_errors,
-        python_executable=args.python_executable,
-        additional_args=args.additional_args,
-    )
+        file_path=args.file_path, python_executable=args.python_executable,
+        additional_args=args.additional_args, **run_options(args))
     return print_result(result, args.json)
 
 

@@ -159,28 +159,46 @@ def test_harness_ask_user_without_a_terminal(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("module", "name", "arguments"),
-    [("run_bash_code", "RunBashCode", {"code": "true"}),
-     ("run_python_code", "RunPythonCode", {"code": "pass"}),
-     ("run_python_file", "RunPythonFile", {"file_path": "x.py"}),
-     ("get_url", "GetUrl", {"url": "http://127.0.0.1/"}),
-     ("get_current_time", "GetCurrentTime", {}),
-     ("ask_user", "AskUser", {"question": "?"})],
+    ("module", "name", "arguments", "inner"),
+    [("run_bash_code", "RunBashCode", {"code": "true"}, "echo_text"),
+     ("run_python_code", "RunPythonCode", {"code": "pass"}, "echo_text"),
+     ("run_python_file", "RunPythonFile", {"file_path": "x.py"}, "RunCall"),
+     ("get_url", "GetUrl", {"url": "http://127.0.0.1/"}, "_check_arguments"),
+     ("get_current_time", "GetCurrentTime", {}, "_offset_text"),
+     ("ask_user", "AskUser", {"question": "?"}, "_is_terminal")],
 )
 def test_an_unexpected_exception_becomes_a_result(module: str, name: str,
-                                                  arguments: dict[str, object]) -> None:
+                                                  arguments: dict[str, object], inner: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The guard around every run(): a bug inside is reported, never raised."""
     import importlib
 
-    cls = getattr(importlib.import_module(f"janito_system.{module}"), name)
+    tool_module = importlib.import_module(f"janito_system.{module}")
 
-    class Broken(cls):  # type: ignore[misc, valid-type]
-        def _run(self, *args: object) -> dict[str, object]:
-            raise RuntimeError("disk on fire")
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("disk on fire")
 
-    result = Broken().run(**arguments)
+    monkeypatch.setattr(tool_module, inner, broken)
+    result = getattr(tool_module, name)().run(**arguments)
     assert result["success"] is False
     assert result["error_type"] == "internal_error"
     assert "disk on fire" in result["error"]
     for key, value in arguments.items():
         assert result[key] == value
+
+
+def test_the_guard_leaves_wrong_python_arguments_to_the_caller(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arguments that do not fit run() raise TypeError, as on an undecorated method."""
+    from janito_system import run_python_code
+    from janito_system.get_current_time import GetCurrentTime
+
+    with pytest.raises(TypeError):
+        GetCurrentTime().run(no_such_parameter=1)  # type: ignore[call-arg]
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(run_python_code, "echo_text", broken)
+    result = run_python_code.RunPythonCode().run("pass", None, 5)  # positional, as Python allows
+    assert (result["error_type"], result["code"]) == ("internal_error", "pass")
