@@ -67,6 +67,15 @@ class _Extractor(HTMLParser):
         if have < count:
             self.parts.append("\n" * (count - have))
 
+    def _block_break(self, tag: str) -> None:
+        """The line break or blank line that the start and the end of a block element make."""
+        if tag in ("ul", "ol") and self.list_depth:
+            self._newlines(1)
+        elif tag in _PARAGRAPH:
+            self._newlines(2)
+        elif tag in _LINE:
+            self._newlines(1)
+
     def _text(self, text: str) -> None:
         if self.pre_depth:
             self.parts.append(text)
@@ -93,12 +102,7 @@ class _Extractor(HTMLParser):
             return
         if self.skip_depth:
             return
-        if tag in ("ul", "ol") and self.list_depth:
-            self._newlines(1)
-        elif tag in _PARAGRAPH:
-            self._newlines(2)
-        elif tag in _LINE:
-            self._newlines(1)
+        self._block_break(tag)
         if tag in ("ul", "ol"):
             self.list_depth += 1
         elif tag == "li":
@@ -151,12 +155,7 @@ class _Extractor(HTMLParser):
             href = self.links.pop()
             if href:
                 self.parts.append(f" ({href})")
-        if tag in ("ul", "ol") and self.list_depth:
-            self._newlines(1)
-        elif tag in _PARAGRAPH:
-            self._newlines(2)
-        elif tag in _LINE:
-            self._newlines(1)
+        self._block_break(tag)
 
     def handle_data(self, data: str) -> None:
         if self.in_title:

@@ -181,9 +181,8 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("no_proxy", "*")
 
 
-@pytest.fixture
-def http_server() -> Iterator[LoopbackServer]:
-    server = LoopbackServer()
+def _serving(server: LoopbackServer) -> Iterator[LoopbackServer]:
+    """Serve from a thread for the length of a test, then shut the server down."""
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
@@ -193,6 +192,11 @@ def http_server() -> Iterator[LoopbackServer]:
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+@pytest.fixture
+def http_server() -> Iterator[LoopbackServer]:
+    yield from _serving(LoopbackServer())
 
 
 @pytest.fixture(scope="session")
@@ -219,15 +223,7 @@ def https_server(certificate: tuple[str, str]) -> Iterator[LoopbackServer]:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    yield from _serving(server)
 
 
 @pytest.fixture
