@@ -476,6 +476,7 @@ class IdentityServer:
     def __init__(self, tls_folder: Path) -> None:
         self.cert, key = make_certificate(tls_folder)
         self.requests: list[tuple[str, str]] = []
+        self.bodies: list[bytes] = []  # what the Graph stand-in received (uploads included)
         # Quote the refresh token in the token endpoint's error (off by default: msal logs
         # that error at DEBUG, which a dedicated test looks at).
         self.echo_refresh_token = False
@@ -599,7 +600,7 @@ class IdentityServer:
     def _graph(self, h: Any) -> None:
         path = urlsplit(h.path).path
         self.requests.append((h.command, path))
-        h.body()
+        self.bodies.append(h.body())
         auth = h.headers.get("Authorization", "")
         if "expired" in path:
             h.reply(401, {"error": {"code": "InvalidAuthenticationToken",

@@ -226,15 +226,24 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
 SENTINEL_TEXT = "SENTINEL-outside-the-workspace-7d41"
 
 
+SENTINEL_NAMES = ("sentinel-secret.txt", "sentinel-notes.md", "sentinel-sub",
+                  "sentinel-deep.txt", "sentinel-script.py", "sentinel-data.bin")
+
+
 def make_sentinel_tree(root: Path) -> Path:
-    """Files a tool must never touch or show: plain files, a folder, a link, odd names."""
+    """Files a tool must never touch or show: plain files, a folder, a script, binary data.
+
+    Every name starts with ``sentinel-`` and every file holds ``SENTINEL_TEXT``, so a
+    listing or a read that crossed the boundary shows up in a result.
+    """
     root.mkdir(parents=True, exist_ok=True)
-    (root / "secret.txt").write_text(f"{SENTINEL_TEXT} plain\n", encoding="utf-8")
-    (root / "notes.md").write_text(f"# {SENTINEL_TEXT} notes\n", encoding="utf-8")
-    (root / "sub").mkdir(exist_ok=True)
-    (root / "sub" / "deep.txt").write_text(f"{SENTINEL_TEXT} deep\n", encoding="utf-8")
-    (root / "script.py").write_text(f"print('{SENTINEL_TEXT} script')\n", encoding="utf-8")
-    (root / "data.bin").write_bytes(SENTINEL_TEXT.encode() + bytes(range(256)))
+    (root / "sentinel-secret.txt").write_text(f"{SENTINEL_TEXT} plain\n", encoding="utf-8")
+    (root / "sentinel-notes.md").write_text(f"# {SENTINEL_TEXT} notes\n", encoding="utf-8")
+    (root / "sentinel-sub").mkdir(exist_ok=True)
+    (root / "sentinel-sub" / "sentinel-deep.txt").write_text(f"{SENTINEL_TEXT} deep\n",
+                                                             encoding="utf-8")
+    (root / "sentinel-script.py").write_text(f"print('{SENTINEL_TEXT} script')\n", encoding="utf-8")
+    (root / "sentinel-data.bin").write_bytes(SENTINEL_TEXT.encode() + bytes(range(256)))
     return root
 
 

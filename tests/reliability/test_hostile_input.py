@@ -73,8 +73,8 @@ AWKWARD = [
     "'", '"', "\n", "\r\n", "\t", "\u202e", "\ufeff", "\ud800", "a\udcffb", "é", "日本語", "🙂",
     "NaN", "null", "true", "-1", "1e309", "0x10", "9" * 5000, "-" * 3, "--help", "-rf",
     "https://example.com/", "http://127.0.0.1:9/", "file:///etc/passwd", "INBOX", "Trash",
-    "probe.txt", "sub/", "sub/inner.txt", "link-out", "link-out/secret.txt", "loop",
-    "../outside/secret.txt", ".janito/skills/demo/SKILL.md", "demo", "notes.md",
+    "probe.txt", "sub/", "sub/inner.txt", "link-out", "link-out/sentinel-secret.txt", "loop",
+    "../outside/sentinel-secret.txt", ".janito/skills/demo/SKILL.md", "demo", "notes.md",
     "a" * 255, "a" * 256, "d/" * 2000,
 ]
 HUGE = ["A" * 300_000, "é" * 100_000, "../" * 20_000, "\n" * 100_000, "x" * 4096 + "\x00"]
