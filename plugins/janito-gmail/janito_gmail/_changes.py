@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ._imap import PREVIEW_LIMIT, Mailbox, Selection, imap_session
 from ._settings import Settings
+
+if TYPE_CHECKING:
+    from ._base import MailTool
 
 
 def change_messages(
@@ -50,3 +53,42 @@ def change_messages(
         if missing:
             result["missing_ids"] = missing
         return result
+
+
+def run_change(
+    tool: MailTool,
+    echo: dict[str, Any],
+    *,
+    folder: str,
+    criteria: dict[str, Any],
+    dry_run: bool,
+    verb: str,
+    starting: str,
+    would: str,
+    done: str,
+    apply: Callable[[Mailbox, list[int]], dict[str, Any]],
+    prepare: Callable[[Mailbox], dict[str, Any]] | None = None,
+    check: Callable[[], object] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole ``run()`` of a tool that changes messages, inside ``tool.execute``.
+
+    ``check`` looks at the tool's own arguments first, ``criteria`` are the keywords of
+    ``Selection.build``, and the reports read "``starting`` (dry run)" and "N messages``would``"
+    or "N messages``done``". ``extra`` is added to the result; ``echo`` repeats the inputs
+    in a failure. The rest is ``change_messages``.
+    """
+
+    def action(settings: Settings) -> dict[str, Any]:
+        if check is not None:
+            check()
+        selection = Selection.build(**criteria)
+        tool.say("start", starting + (" (dry run)" if dry_run else ""))
+        result = change_messages(settings, folder=folder, selection=selection, dry_run=dry_run,
+                                 verb=verb, apply=apply, prepare=prepare)
+        if extra:
+            result.update(extra)
+        tool.say("result", f"{result['count']} messages" + (would if dry_run else done))
+        return result
+
+    return tool.execute(action, **echo)

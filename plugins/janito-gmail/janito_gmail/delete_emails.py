@@ -7,10 +7,9 @@ from typing import Any
 from janito_core import tool
 
 from ._base import MailTool
-from ._changes import change_messages
+from ._changes import run_change
 from ._cli import main_for
-from ._imap import Mailbox, Selection
-from ._settings import Settings
+from ._imap import Mailbox
 
 GMAIL_NOTE = (
     "On Gmail, expunging from a label folder only removes that label (the message stays "
@@ -43,29 +42,21 @@ class DeleteEmails(MailTool):
             unread_only: Only messages that are unread.
             dry_run: Delete nothing; list the messages that would be deleted.
         """
-        echo = {"folder": folder, "dry_run": dry_run}
 
-        def action(settings: Settings) -> dict[str, Any]:
-            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
-                                        since=since, before=before, unread_only=unread_only)
+        def prepare(mailbox: Mailbox) -> dict[str, Any]:
+            return {"note": GMAIL_NOTE} if mailbox.gmail else {}
 
-            def prepare(mailbox: Mailbox) -> dict[str, Any]:
-                return {"note": GMAIL_NOTE} if mailbox.gmail else {}
+        def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
+            mailbox.expunge_uids(uids)
+            return {}
 
-            def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
-                mailbox.expunge_uids(uids)
-                return {}
-
-            self.say("start", f"Deleting messages in {folder}"
-                     + (" (dry run)" if dry_run else ""))
-            result = change_messages(settings, folder=folder, selection=selection,
-                                     dry_run=dry_run, verb="delete", prepare=prepare,
-                                     apply=apply)
-            self.say("result", f"{result['count']} messages"
-                     + (" would be deleted" if dry_run else " deleted"))
-            return result
-
-        return self.execute(action, **echo)
+        return run_change(
+            self, {"folder": folder, "dry_run": dry_run}, folder=folder, dry_run=dry_run,
+            criteria=dict(ids=ids, query=query, sender=sender, subject=subject, since=since,
+                          before=before, unread_only=unread_only),
+            verb="delete", starting=f"Deleting messages in {folder}",
+            would=" would be deleted", done=" deleted", apply=apply, prepare=prepare,
+        )
 
 
 def main() -> None:

@@ -7,10 +7,9 @@ from typing import Any, Literal
 from janito_core import tool
 
 from ._base import MailTool
-from ._changes import change_messages
+from ._changes import run_change
 from ._cli import main_for
-from ._imap import FLAGGED, SEEN, Mailbox, Selection
-from ._settings import Settings
+from ._imap import FLAGGED, SEEN, Mailbox
 
 _ACTIONS = {
     "read": ("add", SEEN),
@@ -46,30 +45,24 @@ class MarkEmails(MailTool):
             unread_only: Only messages that are unread now.
             dry_run: Change nothing; list the messages that would be marked.
         """
-        echo = {"folder": folder, "mark": mark, "dry_run": dry_run}
 
-        def action(settings: Settings) -> dict[str, Any]:
+        def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
             how, flag = _ACTIONS[mark]
-            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
-                                        since=since, before=before, unread_only=unread_only)
+            if how == "add":
+                mailbox.client.add_flags(uids, [flag], silent=True)
+            else:
+                mailbox.client.remove_flags(uids, [flag], silent=True)
+            return {}
 
-            def apply(mailbox: Mailbox, uids: list[int]) -> dict[str, Any]:
-                if how == "add":
-                    mailbox.client.add_flags(uids, [flag], silent=True)
-                else:
-                    mailbox.client.remove_flags(uids, [flag], silent=True)
-                return {}
-
-            self.say("start", f"Marking messages in {folder} as {mark}"
-                     + (" (dry run)" if dry_run else ""))
-            result = change_messages(settings, folder=folder, selection=selection,
-                                     dry_run=dry_run, verb=f"mark as {mark}", apply=apply)
-            result["mark"] = mark
-            self.say("result", f"{result['count']} messages"
-                     + (" would be marked" if dry_run else f" marked {mark}"))
-            return result
-
-        return self.execute(action, **echo)
+        return run_change(
+            self, {"folder": folder, "mark": mark, "dry_run": dry_run}, folder=folder,
+            dry_run=dry_run,
+            criteria=dict(ids=ids, query=query, sender=sender, subject=subject, since=since,
+                          before=before, unread_only=unread_only),
+            verb=f"mark as {mark}", starting=f"Marking messages in {folder} as {mark}",
+            would=" would be marked", done=f" marked {mark}", apply=apply,
+            check=lambda: _ACTIONS[mark], extra={"mark": mark},
+        )
 
 
 def main() -> None:

@@ -7,11 +7,10 @@ from typing import Any
 from janito_core import tool
 
 from ._base import MailTool
-from ._changes import change_messages
+from ._changes import run_change
 from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, MailError
-from ._imap import Mailbox, Selection
-from ._settings import Settings
+from ._imap import Mailbox
 
 
 def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
@@ -49,32 +48,27 @@ class MoveEmails(MailTool):
             unread_only: Only messages that are unread.
             dry_run: Move nothing; list the messages that would be moved.
         """
-        echo = {"folder": folder, "destination": destination, "dry_run": dry_run}
 
-        def action(settings: Settings) -> dict[str, Any]:
+        def check() -> None:
             if not destination.strip():
                 raise MailError(INVALID_ARGUMENTS, "destination must name a folder")
             if destination == folder:
                 raise MailError(INVALID_ARGUMENTS, "destination is the folder the messages "
                                                    "are already in")
-            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
-                                        since=since, before=before, unread_only=unread_only)
 
-            def prepare(mailbox: Mailbox) -> dict[str, Any]:
-                mailbox.require_folder(destination)
-                return {"destination": destination}
+        def prepare(mailbox: Mailbox) -> dict[str, Any]:
+            mailbox.require_folder(destination)
+            return {"destination": destination}
 
-            self.say("start", f"Moving messages from {folder} to {destination}"
-                     + (" (dry run)" if dry_run else ""))
-            result = change_messages(
-                settings, folder=folder, selection=selection, dry_run=dry_run, verb="move",
-                prepare=prepare, apply=lambda mailbox, uids: move(mailbox, uids, destination),
-            )
-            self.say("result", f"{result['count']} messages"
-                     + (" would be moved" if dry_run else f" moved to {destination}"))
-            return result
-
-        return self.execute(action, **echo)
+        return run_change(
+            self, {"folder": folder, "destination": destination, "dry_run": dry_run},
+            folder=folder, dry_run=dry_run,
+            criteria=dict(ids=ids, query=query, sender=sender, subject=subject, since=since,
+                          before=before, unread_only=unread_only),
+            verb="move", starting=f"Moving messages from {folder} to {destination}",
+            would=" would be moved", done=f" moved to {destination}", check=check,
+            prepare=prepare, apply=lambda mailbox, uids: move(mailbox, uids, destination),
+        )
 
 
 def main() -> None:

@@ -7,11 +7,10 @@ from typing import Any
 from janito_core import tool
 
 from ._base import MailTool
-from ._changes import change_messages
+from ._changes import run_change
 from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
-from ._imap import Mailbox, Selection
-from ._settings import Settings
+from ._imap import Mailbox
 from .move_emails import move
 
 
@@ -39,36 +38,29 @@ class TrashEmails(MailTool):
             unread_only: Only messages that are unread.
             dry_run: Move nothing; list the messages that would go to Trash.
         """
-        echo = {"folder": folder, "dry_run": dry_run}
 
-        def action(settings: Settings) -> dict[str, Any]:
-            selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
-                                        since=since, before=before, unread_only=unread_only)
-            trash: dict[str, str] = {}
+        trash: dict[str, str] = {}
 
-            def prepare(mailbox: Mailbox) -> dict[str, Any]:
-                found = mailbox.trash_folder()
-                if found is None:
-                    raise MailError(NOT_FOUND, "this mailbox has no Trash folder; set the "
-                                               "setting trash_folder, or use DeleteEmails")
-                if found == folder:
-                    raise MailError(INVALID_ARGUMENTS, f"the messages are already in {found}; "
-                                                       "DeleteEmails removes them for good")
-                mailbox.require_folder(found)
-                trash["name"] = found
-                return {"trash_folder": found}
+        def prepare(mailbox: Mailbox) -> dict[str, Any]:
+            found = mailbox.trash_folder()
+            if found is None:
+                raise MailError(NOT_FOUND, "this mailbox has no Trash folder; set the "
+                                           "setting trash_folder, or use DeleteEmails")
+            if found == folder:
+                raise MailError(INVALID_ARGUMENTS, f"the messages are already in {found}; "
+                                                   "DeleteEmails removes them for good")
+            mailbox.require_folder(found)
+            trash["name"] = found
+            return {"trash_folder": found}
 
-            self.say("start", f"Moving messages from {folder} to Trash"
-                     + (" (dry run)" if dry_run else ""))
-            result = change_messages(
-                settings, folder=folder, selection=selection, dry_run=dry_run, verb="trash",
-                prepare=prepare, apply=lambda mailbox, uids: move(mailbox, uids, trash["name"]),
-            )
-            self.say("result", f"{result['count']} messages"
-                     + (" would be trashed" if dry_run else " moved to Trash"))
-            return result
-
-        return self.execute(action, **echo)
+        return run_change(
+            self, {"folder": folder, "dry_run": dry_run}, folder=folder, dry_run=dry_run,
+            criteria=dict(ids=ids, query=query, sender=sender, subject=subject, since=since,
+                          before=before, unread_only=unread_only),
+            verb="trash", starting=f"Moving messages from {folder} to Trash",
+            would=" would be trashed", done=" moved to Trash", prepare=prepare,
+            apply=lambda mailbox, uids: move(mailbox, uids, trash["name"]),
+        )
 
 
 def main() -> None:
