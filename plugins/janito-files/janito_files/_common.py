@@ -7,7 +7,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from janito_core import WorkspaceError
+from janito_core import WorkspaceError, failure
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -36,15 +36,9 @@ _ERRNO_TYPES = {
 }
 
 
-def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
-    """A failed result, shaped as janito_core.dispatch.failure makes it (kept local so that
-    importing a tool module does not import the dispatcher)."""
-    return {"success": False, "error": error, "error_type": error_type, **extra}
-
-
 def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:
-    """The failure for a path the workspace refuses."""
-    return failure(f"refused: {exc.reason}", "outside_workspace", **echo)
+    """The failure for a path the workspace refuses: outside it, or no path at all."""
+    return failure(f"refused: {exc.reason}", exc.error_type, **echo)
 
 
 def os_failure(exc: OSError, action: str, **echo: Any) -> dict[str, Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO
 
-from ._common import SNIFF_BYTES, decode, failure, is_binary, open_regular, os_failure
+from janito_core import failure
+
+from ._common import SNIFF_BYTES, decode, is_binary, open_regular, os_failure
 
 # Past this size the lines after the shown range are not counted (total_lines is None).
 COUNT_LIMIT = 256 * 1024 * 1024

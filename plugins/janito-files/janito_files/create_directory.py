@@ -6,9 +6,9 @@ import os
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, ensure_folder, failure, invalid, os_failure, resolve, shown
+from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
 
 
 @tool(permissions="w")

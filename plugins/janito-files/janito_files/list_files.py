@@ -7,9 +7,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, failure, invalid, safe_text
+from ._common import echoed, invalid, safe_text
 from ._listing import entry_text, start_points
 from ._walk import depth_limit, walk
 

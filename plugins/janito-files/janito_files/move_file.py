@@ -8,10 +8,10 @@ import stat
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
 from ._atomic import TargetExists, copy_file_atomic, copy_tree_atomic, fsync_dir
-from ._common import echoed, ensure_folder, failure, invalid, kind_of, os_failure, resolve_entry, shown
+from ._common import echoed, ensure_folder, invalid, kind_of, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
-from ._common import DEFAULT_MAX_BYTES, echoed, failure, invalid, resolve, safe_text, shown, split_paths_in
+from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, safe_text, shown, split_paths_in
 from ._read import check_range, read_range
 
 MAX_FILES = 100

@@ -7,10 +7,10 @@ import stat
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
 from ._atomic import fsync_dir
-from ._common import echoed, failure, invalid, os_failure, resolve_entry, shown
+from ._common import echoed, invalid, os_failure, resolve_entry, shown
 
 
 @tool(permissions="w")

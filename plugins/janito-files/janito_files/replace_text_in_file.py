@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
 from ._atomic import atomic_write
-from ._common import SNIFF_BYTES, echoed, failure, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
 

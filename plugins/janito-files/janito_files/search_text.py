@@ -7,9 +7,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
-from ._common import SNIFF_BYTES, clip_line, echoed, failure, invalid, open_regular, safe_text, shown
+from ._common import SNIFF_BYTES, clip_line, echoed, invalid, open_regular, safe_text, shown
 from ._listing import start_points
 from ._walk import depth_limit, walk
 

@@ -6,9 +6,9 @@ import codecs
 import sys
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, failure, tool
 
-from ._common import SNIFF_BYTES, echoed, failure, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
 
 BLOCK = 1 << 20
 
