@@ -136,7 +136,11 @@ def reliability_env(isolated: Path, services: Services, monkeypatch: pytest.Monk
     finally:
         _GUARD["on"] = False
     new = rel.SWEEP.hits[hits_before:]
-    if new and request.node.get_closest_marker("xfail") is None:
+    if new and request.node.get_closest_marker("xfail") is not None:
+        # a known leak, reported by that test's own xfail: kept apart from the session sweep
+        rel.SWEEP.excused.extend(new)
+        del rel.SWEEP.hits[hits_before:]
+    elif new:
         lines = "\n".join(f"  {where}: {secret[:12]}... in {excerpt!r}" for where, secret, excerpt in new[:10])
         pytest.fail(f"{len(new)} secret value(s) leaked during this test:\n{lines}", pytrace=False)
 
@@ -162,6 +166,16 @@ def inventory(tmp_path_factory: pytest.TempPathFactory, services: Any) -> list[d
 
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sweep_last: run after every other test of the session")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    last = [item for item in items if item.get_closest_marker("sweep_last")]
+    items[:] = [item for item in items if item not in last] + last
+
+
 # -- the counts --------------------------------------------------------------------------------
 
 
@@ -170,6 +184,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     data = rel.counts_report()
     data["secret sweep: hits"] = len(rel.SWEEP.hits)
+    data["secret sweep: known leaks (xfail tests)"] = len(rel.SWEEP.excused)
     data["secret sweep: items"] = rel.SWEEP.items
     data["network attempts refused"] = len(BLOCKED)
     terminalreporter.write_sep("=", "janito reliability counts")

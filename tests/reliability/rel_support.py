@@ -100,6 +100,7 @@ class Sweep:
 
     def __init__(self) -> None:
         self.hits: list[tuple[str, str, str]] = []  # (where, secret, excerpt)
+        self.excused: list[tuple[str, str, str]] = []  # hits of tests marked xfail
         self.items = 0
         self._lock = threading.Lock()
         self._values: list[str] | None = None
