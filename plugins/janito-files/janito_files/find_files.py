@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
-import itertools
-import os
 import re
 import sys
 from collections.abc import Iterator
 from typing import Any
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, tool
 
-from ._common import echoed, invalid, safe_text, shown
-from ._listing import entry_text, start_points
-from ._walk import depth_limit, walk
+from ._common import echoed, invalid, safe_text
+from ._listing import check_limits, entry_text, listing_result, walk_roots, walked
 
 
 def _compile(pattern: str, case_sensitive: bool) -> tuple[list[tuple[re.Pattern[str], bool]],
@@ -66,56 +63,34 @@ class FindFiles(BaseTool):
         echo = {"paths": echoed(paths), "pattern": echoed(pattern)}
         if not pattern.strip():
             return invalid("pattern must not be empty; use \"*\" to match every file", **echo)
-        if max_depth < 0:
-            return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
-        if max_results < 1:
-            return invalid(f"max_results must be 1 or more, got {max_results}", **echo)
+        problem = check_limits(max_depth, max_results, echo)
+        if problem is not None:
+            return problem
         try:
             regexes, want_dirs = _compile(pattern, case_sensitive)
         except re.error as exc:
             return invalid(f"pattern cannot be used: {exc}", **echo)
-        starts, problems = start_points(self, paths)
-        if not starts:
-            if problems:
-                first = problems[0]
-                return failure(first["error"], first["error_type"], **echo, errors=problems)
-            return invalid("paths is empty; give at least one path, such as \".\"", **echo)
+        roots = walk_roots(self, paths, echo)
+        if isinstance(roots, dict):
+            return roots
+        starts, problems = roots
         self.report_start(f"Finding {safe_text(pattern[:80])} in "
                           f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
-        limit = depth_limit(max_depth)
         unreadable: list[str] = []
 
-        def matches(name: str, relative: str) -> bool:
-            return any(r.match(relative if on_path else name) for r, on_path in regexes)
-
         def found() -> Iterator[str]:
-            for _path, real, kind in starts:
-                if kind != "directory":
-                    if matches(os.path.basename(real), os.path.basename(real)):
-                        yield shown(self, real)
+            for entry, relative in walked(self, starts, max_depth, include_gitignored, unreadable):
+                if entry.kind == "directory" and not want_dirs:
                     continue
-                skip = len(real) + 1
-                for entry in walk(real, root=self.workspace.root, max_depth=limit,
-                                  gitignore=not include_gitignored, errors=unreadable):
-                    if entry.kind == "directory" and not want_dirs:
-                        continue
-                    if matches(entry.name, entry.path[skip:]):
-                        yield entry_text(self, entry.path, entry.kind)
+                if any(r.match(relative if on_path else entry.name) for r, on_path in regexes):
+                    yield entry_text(self, entry.path, entry.kind)
 
-        results = found()
-        files = list(itertools.islice(results, min(max_results, sys.maxsize)))
-        truncated = next(results, None) is not None
-        self.report_result(f"Found {len(files)} match{'es' if len(files) != 1 else ''}"
-                           + (" (truncated)" if truncated else ""))
-        result: dict[str, Any] = {"success": True, **echo, "files": files, "count": len(files),
-                                  "truncated": truncated}
-        if truncated:
-            result["note"] = (f"only the first {max_results} matches are shown; narrow the "
-                              "pattern or raise max_results")
-        if problems:
-            result["errors"] = problems
-        if unreadable:
-            result["unreadable"] = [safe_text(u) for u in unreadable[:50]]
+        result = listing_result(echo, "files", found(), max_results,
+                                f"only the first {max_results} matches are shown; narrow the "
+                                "pattern or raise max_results", problems, unreadable)
+        count = result["count"]
+        self.report_result(f"Found {count} match{'es' if count != 1 else ''}"
+                           + (" (truncated)" if result["truncated"] else ""))
         return result
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import sys
-from collections.abc import Iterator
 from typing import Any
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, tool
 
-from ._common import echoed, invalid, safe_text
-from ._listing import entry_text, start_points
-from ._walk import depth_limit, walk
+from ._common import echoed, safe_text
+from ._listing import check_limits, entry_text, listing_result, walk_roots, walked
 
 
 @tool(permissions="r")
@@ -42,43 +39,23 @@ class ListFiles(BaseTool):
                 "truncated" is true.
         """
         echo = {"paths": echoed(paths)}
-        if max_depth < 0:
-            return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
-        if max_results < 1:
-            return invalid(f"max_results must be 1 or more, got {max_results}", **echo)
-        starts, problems = start_points(self, paths)
-        if not starts:
-            if problems:
-                first = problems[0]
-                return failure(first["error"], first["error_type"], **echo, errors=problems)
-            return invalid("paths is empty; give at least one path, such as \".\"", **echo)
+        problem = check_limits(max_depth, max_results, echo)
+        if problem is not None:
+            return problem
+        roots = walk_roots(self, paths, echo)
+        if isinstance(roots, dict):
+            return roots
+        starts, problems = roots
         self.report_start(f"Listing {', '.join(safe_text(p) for p, _, _ in starts[:5])}")
-        limit = depth_limit(max_depth)
         unreadable: list[str] = []
-
-        def listing() -> Iterator[str]:
-            for _path, real, kind in starts:
-                if kind != "directory":
-                    yield entry_text(self, real, kind)
-                    continue
-                for entry in walk(real, root=self.workspace.root, max_depth=limit,
-                                  gitignore=not include_gitignored, errors=unreadable):
-                    yield entry_text(self, entry.path, entry.kind)
-
-        found = listing()
-        entries = list(itertools.islice(found, min(max_results, sys.maxsize)))
-        truncated = next(found, None) is not None
-        self.report_result(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
-                           + (" (truncated)" if truncated else ""))
-        result: dict[str, Any] = {"success": True, **echo, "entries": entries,
-                                  "count": len(entries), "truncated": truncated}
-        if truncated:
-            result["note"] = (f"only the first {max_results} entries are shown; list a "
-                              "subfolder or raise max_results")
-        if problems:
-            result["errors"] = problems
-        if unreadable:
-            result["unreadable"] = [safe_text(u) for u in unreadable[:50]]
+        found = (entry_text(self, entry.path, entry.kind)
+                 for entry, _ in walked(self, starts, max_depth, include_gitignored, unreadable))
+        result = listing_result(echo, "entries", found, max_results,
+                                f"only the first {max_results} entries are shown; list a "
+                                "subfolder or raise max_results", problems, unreadable)
+        count = result["count"]
+        self.report_result(f"{count} entr{'y' if count == 1 else 'ies'}"
+                           + (" (truncated)" if result["truncated"] else ""))
         return result
 
 

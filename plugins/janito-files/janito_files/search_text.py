@@ -10,7 +10,7 @@ from typing import Any
 from janito_core import BaseTool, failure, tool
 
 from ._common import SNIFF_BYTES, clip_line, echoed, invalid, open_regular, safe_text, shown
-from ._listing import start_points
+from ._listing import check_limits, walk_roots
 from ._walk import depth_limit, walk
 
 # Files larger than this are not searched (they are named in ``skipped_large``).
@@ -192,10 +192,9 @@ class SearchText(BaseTool):
         echo = {"paths": echoed(paths), "query": echoed(query)}
         if not query:
             return invalid("query must not be empty", **echo)
-        if max_depth < 0:
-            return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
-        if max_results < 1:
-            return invalid(f"max_results must be 1 or more, got {max_results}", **echo)
+        problem = check_limits(max_depth, max_results, echo)
+        if problem is not None:
+            return problem
         try:
             matcher = make_matcher(query, use_regex, case_sensitive)
         except re.error as exc:
@@ -203,12 +202,10 @@ class SearchText(BaseTool):
                            **echo)
         except (RecursionError, OverflowError, ValueError) as exc:
             return failure(f"query cannot be compiled: {exc}", "invalid_regex", **echo)
-        starts, problems = start_points(self, paths)
-        if not starts:
-            if problems:
-                first = problems[0]
-                return failure(first["error"], first["error_type"], **echo, errors=problems)
-            return invalid("paths is empty; give at least one path, such as \".\"", **echo)
+        roots = walk_roots(self, paths, echo)
+        if isinstance(roots, dict):
+            return roots
+        starts, problems = roots
         shown_query = safe_text(query if len(query) <= 80 else query[:77] + "...")
         self.report_start(f"Searching for {shown_query!r} in "
                           f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
