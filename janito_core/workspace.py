@@ -52,8 +52,14 @@ class Workspace:
         entry is resolved and must lie in the workspace; the workspace root itself is
         not an entry.
         """
-        text = os.path.normpath(_path_text(path))
+        # Split the text as given: ``..`` is left for the OS to resolve through links,
+        # as resolve() does, never folded away as text.
+        text = _path_text(path).rstrip(os.sep) or os.sep
         parent, name = os.path.split(text)
+        try:
+            os.fsencode(name)
+        except UnicodeError:
+            raise WorkspaceError(path, "the name is not valid in a file name", INVALID) from None
         if name in ("", ".", ".."):
             full = self.resolve(text)
             if full == self.root:

@@ -228,7 +228,9 @@ def test_resolve_entry_keeps_the_last_component_unfollowed(tmp_path: Path) -> No
     assert workspace.resolve_entry("link") == os.path.join(real_root, "link")
     assert workspace.resolve_entry("sub/new.txt") == os.path.join(real_root, "sub", "new.txt")
     assert workspace.resolve_entry("sub/") == os.path.join(real_root, "sub")
+    os.symlink(tmp_path, root / "up")
     outside = {"../x": "outside_workspace", "/etc/passwd": "outside_workspace",
+               "up/../x": "outside_workspace", "bad\ud800name": "invalid_path",
                "link/passwd": "outside_workspace", ".": "invalid_path", "sub/..": "invalid_path",
                "": "invalid_path", "a\x00b": "invalid_path"}
     for path, error_type in outside.items():
