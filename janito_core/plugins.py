@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from .dispatch import ToolCall
 
 PROJECT = "janito"
+#: The names of the hook specifications in hookspecs.py (kept here so that checking a
+#: plugin's marks needs no pluggy import; a test keeps the two in step).
+HOOK_NAMES = frozenset(
+    {"janito_report", "janito_tool_call", "janito_register_commands", "janito_toolset_loaded"}
+)
 STDERR_PLUGIN = "janito.stderr"
 RUNNER_PLUGIN = "janito.runner"
 
@@ -69,18 +74,17 @@ class PluginHost:
     def __init__(self, specs: list[PluginSpec] | None = None) -> None:
         self._specs = specs
         self._manager: pluggy.PluginManager | None = None
+        self._imported: dict[str, tuple[PluginSpec, object]] = {}
+        self._wanted: dict[str, bool] = {}
         self.errors: list[LoadError] = []
         self.owners: dict[str, tuple[str, str | None]] = {}
 
     def set_specs(self, specs: list[PluginSpec]) -> None:
-        """The ``janito.plugins`` entry points; loaded now if the manager exists already."""
+        """The ``janito.plugins`` entry points; registered now if the manager exists already."""
         self._specs = specs
+        self._wanted.clear()
         if self._manager is not None:
-            allowed = allowed_names("JANITO_PLUGINS")
-            for spec in specs:
-                name = f"{spec.distribution}:{spec.name}"
-                if (allowed is None or spec.name in allowed) and self._manager.get_plugin(name) is None:
-                    self._load_spec(spec)
+            self._register_imported()
 
     @property
     def active(self) -> bool:
@@ -112,27 +116,60 @@ class PluginHost:
         self._manager = manager
         self.owners[STDERR_PLUGIN] = ("janito.stderr", "janito-core")
         self.owners[RUNNER_PLUGIN] = ("janito.runner", "janito-core")
-        allowed = allowed_names("JANITO_PLUGINS")
-        for spec in self._specs or []:
-            if allowed is not None and spec.name not in allowed:
-                continue
-            self._load_spec(spec)
+        self._register_imported()
         return manager
 
-    def _load_spec(self, spec: PluginSpec) -> None:
-        module_name, _, attribute = spec.value.partition(":")
-        try:
-            plugin: Any = import_module(module_name.strip())
-            for part in filter(None, attribute.strip().split(".")):
-                plugin = getattr(plugin, part)
-        except (Exception, SystemExit) as exc:
-            self.errors.append(LoadError(
-                None, spec.distribution,
-                f"plugin {spec.name!r} cannot be loaded: {describe_exception(exc)}", "plugin",
-                module_name,
-            ))
-            return
-        self.register(plugin, f"{spec.distribution}:{spec.name}", spec.distribution)
+    def _import_specs(self) -> dict[str, tuple[PluginSpec, object]]:
+        """Import the allowed entry-point plugins (without pluggy), once each."""
+        allowed = allowed_names("JANITO_PLUGINS")
+        for spec in self._specs or []:
+            name = f"{spec.distribution}:{spec.name}"
+            if name in self._imported or (allowed is not None and spec.name not in allowed):
+                continue
+            module_name, _, attribute = spec.value.partition(":")
+            try:
+                plugin: Any = import_module(module_name.strip())
+                for part in filter(None, attribute.strip().split(".")):
+                    plugin = getattr(plugin, part)
+            except (Exception, SystemExit) as exc:
+                self._imported[name] = (spec, None)
+                self.errors.append(LoadError(
+                    None, spec.distribution,
+                    f"plugin {spec.name!r} cannot be loaded: {describe_exception(exc)}", "plugin",
+                    module_name,
+                ))
+                continue
+            unknown = _unknown_hooks(plugin)
+            if unknown:
+                self._imported[name] = (spec, None)
+                self.errors.append(LoadError(
+                    None, spec.distribution,
+                    f"plugin {name!r} implements an unknown hook: {', '.join(unknown)} "
+                    f"(janito's hooks: {', '.join(sorted(HOOK_NAMES))})", "plugin", module_name,
+                ))
+                continue
+            self._imported[name] = (spec, plugin)
+        return self._imported
+
+    def _register_imported(self) -> None:
+        assert self._manager is not None
+        for name, (spec, plugin) in self._import_specs().items():
+            if plugin is not None and self._manager.get_plugin(name) is None:
+                self.register(plugin, name, spec.distribution)
+
+    def wants(self, hook: str) -> bool:
+        """Whether any plugin implements ``hook``; before the manager exists this reads the
+        marks of the entry-point plugins, so a hook nobody implements never imports pluggy."""
+        if self._manager is not None:
+            return True
+        known = self._wanted.get(hook)
+        if known is None:
+            known = any(
+                plugin is not None and _implements(plugin, hook)
+                for _, plugin in self._import_specs().values()
+            )
+            self._wanted[hook] = known
+        return known
 
     def register(self, plugin: object, name: str, distribution: str | None,
                  toolset: str | None = None) -> LoadError | None:
@@ -192,7 +229,7 @@ class PluginHost:
         return error
 
     def report(self, event: ReportEvent) -> None:
-        if self._manager is None and not self._specs:
+        if self._manager is None and not self.wants("janito_report"):
             render(event, sys.stderr)
             return
         try:
@@ -204,14 +241,14 @@ class PluginHost:
     def call_hooks_present(self) -> bool:
         """Whether anything besides the built-in runner implements ``janito_tool_call``."""
         if self._manager is None:
-            if not self._specs:
+            if not self.wants("janito_tool_call"):
                 return False
-            self.manager  # noqa: B018  (loads the entry-point plugins)
+            self.manager  # noqa: B018  (registers the entry-point plugins)
         assert self._manager is not None
         return len(self._manager.hook.janito_tool_call.get_hookimpls()) > 1
 
     def toolset_loaded(self, registry: Any, toolset: str, tools: list[str]) -> None:
-        if self._manager is None and not self._specs:
+        if self._manager is None and not self.wants("janito_toolset_loaded"):
             return
         try:
             self.manager.hook.janito_toolset_loaded(registry=registry, toolset=toolset, tools=tools)
@@ -241,3 +278,26 @@ class PluginHost:
             (name, self.owners.get(name, (name, None))[1])
             for name, _ in manager.list_name_plugin()
         )
+
+
+def _implements(plugin: object, hook: str) -> bool:
+    """Whether ``plugin`` has an implementation of ``hook`` marked for janito."""
+    for attribute in dir(plugin):
+        value = getattr(plugin, attribute, None)
+        options = getattr(value, MARK, None) if callable(value) else None
+        if isinstance(options, dict) and (options.get("specname") or attribute) == hook:
+            return True
+    return False
+
+
+def _unknown_hooks(plugin: object) -> list[str]:
+    """Marked implementations of ``plugin`` that name no janito hook (and are not optional)."""
+    unknown = []
+    for attribute in dir(plugin):
+        value = getattr(plugin, attribute, None)
+        options = getattr(value, MARK, None) if callable(value) else None
+        if isinstance(options, dict) and not options.get("optionalhook"):
+            hook = options.get("specname") or attribute
+            if hook not in HOOK_NAMES:
+                unknown.append(hook)
+    return sorted(unknown)

@@ -116,8 +116,6 @@ class Registry:
             return
         self._initialized = True
         found = self._discover()
-        if found.plugins:
-            self.plugins.manager  # noqa: B018  (entry-point plugins see every toolset load)
         for name in self._autoload:
             if name in found.toolsets and self.is_allowed(name):
                 self._load(found.toolsets[name])

@@ -251,3 +251,9 @@ def test_a_wrapper_checks_privileges_when_called(registry: Registry) -> None:
     registry.privileges = Privileges(read=False, write=False, execute=False)
     with pytest.raises(PermissionError):
         wrapper()
+
+
+def test_hook_names_match_the_specifications() -> None:
+    from janito_core.plugins import HOOK_NAMES
+
+    assert {name for name in vars(specs) if name.startswith("janito_")} == HOOK_NAMES

@@ -1,8 +1,6 @@
 """Hooks of janito-skills (entry point ``janito.plugins``: ``skills``).
 
 - ``janito skills [--json] [--strict] [--workspace DIR]`` lists the skills for people.
-- When the "skills" toolset is loaded, what it will offer is reported through janito's
-  standalone reporter functions.
 
 This module is imported whenever janito loads its hook plugins, so it imports nothing
 heavy at module level.
@@ -16,9 +14,6 @@ from janito_core import hookimpl
 
 if TYPE_CHECKING:
     import argparse
-
-TOOLSET = "skills"
-
 
 @hookimpl
 def janito_register_commands(subparsers: Any) -> None:
@@ -39,26 +34,6 @@ def janito_register_commands(subparsers: Any) -> None:
     parser.add_argument("--workspace", metavar="DIR", default=None,
                         help="the project folder (default: the current directory)")
     parser.set_defaults(handler=skills_command)
-
-
-@hookimpl
-def janito_toolset_loaded(registry: Any, toolset: str, tools: list[str]) -> None:
-    if toolset != TOOLSET or not tools:
-        return
-    from ._index import discover
-
-    # The standalone report functions reach the registry of the running tool call; a
-    # toolset load is not one, so make the loading registry the active one meanwhile.
-    try:
-        from janito_core._context import active_registry
-    except ImportError:  # pragma: no cover - an older or newer janito-core
-        discover(registry.workspace.root, report=True)
-        return
-    token = active_registry.set(registry)
-    try:
-        discover(registry.workspace.root, report=True)
-    finally:
-        active_registry.reset(token)
 
 
 def skills_command(args: argparse.Namespace) -> int:
