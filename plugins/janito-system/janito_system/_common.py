@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -196,6 +195,8 @@ class RunCall:
 
 
 def _signal_name(code: int) -> str:
+    import signal  # only when a run ends by a signal: not a cost of every start
+
     try:
         return signal.Signals(-code).name
     except ValueError:

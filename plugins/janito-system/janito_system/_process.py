@@ -16,7 +16,6 @@ ends so it cannot hold the call open.
 from __future__ import annotations
 
 import os
-import signal
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -112,7 +111,7 @@ class Outcome:
 def kill_group(pgid: int) -> None:
     """SIGKILL every process of group ``pgid``; a group already gone is fine."""
     try:
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, 9)  # SIGKILL; the signal module is not imported on every start
     except (ProcessLookupError, PermissionError):
         pass
 
