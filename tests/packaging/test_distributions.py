@@ -219,7 +219,10 @@ def test_all_wheels_install_together_and_every_toolset_shows(
     every = [arg for name in sorted(rows) for arg in ("-t", name)]
     proc = env.janito("tools", "--json", *every, cwd=tmp_path, config=tmp_path / "config")
     assert proc.returncode == 0, proc.stderr
-    errors = [r for r in json.loads(proc.stdout) if r.get("status") == "error"]
+    # A toolset may report its own state (kind "toolset": say, nothing configured yet);
+    # an import failure, a name clash or a raising hook is a packaging fault.
+    errors = [r for r in json.loads(proc.stdout)
+              if r.get("status") == "error" and r.get("kind") != "toolset"]
     assert not errors, f"toolsets failing to load once installed: {errors}"
 
 
