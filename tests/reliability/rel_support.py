@@ -17,7 +17,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -320,18 +319,6 @@ def json_of(done: subprocess.CompletedProcess[str]) -> Any:
             f"not JSON ({exc}); exit {done.returncode}\nstdout:\n{done.stdout[:3000]}\n"
             f"stderr:\n{done.stderr[:3000]}"
         ) from None
-
-
-def rmtree(path: Path) -> None:
-    def unlock(function: Any, name: str, _exc: Any) -> None:
-        try:
-            os.chmod(os.path.dirname(name), 0o700)
-            function(name)
-        except OSError:
-            pass
-
-    if os.path.lexists(path):
-        shutil.rmtree(path, onerror=unlock)
 
 
 class environment:
