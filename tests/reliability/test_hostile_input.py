@@ -344,6 +344,31 @@ def test_hostile_arguments(name: str, arena: Arena) -> None:
     fuzz(registry, name, arena, arguments_for(schema))
 
 
+def test_tools_without_credentials_still_answer(arena: Arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without credentials the gmail and onedrive tools are skipped; a model that calls them
+    anyway gets a structured answer, whatever it sends."""
+    for name in list(os.environ):
+        if name.startswith("JANITO_SECRET_"):
+            monkeypatch.delenv(name)
+    registry = registry_for(arena)
+    skipped = [r.name for r in registry.records() if r.toolset in ("gmail", "onedrive")]
+    assert skipped and all(registry.record(n).status == "skipped" for n in skipped), skipped
+
+    def check(result: dict[str, Any], route: str) -> None:
+        assert result["success"] is False
+        assert result["error_type"] in ("tool_unavailable", "invalid_json", "invalid_arguments"), result
+
+    @settings(SETTINGS, max_examples=max(10, EXAMPLES // 10) * len(skipped))
+    @given(name=st.sampled_from(skipped), arguments=arguments_for({}), route=st.sampled_from(ROUTES))
+    def run(name: str, arguments: Any, route: str) -> None:
+        check(check_result(send(route, name, arguments, registry), name), route)
+        arena.check()
+        rel.count("hostile inputs sent")
+        rel.count("hostile inputs: skipped tools (no credentials)")
+
+    run()
+
+
 class ExecutionGuard:
     """Refuses, and remembers, any call of an executing tool that passed validation."""
 
