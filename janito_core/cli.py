@@ -270,10 +270,39 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"--args is not valid JSON: {exc}") from None
     else:
         arguments = _parse_params(args.params, registry, args.tool_name)
-    with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
-        result = call_tool(args.tool_name, arguments, registry=registry)
+    previous = _interrupt_on_sigterm()
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
+            result = call_tool(args.tool_name, arguments, registry=registry)
+    finally:
+        _restore_sigterm(previous)
     _dump(result)
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM while a tool runs: unwinds like Ctrl-C, so the tool's clean-up runs."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _interrupt_on_sigterm() -> Any:
+    import signal
+
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+
+
+def _restore_sigterm(previous: Any) -> None:
+    if previous is None:
+        return
+    import signal
+
+    signal.signal(signal.SIGTERM, previous)
 
 
 # -- secrets ----------------------------------------------------------------------------
@@ -497,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         _warn(f"error: {exc}")
         return EXIT_USAGE
+    except Terminated:
+        return 143
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -176,15 +176,9 @@ def test_janito_run_with_a_timeout(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_janito_run_stopped_while_a_tool_runs(signum: int, tmp_path: Path,
-                                              request: pytest.FixtureRequest) -> None:
+def test_janito_run_stopped_while_a_tool_runs(signum: int, tmp_path: Path) -> None:
     """Ctrl-C, or the SIGTERM that ``timeout``, systemd and ``docker stop`` send, reach
     janito while the tool's processes run: none of them may be left behind."""
-    if signum == signal.SIGTERM:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "janito run ended by SIGTERM leaves the tool's process group running: janito "
-            "installs no SIGTERM handler, so Python's default action ends the process without "
-            "the finally block of janito-system's run_process that kills the group")))
     marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
     try:
         proc = janito_run_with_tree(tmp_path, marker, 60)
