@@ -42,7 +42,8 @@ def _clean_env(tmp_path: Path) -> dict[str, str]:
     uv = _uv()
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JANITO_", "VIRTUAL_ENV"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("JANITO_", "VIRTUAL_ENV", "UV_PYTHON", "UV_PROJECT_ENVIRONMENT"))}
     env.update({
         "VIRTUAL_ENV": str(venv),
         "PATH": f"{venv / 'bin'}{os.pathsep}{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}",
