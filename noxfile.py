@@ -579,14 +579,27 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(python=[NEWEST], default=False)
 def bench(session: nox.Session) -> None:
-    """Run bench/*.py with every distribution installed (not part of plain `nox`)."""
-    scripts = sorted((ROOT / "bench").glob("*.py"))
-    scripts = [s for s in scripts if not s.name.startswith("_")]
+    """Run bench/*.py with every distribution installed (not part of plain `nox`).
+
+    `nox -s bench -- startup dispatch` runs only the benchmarks named (with or without the
+    `bench_` prefix). Every selected benchmark runs even when an earlier one misses its
+    target; the session fails at the end if any did.
+    """
+    scripts = sorted((ROOT / "bench").glob("bench_*.py"))
+    if session.posargs:
+        wanted = set(session.posargs)
+        scripts = [s for s in scripts if s.stem in wanted or s.stem.removeprefix("bench_") in wanted]
     if not scripts:
-        session.skip("bench/ holds no benchmark yet")
+        session.skip("no benchmark matches")
     session.install(*(d.path.as_posix() for d in DISTS))
     requirements = ROOT / "bench" / "requirements.txt"
     if requirements.is_file():
         session.install("-r", str(requirements))
+    failed = []
     for script in scripts:
-        session.run("python", str(script), *session.posargs)
+        try:
+            session.run("python", str(script))
+        except nox.command.CommandFailed:
+            failed.append(script.stem)
+    if failed:
+        session.error(f"benchmarks that failed or missed a target: {', '.join(failed)}")
