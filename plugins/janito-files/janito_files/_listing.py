@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from janito_core import failure
 
-from ._common import invalid, kind_of, outside, safe_text, shown, split_paths_in
+from ._common import invalid, kind_of, os_failure, outside, safe_text, shown, split_paths_in, too_long
 from ._walk import Entry, depth_limit, walk
 
 if TYPE_CHECKING:
@@ -57,13 +57,15 @@ def start_points(tool: BaseTool, paths: str | list[str]) -> tuple[list[tuple[str
         except WorkspaceError as exc:
             problems.append({"path": safe_text(path), **outside(exc)})
             continue
+        long_name = too_long(real)
+        if long_name:
+            problems.append({"path": safe_text(path), **failure(long_name, "name_too_long")})
+            continue
         try:
             kind = kind_of(os.stat(real).st_mode)
         except OSError as exc:
-            problems.append({"path": safe_text(path), "success": False,
-                             "error": f"{shown(tool, real)}: {exc.strerror or exc}",
-                             "error_type": "not_found" if isinstance(exc, FileNotFoundError)
-                             else "os_error"})
+            problems.append({"path": safe_text(path),
+                             **os_failure(exc, f"open {shown(tool, real)}")})
             continue
         if real in seen:
             continue

@@ -150,3 +150,17 @@ def test_find_errors(files: Any, tree: Path, outside: Path) -> None:
     fails(files.call("FindFiles", paths="nowhere", pattern="*"), "not_found")
     fails(files.call("FindFiles", paths=str(outside), pattern="*"), "outside_workspace")
     fails(files.call("FindFiles", paths=".."), "invalid_arguments")  # pattern missing
+
+
+def test_a_name_too_long_is_reported_as_such(files: Any, tree: Path) -> None:
+    name = "n" * 300
+    for tool, extra in [("ListFiles", {}), ("FindFiles", {"pattern": "*"}),
+                        ("SearchText", {"query": "x"})]:
+        result = fails(files.call(tool, paths=[name], **extra), "name_too_long")
+        assert result["error"].startswith("a name in the path is 300 bytes long; the limit is")
+        assert result["errors"][0]["path"] == name
+        partial = ok(files.call(tool, paths=["src", name], **extra))
+        assert partial["errors"][0]["error_type"] == "name_too_long"
+    fails(files.call("ReadFile", filepath=name), "name_too_long")
+    missing = fails(files.call("ListFiles", paths="missing"), "not_found")
+    assert missing["error"] == "could not open missing: No such file or directory"
