@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
@@ -15,6 +16,24 @@ from ._walk import depth_limit, walk
 
 # Files larger than this are not searched (they are named in ``skipped_large``).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+# Seconds a regular expression may spend matching over one whole search. A pattern that
+# backtracks catastrophically (``(a|aa)+$`` against "aaaa...!") would otherwise run for hours.
+REGEX_TIME_LIMIT = 5.0
+
+# How large a regular expression may grow once its fixed repetition counts are multiplied out
+# (``(?:a{3000}){3000}`` is nine million): the ``regex`` package expands such counts when it
+# compiles a pattern, which for huge products takes seconds and gigabytes.
+MAX_REGEX_SIZE = 100_000
+
+
+class RegexTooSlow(Exception):
+    """A regular expression used up the search's :data:`REGEX_TIME_LIMIT`."""
+
+
+class RegexTooLarge(ValueError):
+    """A regular expression whose repetition counts multiply to more than MAX_REGEX_SIZE."""
+
 
 def _line_text(raw: bytes) -> str:
     return clip_line(raw.decode("utf-8", "replace").rstrip("\r"))
@@ -77,41 +96,104 @@ class BytesMatcher:
         return lines
 
 
-class RegexMatcher:
-    """Regular-expression search on the decoded text: one ``search`` over the whole buffer."""
+Scan = Callable[[str, int, int], Any]
+"""``finditer`` or ``search`` of a pattern: (text, pos, endpos) -> matches, or a match."""
 
-    def __init__(self, regex: re.Pattern[str]) -> None:
-        self.regex = regex
+# Appended to a pattern (as its last group) to make one match run to the start of the next
+# line: ``finditer`` then gives at most one candidate per line, so the rest of a line holding
+# a match is skipped by the engine itself.
+REST_OF_LINE = r"([^\n]*\n?)"
+
+
+def line_scanner(pattern: str, verbose: bool) -> str:
+    """``pattern`` followed by :data:`REST_OF_LINE`; the pattern's own groups keep their
+    numbers. In verbose mode a line break ends a trailing comment of the pattern first."""
+    return "(?:" + pattern + ("\n)" if verbose else ")") + REST_OF_LINE
+
+
+def matching_lines(text: str, finditer: Scan, rest: int,
+                   search: Scan) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line of ``text`` that holds a match, in order.
+
+    ``finditer`` runs the pattern made by :func:`line_scanner` over the whole text from the
+    first line not yet looked at (its group ``rest`` is :data:`REST_OF_LINE`); ``search`` is
+    the pattern itself. A candidate whose match runs past its line is confirmed on that line
+    alone (pos/endpos bound the search), so a match never spans a line break, as with grep.
+    """
+    size = len(text)
+    pos = 0  # the start of the first line not yet looked at
+    while True:
+        for found in finditer(text, pos, size):
+            at = found.start()
+            if at < pos:
+                break  # not expected from a line scanner: look again from pos
+            if at >= size and (not size or text[-1] == "\n"):
+                return  # an empty match at the very end, after the last line, is on no line
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            if end < 0:
+                end = size
+            if found.start(rest) <= end or search(text, start, end) is not None:
+                yield start, end
+            if end >= size:
+                return
+            pos = end + 1
+            if found.end() > pos:
+                break  # the pattern's match ran past this line: candidates may start inside
+        else:
+            return
+
+
+class RegexMatcher:
+    """Regular-expression search on the decoded text (see :func:`matching_lines`).
+
+    ``scanner`` is ``pattern`` made by :func:`line_scanner`. ``time_limit`` (seconds) bounds
+    the time all the files of one search may spend matching, for patterns of the ``regex``
+    package, whose ``finditer`` and ``search`` take a timeout; :class:`RegexTooSlow` is raised
+    once it is spent. None runs the patterns untimed.
+    """
+
+    def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None) -> None:
+        self.pattern = pattern
+        self.scanner = scanner
+        self.left = time_limit
 
     def _matches(self, data: bytes) -> Iterator[tuple[str, int, int]] | None:
         """(text, line start, line end) per matching line; None for a binary file."""
         if b"\x00" in data:
             return None
         text = data.decode("utf-8", "replace")
-        found = self.regex.search(text)
-        if found is None:
-            return iter(())
-        return self._walk(text, found)
+        if self.left is None:
+            scanner = self.scanner
+            return ((text, start, end) for start, end
+                    in matching_lines(text, scanner.finditer, scanner.groups, self.pattern.search))
+        return self._timed(text)
 
-    def _walk(self, text: str, found: re.Match[str] | None) -> Iterator[tuple[str, int, int]]:
-        # The search over the whole buffer finds candidate lines fast; each candidate is then
-        # confirmed on its own line (pos/endpos bound the search), so a match never spans a
-        # line break, as with grep.
-        size = len(text)
-        search = self.regex.search
-        while found is not None:
-            at = found.start()
-            if at >= size and (not size or text[-1] == "\n"):
-                break  # an empty match at the very end, after the last line, is on no line
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            if end < 0:
-                end = size
-            if found.end() <= end or search(text, start, end) is not None:
+    def _timed(self, text: str) -> Iterator[tuple[str, int, int]]:
+        pattern = self.pattern
+        scanner = self.scanner
+        budget = self.left if self.left is not None else 0.0
+        started = time.perf_counter()
+
+        def timeout() -> float:
+            left = budget - (time.perf_counter() - started)
+            if left <= 0:
+                raise RegexTooSlow
+            return left
+
+        def finditer(text: str, pos: int, endpos: int) -> Any:
+            return scanner.finditer(text, pos, endpos, timeout=timeout())
+
+        def search(text: str, pos: int, endpos: int) -> Any:
+            return pattern.search(text, pos, endpos, timeout=timeout())
+
+        try:
+            for start, end in matching_lines(text, finditer, scanner.groups, search):
                 yield text, start, end
-            if end >= size:
-                break
-            found = search(text, end + 1)
+        except TimeoutError:
+            raise RegexTooSlow from None
+        finally:
+            self.left = budget - (time.perf_counter() - started)
 
     def lines(self, data: bytes) -> Iterator[tuple[int, str]] | None:
         matches = self._matches(data)
@@ -135,9 +217,74 @@ class RegexMatcher:
         return sum(1 for _ in matches)
 
 
+def _parser() -> Any:
+    try:
+        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
+    except ImportError:  # Python 3.10
+        import sre_parse as parser
+    return parser
+
+
+def parse_regex(query: str, flags: int) -> tuple[int, int]:
+    """(size, flags) of ``query``: how many items it holds once fixed repetition counts are
+    multiplied out (counting stops early past :data:`MAX_REGEX_SIZE`), and its global flags,
+    inline ones included.
+
+    Parsed with the standard library's own parser, which raises re.error for a bad pattern.
+    """
+    parser = _parser()
+    subpattern = parser.SubPattern
+
+    def size(items: Any) -> int:
+        total = 0
+        for op, av in items:
+            if getattr(op, "name", "").endswith("REPEAT") and len(av) == 3:
+                total += max(av[0], 1) * size(av[2])
+            elif isinstance(av, subpattern):  # an atomic group
+                total += 1 + size(av)
+            else:
+                total += 1
+                for part in av if isinstance(av, (tuple, list)) else ():
+                    if isinstance(part, subpattern):
+                        total += size(part)
+                    elif isinstance(part, list):
+                        total += sum(size(p) for p in part if isinstance(p, subpattern))
+            if total > MAX_REGEX_SIZE:
+                break
+        return total
+
+    parsed = parser.parse(query, flags)
+    return size(parsed), parsed.state.flags
+
+
+def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
+    """A matcher for a model's regular expression, bounded in size and in time.
+
+    The pattern must be valid Python ``re`` syntax (re.error otherwise); it runs on the
+    ``regex`` package, imported here only, whose searches take a timeout.
+    """
+    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+    size, flags = parse_regex(query, flags)
+    if size > MAX_REGEX_SIZE:
+        raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
+                            "items; use smaller counts or open ranges such as {1,1000}")
+    import regex
+
+    mode = regex.MULTILINE | (0 if case_sensitive else regex.IGNORECASE)
+    try:
+        pattern = regex.compile(query, mode)
+        scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
+    except regex.error as exc:
+        raise re.error(str(exc)) from None
+    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT)
+
 
 def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:
-    """The fastest matcher with the requested meaning (raises re.error for a bad regex)."""
+    """The fastest matcher with the requested meaning.
+
+    Raises re.error for a bad regular expression, RegexTooLarge for one that would be too
+    large once compiled.
+    """
     if not use_regex:
         if case_sensitive:
             try:
@@ -148,9 +295,11 @@ def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatc
             return BytesMatcher(needle, fold=False)
         if query.isascii():
             return BytesMatcher(query.lower().encode("ascii"), fold=True)
-        return RegexMatcher(re.compile(re.escape(query), re.IGNORECASE))
-    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    return RegexMatcher(re.compile(query, flags))
+        # An escaped literal cannot backtrack: the standard library runs it, untimed.
+        literal = re.escape(query)
+        return RegexMatcher(re.compile(literal, re.IGNORECASE),
+                            re.compile(line_scanner(literal, False), re.IGNORECASE))
+    return compile_regex(query, case_sensitive)
 
 
 @tool(permissions="r")
@@ -200,7 +349,7 @@ class SearchText(BaseTool):
         except re.error as exc:
             return failure(f"query is not a valid regular expression: {exc}", "invalid_regex",
                            **echo)
-        except (RecursionError, OverflowError, ValueError) as exc:
+        except (RecursionError, OverflowError, ValueError, MemoryError) as exc:
             return failure(f"query cannot be compiled: {exc}", "invalid_regex", **echo)
         roots = walk_roots(self, paths, echo)
         if isinstance(roots, dict):
@@ -210,19 +359,16 @@ class SearchText(BaseTool):
         self.report_start(f"Searching for {shown_query!r} in "
                           f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
         scan = _Scan(self, matcher, max_results, count_only)
-        limit = depth_limit(max_depth)
-        for _path, real, kind in starts:
-            if kind == "file":
-                scan.file(real, explicit=True)
-            elif kind == "directory":
-                for entry in walk(real, root=self.workspace.root, max_depth=limit,
-                                  gitignore=not include_gitignored, errors=scan.unreadable):
-                    if entry.kind == "file":
-                        scan.file(entry.path)
-                        if scan.full:
-                            break
-            if scan.full:
-                break
+        try:
+            scan.run(starts, depth_limit(max_depth), include_gitignored)
+        except RegexTooSlow:
+            message = (f"the regular expression took more than {REGEX_TIME_LIMIT:g} seconds of "
+                       "matching and was stopped: it is too slow (nested or overlapping "
+                       "repetitions such as (a|aa)+ can backtrack for hours); simplify the "
+                       "pattern, search fewer paths, or search for plain text")
+            self.report_error(message)
+            return failure(message, "regex_timeout", **echo, files_searched=scan.files_searched,
+                           time_limit_seconds=REGEX_TIME_LIMIT)
         return scan.result(echo, problems)
 
 
@@ -244,6 +390,23 @@ class _Scan:
         self.large: list[str] = []
         self.unreadable: list[str] = []
         self.full = False
+
+    def run(self, starts: list[tuple[str, str, str]], limit: int | None,
+            include_gitignored: bool) -> None:
+        """Search every start (a file, or a folder walked to depth ``limit``) until full."""
+        root = self.tool.workspace.root
+        for _path, real, kind in starts:
+            if kind == "file":
+                self.file(real, explicit=True)
+            elif kind == "directory":
+                for entry in walk(real, root=root, max_depth=limit,
+                                  gitignore=not include_gitignored, errors=self.unreadable):
+                    if entry.kind == "file":
+                        self.file(entry.path)
+                        if self.full:
+                            break
+            if self.full:
+                break
 
     def file(self, path: str, explicit: bool = False) -> None:
         try:

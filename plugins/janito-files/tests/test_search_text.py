@@ -171,3 +171,52 @@ def test_same_matches_as_a_line_by_line_reference(files: Any, ws: Path) -> None:
         result = ok(files.call("SearchText", paths=".", query=query, use_regex=regex,
                                case_sensitive=case, max_results=100_000))
         assert lines_of(result) == expected, query
+
+
+def test_a_backtracking_regex_is_stopped_in_time(files: Any, ws: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import janito_files.search_text as search_text
+
+    monkeypatch.setattr(search_text, "REGEX_TIME_LIMIT", 0.3)
+    (ws / "a.txt").write_text("a" * 40 + "!\n")
+    for query in ["^(a+)+$", "(a|aa)+$", r"^(\w+\s?)+$"]:
+        result = files.call("SearchText", paths=".", query=query, use_regex=True)
+        assert isinstance(result["success"], bool), result
+    slow = fails(files.call("SearchText", paths=".", query="(a|aa)+$", use_regex=True),
+                 "regex_timeout")
+    assert "too slow" in slow["error"] and slow["query"] == "(a|aa)+$"
+    # the time limit is per search: an ordinary regex afterwards runs normally
+    assert ok(files.call("SearchText", paths=".", query="^a+!$", use_regex=True))["count"] == 1
+
+
+def test_a_regex_too_large_once_expanded_is_refused(files: Any, ws: Path) -> None:
+    (ws / "a.txt").write_text("aaa\n")
+    for query in ["(?:a{65535}){65535}", "((a{1000}){1000})", "(?:[ab]{400,}){400}",
+                  "(?>(?:a{400}){400})", "(?=(?:b|(?:a{400}){400}))"]:
+        result = fails(files.call("SearchText", paths=".", query=query, use_regex=True),
+                       "invalid_regex")
+        assert "repetition counts" in result["error"]
+    # open ranges and large counts that are not nested are fine
+    for query in ["(?:a{1,3000}){1,3000}", "a{3000}|a", "(?:a{300}){300}|a"]:
+        assert ok(files.call("SearchText", paths=".", query=query, use_regex=True))["count"] == 1
+
+
+def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
+    (ws / "r.txt").write_text("key = value\nx=1\n# key = no\n\u00c9T\u00c9 \u00e9t\u00e9\n")
+    named = ok(files.call("SearchText", paths=".", query=r"^(?P<k>\w+)\s*=\s*(?P=k)?\w",
+                          use_regex=True))
+    assert [m["line"] for m in named["matches"]] == [1, 2]
+    behind = ok(files.call("SearchText", paths=".", query=r"(?<!# )key", use_regex=True))
+    assert [m["line"] for m in behind["matches"]] == [1]
+    folded = ok(files.call("SearchText", paths=".", query=r"\b\u00e9t\u00e9\b", use_regex=True))
+    assert folded["count"] == 1
+    verbose = ok(files.call("SearchText", paths=".", query="(?x) ^ key \\s* = # a comment",
+                            use_regex=True))
+    assert [m["line"] for m in verbose["matches"]] == [1]
+    dense = ok(files.call("SearchText", paths=".", query=r"[a-z\s]", use_regex=True,
+                          count_only=True))
+    assert dense["total_matches"] == 4
+    # a match that runs over a line break counts only where the line alone matches
+    spanning = ok(files.call("SearchText", paths=".", query=r"value\nx|=1$|no\s", use_regex=True))
+    assert [m["line"] for m in spanning["matches"]] == [2]
+    fails(files.call("SearchText", paths=".", query=r"\p{L}", use_regex=True), "invalid_regex")
