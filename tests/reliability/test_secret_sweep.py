@@ -93,11 +93,6 @@ def debug_run(args: list[str], env: dict[str, str], cwd: Path) -> Any:
     return done
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "janito-onedrive: msal logs a failed refresh at DEBUG (logger msal.application, 'Refresh "
-    "failed. invalid_grant: <error_description>') with the identity server's text verbatim; "
-    "a server that quotes the refresh token puts it in the log. janito-gmail filters "
-    "imapclient's loggers for the same reason; janito-onedrive adds no filter to msal's"))
 def test_a_refresh_error_quoting_the_refresh_token(tmp_path: Path, services: Any) -> None:
     """In a fresh janito process (msal remembers a failed refresh for a while), logging at
     DEBUG: the identity server answers the refresh with an error quoting the token."""

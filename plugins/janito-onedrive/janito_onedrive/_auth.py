@@ -14,7 +14,7 @@ import threading
 from typing import Any, Callable, Protocol
 
 from . import _settings
-from ._errors import AuthError, redact, remember_secret
+from ._errors import AuthError, install_log_redaction, redact, remember_secret
 
 _apps: dict[tuple[str, str], Any] = {}
 _apps_lock = threading.Lock()
@@ -82,6 +82,7 @@ def build_app(client: str) -> Any:
     """
     import msal
 
+    install_log_redaction()
     authority = _settings.authority()
     key = (client, authority)
     with _apps_lock:

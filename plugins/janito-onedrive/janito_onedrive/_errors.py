@@ -3,11 +3,13 @@
 Every value that grants access (access and refresh tokens, upload-session URLs,
 pre-authenticated download URLs) is registered with :func:`remember_secret` when it is
 seen; :func:`redact` removes all of them, and anything shaped like a bearer token or a
-JWT, from any text that may reach a result, a report or the terminal.
+JWT, from any text that may reach a result, a report or the terminal, and
+:class:`RedactingFilter` does the same to the log records of msal and its HTTP client.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Any
@@ -47,6 +49,64 @@ def redact(text: object) -> str:
     result = _BEARER.sub("Bearer " + REDACTED, result)
     result = _JWT.sub(REDACTED, result)
     return _QUERY_SECRET.sub(lambda m: f"{m.group(1)}={REDACTED}", result)
+
+
+# -- keeping credentials out of the logs of msal and of its HTTP client ---------------
+
+# The loggers msal and requests/urllib3 write to. A filter on a logger sees only the
+# records made on that logger (not those its children pass up), so each is named; any
+# other logger under these packages that exists when the filter is installed gets it too.
+LIBRARY_LOGGERS = (
+    "msal", "msal.application", "msal.authority", "msal.broker", "msal.cloudshell",
+    "msal.managed_identity", "msal.mex", "msal.region", "msal.telemetry", "msal.token_cache",
+    "msal.throttled_http_client", "msal.wstrust_request", "msal.oauth2cli",
+    "msal.oauth2cli.assertion", "msal.oauth2cli.authcode", "msal.oauth2cli.oauth2",
+    "msal.oauth2cli.oidc", "requests", "urllib3", "urllib3.connection",
+    "urllib3.connectionpool", "urllib3.poolmanager", "urllib3.response", "urllib3.util.retry",
+)
+_LIBRARY_PREFIXES = ("msal.", "requests.", "urllib3.")
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites a log record with :func:`redact` applied before any handler sees it.
+
+    msal logs a refused token refresh at DEBUG with the identity service's
+    ``error_description`` verbatim; a service that quotes the refresh token it was sent
+    would put it in the host's logs. The record's message is formatted here, cleaned and
+    kept without arguments; a traceback or stack text is cleaned the same way.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a handler would print the raw message and its arguments
+            message = f"{record.msg} {record.args!r}"
+        record.msg = redact(message)
+        record.args = ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            cleaned = redact(record.exc_text)
+            if cleaned != record.exc_text:
+                record.exc_text = cleaned
+                record.exc_info = None  # the exception object itself still holds the value
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def install_log_redaction() -> None:
+    """Put :class:`RedactingFilter` on msal's loggers and its HTTP client's (idempotent)."""
+    names = set(LIBRARY_LOGGERS)
+    names.update(name for name in list(logging.Logger.manager.loggerDict)
+                 if name.startswith(_LIBRARY_PREFIXES))
+    for name in names:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
 
 
 class OneDriveError(Exception):

@@ -203,6 +203,7 @@ class FakeGraph:
         self.page_size = 200
         self.access_token_ttl = 3600
         self.pending_polls = 0
+        self.quote_refused_refresh_token = False  # quote it in the invalid_grant error
         self.fragment_puts = 0
         self.username = "ada@example.com"
         self.issued: list[str] = []  # every token and upload-session secret handed out
@@ -509,10 +510,11 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                     with state.lock:
                         revoked = state.refresh_tokens.get(token)
                     if revoked is None or revoked:
+                        quoted = f" ({token})" if state.quote_refused_refresh_token else ""
                         self._send(400, {"error": "invalid_grant",
                                          "error_description": "AADSTS70000: The provided value for "
-                                         "the input parameter 'refresh_token' is not valid.",
-                                         "error_codes": [70000]})
+                                         f"the input parameter 'refresh_token'{quoted} is not "
+                                         "valid.", "error_codes": [70000]})
                         return
                     with state.lock:
                         state.refresh_tokens[token] = True  # rotated: single use

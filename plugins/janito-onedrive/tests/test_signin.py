@@ -129,6 +129,53 @@ def test_a_refresh_token_that_was_revoked_asks_to_sign_in_again(onedrive: Any) -
         assert secret not in text
 
 
+def test_a_refused_refresh_quoting_the_token_stays_out_of_msal_logs(
+        onedrive: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """msal logs a refused refresh at DEBUG with the service's error_description verbatim."""
+    import logging
+
+    graph: FakeGraph = onedrive.graph
+    graph.quote_refused_refresh_token = True
+    graph.expire_access_tokens()
+    graph.revoke_refresh_tokens()
+    with caplog.at_level(logging.DEBUG):
+        result = onedrive.call("ListOneDriveFiles")
+    assert result["error_type"] == "auth_failed", result
+    logged = [(r.name, r.getMessage(), r.exc_text or "") for r in caplog.records]
+    assert any(name.startswith("msal") for name, _, _ in logged)
+    # the service did quote the token, and msal did log the refusal
+    assert any("invalid_grant" in message for _, message, _ in logged), logged
+    text = "\n".join(f"{name}: {message} {exc}" for name, message, exc in logged)
+    assert "[redacted]" in text
+    for secret in graph.issued_secrets():
+        assert secret not in text
+
+
+def test_the_log_filter_cleans_arguments_tracebacks_and_bad_records() -> None:
+    import logging
+
+    from janito_onedrive._errors import RedactingFilter, remember_secret
+
+    remember_secret("very-secret-refresh-token")
+    try:
+        raise ValueError("refused very-secret-refresh-token")
+    except ValueError:
+        import sys
+
+        exc_info = sys.exc_info()
+    record = logging.LogRecord("msal.application", logging.DEBUG, __file__, 1,
+                               "Refresh failed. %s: %s", ("invalid_grant",
+                                                          "quoting very-secret-refresh-token"),
+                               exc_info)
+    assert RedactingFilter().filter(record) is True
+    assert record.getMessage() == "Refresh failed. invalid_grant: quoting [redacted]"
+    assert "very-secret" not in (record.exc_text or "") and record.exc_info is None
+    broken = logging.LogRecord("urllib3.connectionpool", logging.DEBUG, __file__, 1,
+                               "%s %s", ("very-secret-refresh-token",), None)
+    RedactingFilter().filter(broken)
+    assert "very-secret" not in broken.getMessage()
+
+
 def test_the_sign_in_service_unreachable_is_a_connection_failure(
         signed_in: FakeGraph, janito: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from janito_onedrive import _auth
