@@ -133,11 +133,6 @@ def test_configuration_commands(tmp_path: Path, services: Any) -> None:
     assert "gmail_password" in listed  # names are listed, values never
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "janito-mcp: a mounted server's successful tool result is passed on unchanged; the "
-    "secret substituted into that server's environment (${secret:mcp_token}) reaches the "
-    "model when the server returns it. Failures of the same server are cleaned of it "
-    "(RemoteServer.clean), results are not"))
 def test_a_mounted_mcp_server_returning_its_token(tmp_path: Path) -> None:
     pytest.importorskip("janito_mcp")
     config = tmp_path / "mcp.json"

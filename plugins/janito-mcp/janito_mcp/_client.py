@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from janito_core import failure
 
-from ._config import DEPTH_ENV, ServerConfig, expand, redact
+from ._config import DEPTH_ENV, ServerConfig, expand, redact, scrub
 
 CONNECTION_FAILED = "connection_failed"
 REMOTE_ERROR = "remote_error"
@@ -178,6 +178,11 @@ class RemoteServer:
         """``text`` without the secret values this server was started with."""
         return redact(text, self._secrets) if self._secrets else text
 
+    def scrubbed(self, value: Any) -> Any:
+        """``value`` (a result, a tool definition's schema) with :meth:`clean` applied to
+        every string in it: what the server sends back never carries those secrets on."""
+        return scrub(value, self._secrets) if self._secrets else value
+
     def start(self) -> None:
         """Connect (blocking) and list the server's tools."""
         self.finish_start(self.begin_start())
@@ -323,7 +328,18 @@ class RemoteServer:
 
     def call(self, tool: str, arguments: dict[str, Any], report: Reporter | None = None,
              *, local_name: str | None = None) -> dict[str, Any]:
-        """Call remote ``tool`` and return janito's result dict; never raises."""
+        """Call remote ``tool`` and return janito's result dict; never raises.
+
+        The result, success or failure, structured data and text alike, and every progress
+        or log message reported on the way, are cleaned of the secret values substituted
+        into this server's configuration: a server that echoes its token passes it no further.
+        """
+        shown = None if report is None else _cleaned(report, self.clean)
+        result: dict[str, Any] = self.scrubbed(self._call_once(tool, arguments, shown, local_name))
+        return result
+
+    def _call_once(self, tool: str, arguments: dict[str, Any], report: Reporter | None,
+                   local_name: str | None) -> dict[str, Any]:
         where = {"server": self.name, "tool": local_name or tool}
         with self._lock:
             if not self.connected:
@@ -388,6 +404,11 @@ class RemoteServer:
                        f"({describe(exc)}){note}; it is restarted on the next call"),
             CONNECTION_FAILED, **where,
         )
+
+
+def _cleaned(report: Reporter, clean: Callable[[str], str]) -> Reporter:
+    """``report`` with ``clean`` applied to each message first."""
+    return lambda level, message: report(level, clean(message))
 
 
 def _compact(value: Any) -> str:

@@ -245,3 +245,17 @@ def redact(text: str, secrets: set[str]) -> str:
         if len(value) >= 4:
             text = text.replace(value, "***")
     return text
+
+
+def scrub(value: Any, secrets: set[str]) -> Any:
+    """``value`` (a result, a schema: any JSON-like data) with :func:`redact` applied to every
+    string in it, keys included; anything else is returned as it is."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    return value

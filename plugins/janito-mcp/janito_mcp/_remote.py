@@ -67,8 +67,8 @@ def declared_schema(input_schema: Any) -> dict[str, Any]:
 def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: str) -> type:
     """A ``@tool`` class named ``name`` that calls ``definition`` on ``remote``."""
     remote_name = str(definition.name)
-    description = (definition.description or getattr(definition, "title", None) or
-                   f"Tool {remote_name} of the MCP server {remote.name}.").strip()
+    description = remote.clean((definition.description or getattr(definition, "title", None)
+                                or f"Tool {remote_name} of the MCP server {remote.name}.").strip())
 
     def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
         def report(level: str, message: str) -> None:
@@ -89,7 +89,7 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
         "__module__": module,
         "__qualname__": name,
         "run": run,
-        "input_schema": declared_schema(definition.input_schema),
+        "input_schema": remote.scrubbed(declared_schema(definition.input_schema)),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
     }

@@ -101,6 +101,12 @@ class _Remote:
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
+    def clean(self, text: str) -> str:
+        return text
+
+    def scrubbed(self, value: Any) -> Any:
+        return value
+
     def call(self, tool: str, arguments: dict[str, Any], report: Any,
              *, local_name: str | None = None) -> dict[str, Any]:
         self.calls.append((tool, arguments))

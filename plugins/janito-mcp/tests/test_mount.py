@@ -328,6 +328,35 @@ def test_secrets_never_appear_in_errors(fresh: None, tmp_path: Path, config_dir:
     assert "secret 'not_there' is not set" in unset.reason
 
 
+def test_secrets_never_reach_the_model_from_results(fresh: None, tmp_path: Path,
+                                                    config_dir: Path, workspace: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server started with a secret in its environment and returning it: successful
+    results (structured and text), failures and reports are all cleaned of it."""
+    token = "tok-7e2d91c4aa"
+    monkeypatch.setenv("JANITO_SECRET_API_TOKEN", token)
+    path = write_config(tmp_path / "mcp.json", {
+        "echo": echo_server(None, env={"ECHO_TOKEN": "${secret:api_token}"}),
+    })
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    captured = Captured()
+    registry.plugins.register(captured, "test-capture", None)
+    ok = call_tool("echo__environ", {"name": "ECHO_TOKEN"}, registry=registry)
+    failed = call_tool("echo__environ", {"name": "ECHO_TOKEN", "fail": True}, registry=registry)
+    text = call_tool("echo__echo", {"text": f"say {token} twice {token}"}, registry=registry)
+    assert ok["success"] is True, ok
+    assert ok["result"] == {"name": "ECHO_TOKEN", "value": "***", "nested": [{"quoted": "<***>"}],
+                            "***": "a key"}
+    assert failed["success"] is False and failed["error_type"] == "remote_error"
+    assert "refusing to show ***" in failed["error"]
+    assert text["text"] == "say *** twice ***"
+    reports = " ".join(e.message for e in captured.events)
+    assert "ECHO_TOKEN is ***" in reports and "read ***" in reports
+    everything = json.dumps([ok, failed, text, registry.schema("echo__environ").parameters])
+    assert token not in everything + reports
+
+
 def test_self_mounting_stops(fresh: None, tmp_path: Path, config_dir: Path, workspace: Path,
                              monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_config(tmp_path / "mcp.json", {"echo": echo_server()})

@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 warnings.simplefilter("ignore")
@@ -96,6 +97,18 @@ async def sleep(seconds: float) -> str:
 def choose(colour: str, count: int = 1, tags: list[str] | None = None) -> dict[str, Any]:
     _seen("choose")
     return {"colour": colour, "count": count, "tags": tags or []}
+
+
+@server.tool(description="Return one of this server's environment variables, as data and "
+                         "in a log line; with fail, as an error.")
+async def environ(name: str, ctx: Context, fail: bool = False) -> dict[str, Any]:
+    _seen("environ")
+    value = os.environ.get(name, "")
+    await ctx.info(f"{name} is {value}")
+    await ctx.report_progress(1, 1, f"read {value}")
+    if fail:
+        raise ToolError(f"refusing to show {value}")
+    return {"name": name, "value": value, "nested": [{"quoted": f"<{value}>"}], value: "a key"}
 
 
 if __name__ == "__main__":
