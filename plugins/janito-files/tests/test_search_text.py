@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +196,10 @@ def test_a_regex_too_large_once_expanded_is_refused(files: Any, ws: Path) -> Non
                   "(?>(?:a{400}){400})", "(?=(?:b|(?:a{400}){400}))"]:
         result = fails(files.call("SearchText", paths=".", query=query, use_regex=True),
                        "invalid_regex")
+        if query.startswith("(?>") and sys.version_info < (3, 11):
+            # atomic groups are Python 3.11 syntax: on 3.10 the pattern is simply invalid
+            assert "not a valid regular expression" in result["error"]
+            continue
         assert "repetition counts" in result["error"]
     # open ranges and large counts that are not nested are fine
     for query in ["(?:a{1,3000}){1,3000}", "a{3000}|a", "(?:a{300}){300}|a"]:
