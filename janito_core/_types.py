@@ -484,7 +484,7 @@ def _object_info(
             prop["description"] = docs[name]
         if name in defaults:
             default = defaults[name]
-            if _json_safe(default):
+            if json_safe(default):
                 prop["default"] = default.value if isinstance(default, enum.Enum) else default
         properties[name] = prop
         if info.strict_schema is None:
@@ -593,11 +593,17 @@ def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _json_safe(value: Any) -> bool:
-    import json
-
+def json_safe(value: Any) -> bool:
+    """Whether ``value`` (an Enum by its value) can be written as JSON without NaN."""
     if isinstance(value, enum.Enum):
         value = value.value
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is bool:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    import json
+
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):

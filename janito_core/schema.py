@@ -8,12 +8,11 @@ docstring (Google, NumPy or reST), else the class docstring's parameter section,
 from __future__ import annotations
 
 import enum
-import math
 import re
 import typing
 from typing import Any, NamedTuple
 
-from ._types import TypeInfo, UnsupportedType, nullable_schema, type_info
+from ._types import TypeInfo, UnsupportedType, json_safe, nullable_schema, type_info
 
 
 class _Missing:
@@ -217,7 +216,7 @@ def _build(cls: type) -> ToolSchema:
             prop["description"] = p.description
         if p.default is not _MISSING and p.default is not None:
             default = p.default.value if isinstance(p.default, enum.Enum) else p.default
-            if _json_safe(default):
+            if json_safe(default):
                 prop["default"] = default
         properties[name] = prop
         if p.info.strict_schema is None:
@@ -267,21 +266,6 @@ def _build(cls: type) -> ToolSchema:
         diagnostics=tuple(diagnostics),
         params=params,
     )
-
-
-def _json_safe(value: Any) -> bool:
-    kind = type(value)
-    if value is None or kind is str or kind is int or kind is bool:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    import json
-
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 _short_encoder: Any = None
