@@ -8,10 +8,10 @@ docstring (Google, NumPy or reST), else the class docstring's parameter section,
 from __future__ import annotations
 
 import enum
-import re
 import typing
 from typing import Any, NamedTuple
 
+from ._annotations import type_hints
 from ._types import TypeInfo, UnsupportedType, json_safe, nullable_schema, type_info
 
 
@@ -26,13 +26,6 @@ MISSING: Any = _Missing()
 _MISSING = MISSING
 _CACHE_ATTR = "_janito_schema"
 _HINTS_ATTR = "_janito_hints"
-
-_NUMPY = re.compile(r"^\s*(Parameters|Other Parameters|Attributes)\s*\n\s*-{3,}\s*$", re.M)
-_GOOGLE = re.compile(
-    r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Attributes)\s*:\s*$",
-    re.M,
-)
-_REST = re.compile(r"^\s*:(param|parameter|arg|argument|key|keyword|ivar|var)\b", re.M)
 
 
 class AnnotationError(TypeError):
@@ -83,44 +76,12 @@ def first_line(doc: str | None) -> str:
 
 
 def parse_param_docs(doc: str | None) -> dict[str, str]:
-    """Parameter descriptions documented in ``doc``, whichever of the three styles it uses."""
-    if not doc:
-        return {}
-    import docstring_parser as dp
+    """{parameter name: description} documented in ``doc`` (Google, NumPy or reST style)."""
+    # Imported on first use: its patterns cost about 1.5 ms to compile, which the start-up
+    # of a command that never builds a schema should not pay.
+    from ._docstrings import parse_param_docs as parse
 
-    if _REST.search(doc):
-        style = dp.DocstringStyle.REST
-    elif _NUMPY.search(doc):
-        style = dp.DocstringStyle.NUMPYDOC
-    elif _GOOGLE.search(doc):
-        style = dp.DocstringStyle.GOOGLE
-    else:
-        return {}
-    try:
-        parsed = _google().parse(doc) if style is dp.DocstringStyle.GOOGLE else dp.parse(doc, style=style)
-    except Exception:
-        return {}
-    out: dict[str, str] = {}
-    for param in parsed.params:
-        name = param.arg_name.split()[-1].lstrip("*") if param.arg_name else ""
-        if name and param.description:
-            out[name] = " ".join(param.description.split())
-        elif name:
-            out.setdefault(name, "")
-    return out
-
-
-_google_parser: Any = None
-
-
-def _google() -> Any:
-    """One Google-style parser for the process (``dp.parse`` builds a new one per docstring)."""
-    global _google_parser
-    if _google_parser is None:
-        from docstring_parser.google import GoogleParser
-
-        _google_parser = GoogleParser()
-    return _google_parser
+    return parse(doc)
 
 
 def _field_docs(owner: type) -> dict[str, str]:
@@ -139,7 +100,7 @@ def resolve_hints(cls: type) -> dict[str, Any]:
         return typing.cast("dict[str, Any]", cached)
     run = cls.run  # type: ignore[attr-defined]
     try:
-        hints = typing.get_type_hints(run, include_extras=True)
+        hints = type_hints(run)
     except Exception as exc:
         raise AnnotationError(
             f"{cls.__name__}.run() has an annotation that cannot be resolved: "

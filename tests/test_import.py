@@ -9,7 +9,7 @@ from helpers.distributions import run_python, sources_of_testkit, write_distribu
 
 # inspect and dataclasses (which imports inspect) cost measurable start-up time;
 # importlib_metadata is needed only once a registry looks for toolsets.
-HEAVY = ("pluggy", "docstring_parser", "keyring", "inspect", "dataclasses", "importlib_metadata")
+HEAVY = ("pluggy", "keyring", "inspect", "dataclasses", "importlib_metadata")
 
 PROBE = """
 import json, sys
