@@ -125,7 +125,8 @@ def walk(
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if errors is not None:
-                errors.append(f"{folder}: {exc.strerror or exc}")
+                # named from the workspace root, as results show paths
+                errors.append(f"{os.path.relpath(folder, root)}: {exc.strerror or exc}")
             return
         if gitignore and any(e.name == GITIGNORE for e in entries):
             spec = load_spec(folder)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -10,7 +13,7 @@ from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import SNIFF_BYTES, clip_line, echoed, invalid, open_regular, safe_text, shown
+from ._common import SNIFF_BYTES, NotRegularFile, clip_line, echoed, invalid, safe_text, shown
 from ._listing import check_limits, walk_roots
 from ._walk import depth_limit, walk
 
@@ -27,6 +30,48 @@ REGEX_TIME_LIMIT = 5.0
 MAX_REGEX_SIZE = 100_000
 
 
+class FileTooLarge(OSError):
+    """A file larger than :data:`MAX_FILE_BYTES`, which is not searched."""
+
+
+def read_searchable(path: str) -> bytes:
+    """The bytes of regular file ``path``; only the first SNIFF_BYTES of a binary file (a NUL
+    among them), which is never read whole.
+
+    Raises FileTooLarge past MAX_FILE_BYTES, NotRegularFile for a FIFO or a device (opened
+    without blocking, never read), and the OSError of the open or the read otherwise.
+    """
+    # os-level calls rather than a file object: over thousands of small files, building
+    # and closing a file object per file costs a fifth of a search that finds nothing.
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "the path is a folder", path)
+            raise NotRegularFile(errno.EINVAL, "the path is not a regular file", path)
+        if info.st_size > MAX_FILE_BYTES:
+            raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
+        data = os.read(fd, SNIFF_BYTES)
+        if len(data) < SNIFF_BYTES or b"\x00" in data:
+            return data
+        chunks = [data]
+        while True:
+            # Asking for one byte more than st_size reads an unchanged file in one call; a
+            # read of a regular file returns less than asked only at its end.
+            wanted = max(info.st_size + 1 - len(data), 1 << 16)
+            chunk = os.read(fd, wanted)
+            chunks.append(chunk)
+            if len(chunk) < wanted:
+                break
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 class RegexTooSlow(Exception):
     """A regular expression used up the search's :data:`REGEX_TIME_LIMIT`."""
 
@@ -35,8 +80,8 @@ class RegexTooLarge(ValueError):
     """A regular expression whose repetition counts multiply to more than MAX_REGEX_SIZE."""
 
 
-def _line_text(raw: bytes) -> str:
-    return clip_line(raw.decode("utf-8", "replace").rstrip("\r"))
+CLIP_AT = 500  # characters of a matching line shown (clip_line's limit)
+
 
 
 class BytesMatcher:
@@ -51,31 +96,40 @@ class BytesMatcher:
         self.needle = needle
         self.fold = fold
 
-    def lines(self, data: bytes) -> Iterator[tuple[int, str]] | None:
-        """(line number, line) per matching line; None for a binary file."""
+    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
+        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
         hay = data.lower() if self.fold else data
         needle = self.needle
         at = hay.find(needle)
         if at < 0:
-            return iter(())
+            return []
         if b"\x00" in data:
             return None
-        return self._lines(data, hay, at)
-
-    def _lines(self, data: bytes, hay: bytes, at: int) -> Iterator[tuple[int, str]]:
-        needle = self.needle
+        # One loop with its methods bound: on a match-heavy search this loop is most of the
+        # time, and a generator or a helper call per line costs as much as the search.
+        found: list[tuple[int, str]] = []
+        add = found.append
+        find_needle = hay.find
+        find = data.find
+        rfind = data.rfind
+        count = data.count
         line_no = 1
         counted = 0
         size = len(data)
-        while at >= 0:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
+        while at >= 0 and limit > 0:
+            start = rfind(b"\n", 0, at) + 1
+            end = find(b"\n", at)
             if end < 0:
                 end = size
-            line_no += data.count(b"\n", counted, start)
+            line_no += count(b"\n", counted, start)
             counted = start
-            yield line_no, _line_text(data[start:end])
-            at = hay.find(needle, end + 1)
+            text = data[start:end].decode("utf-8", "replace")
+            if text.endswith("\r"):
+                text = text.rstrip("\r")
+            add((line_no, text if len(text) <= CLIP_AT else clip_line(text, CLIP_AT)))
+            limit -= 1
+            at = find_needle(needle, end + 1)
+        return found
 
     def count(self, data: bytes) -> int | None:
         """How many lines match; None for a binary file."""
@@ -195,20 +249,21 @@ class RegexMatcher:
         finally:
             self.left = budget - (time.perf_counter() - started)
 
-    def lines(self, data: bytes) -> Iterator[tuple[int, str]] | None:
+    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
+        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
         matches = self._matches(data)
         if matches is None:
             return None
-        return self._numbered(matches)
-
-    @staticmethod
-    def _numbered(matches: Iterator[tuple[str, int, int]]) -> Iterator[tuple[int, str]]:
+        found: list[tuple[int, str]] = []
         line_no = 1
         counted = 0
         for text, start, end in matches:
             line_no += text.count("\n", counted, start)
             counted = start
-            yield line_no, clip_line(text[start:end].rstrip("\r"))
+            found.append((line_no, clip_line(text[start:end].rstrip("\r"), CLIP_AT)))
+            if len(found) >= limit:
+                break
+        return found
 
     def count(self, data: bytes) -> int | None:
         matches = self._matches(data)
@@ -389,6 +444,7 @@ class _Scan:
         self.binary_count = 0
         self.large: list[str] = []
         self.unreadable: list[str] = []
+        self.files_matched = 0
         self.full = False
 
     def run(self, starts: list[tuple[str, str, str]], limit: int | None,
@@ -396,9 +452,10 @@ class _Scan:
         """Search every start (a file, or a folder walked to depth ``limit``) until full."""
         root = self.tool.workspace.root
         for _path, real, kind in starts:
-            if kind == "file":
+            if kind != "directory":
+                # a FIFO or a device named by the model is reported as not searchable
                 self.file(real, explicit=True)
-            elif kind == "directory":
+            else:
                 for entry in walk(real, root=root, max_depth=limit,
                                   gitignore=not include_gitignored, errors=self.unreadable):
                     if entry.kind == "file":
@@ -410,21 +467,18 @@ class _Scan:
 
     def file(self, path: str, explicit: bool = False) -> None:
         try:
-            handle, info = open_regular(path, buffering=0)
-            with handle:
-                if info.st_size > MAX_FILE_BYTES:
-                    self.large.append(path)
-                    return
-                # Sniff first: a binary file (NUL in its first bytes) is never read whole.
-                data = handle.read(SNIFF_BYTES)
-                binary = b"\x00" in data
-                if not binary and len(data) == SNIFF_BYTES:
-                    data += handle.readall()
+            data = read_searchable(path)
+        except FileTooLarge:
+            self.large.append(path)
+            return
         except OSError as exc:
-            self.unreadable.append(f"{path}: {exc.strerror or exc}")
+            self.unreadable.append(f"{shown(self.tool, path)}: {exc.strerror or exc}")
+            return
+        if data.find(b"\x00", 0, SNIFF_BYTES) >= 0:
+            self._binary(path, explicit)
             return
         if self.count_only:
-            count = None if binary else self.matcher.count(data)
+            count = self.matcher.count(data)
             if count is None:
                 self._binary(path, explicit)
                 return
@@ -433,19 +487,17 @@ class _Scan:
                 self.total += count
                 self.counts.append({"path": shown(self.tool, path), "count": count})
             return
-        found = None if binary else self.matcher.lines(data)
+        found = self.matcher.lines(data, self.max_results - len(self.matches))
         if found is None:
             self._binary(path, explicit)
             return
         self.files_searched += 1
-        name = None
-        for line_no, text in found:
-            if name is None:
-                name = shown(self.tool, path)
-            self.matches.append({"path": name, "line": line_no, "text": text})
-            if len(self.matches) >= self.max_results:
-                self.full = True
-                return
+        if found:
+            name = shown(self.tool, path)
+            self.files_matched += 1
+            self.matches.extend([{"path": name, "line": line, "text": text}
+                                 for line, text in found])
+            self.full = len(self.matches) >= self.max_results
 
     def _binary(self, path: str, explicit: bool) -> None:
         self.binary_count += 1
@@ -464,7 +516,7 @@ class _Scan:
             truncated = self.full
             out["matches"] = self.matches
             out["count"] = len(self.matches)
-            out["files_matched"] = len({m["path"] for m in self.matches})
+            out["files_matched"] = self.files_matched
         out["files_searched"] = self.files_searched
         out["truncated"] = truncated
         if truncated:

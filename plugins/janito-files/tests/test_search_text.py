@@ -225,3 +225,68 @@ def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
     spanning = ok(files.call("SearchText", paths=".", query=r"value\nx|=1$|no\s", use_regex=True))
     assert [m["line"] for m in spanning["matches"]] == [2]
     fails(files.call("SearchText", paths=".", query=r"\p{L}", use_regex=True), "invalid_regex")
+
+
+def test_files_matched_counts_files_not_lines(files: Any, ws: Path) -> None:
+    (ws / "a.txt").write_text("needle\nneedle\n")
+    (ws / "b.txt").write_text("hay\nneedle\n")
+    (ws / "c.txt").write_text("hay\n")
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    assert (result["count"], result["files_matched"], result["files_searched"]) == (3, 2, 3)
+    capped = ok(files.call("SearchText", paths=".", query="needle", max_results=1))
+    assert (capped["count"], capped["files_matched"], capped["truncated"]) == (1, 1, True)
+
+
+def test_files_of_every_size_around_the_sniffed_head(files: Any, ws: Path) -> None:
+    from janito_files._common import SNIFF_BYTES
+
+    for size in (SNIFF_BYTES - 1, SNIFF_BYTES, SNIFF_BYTES + 1, 5 * SNIFF_BYTES + 3):
+        body = b"x\n" * (size // 2) + b"y" * (size % 2)
+        (ws / f"s{size}.txt").write_bytes(body[:-7] + b"needle\n")
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    expected = sorted((f"s{size}.txt", (size - 7) // 2 + 1)
+                      for size in (SNIFF_BYTES - 1, SNIFF_BYTES, SNIFF_BYTES + 1,
+                                   5 * SNIFF_BYTES + 3))
+    assert sorted((m["path"], m["line"]) for m in result["matches"]) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_a_fifo_is_reported_and_never_blocks_the_search(files: Any, ws: Path) -> None:
+    import os
+
+    (ws / "a.txt").write_text("needle\n")
+    os.mkfifo(ws / "pipe")
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    assert result["count"] == 1 and result["files_searched"] == 1
+    named = ok(files.call("SearchText", paths=["pipe", "a.txt"], query="needle"))
+    assert named["count"] == 1
+    assert named["unreadable"] == ["pipe: the path is not a regular file"], named
+
+
+def test_a_file_over_the_size_limit_is_named_not_searched(files: Any, ws: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from janito_files import search_text
+
+    monkeypatch.setattr(search_text, "MAX_FILE_BYTES", 100)
+    (ws / "big.txt").write_text("needle\n" * 50)
+    (ws / "small.txt").write_text("needle\n")
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    assert result["count"] == 1 and result["skipped_large"] == ["big.txt"]
+
+
+@pytest.mark.skipif(sys.platform == "win32" or (hasattr(__import__("os"), "geteuid")
+                                                 and __import__("os").geteuid() == 0),
+                    reason="permissions do not stop root")
+def test_unreadable_files_and_folders_are_named_from_the_workspace(files: Any, ws: Path) -> None:
+    (ws / "locked").mkdir()
+    (ws / "locked" / "x.txt").write_text("needle\n")
+    (ws / "secret.txt").write_text("needle\n")
+    (ws / "locked").chmod(0)
+    (ws / "secret.txt").chmod(0)
+    try:
+        result = ok(files.call("SearchText", paths=".", query="needle"))
+    finally:
+        (ws / "locked").chmod(0o755)
+        (ws / "secret.txt").chmod(0o644)
+    assert sorted(result["unreadable"]) == ["locked: Permission denied",
+                                            "secret.txt: Permission denied"]
