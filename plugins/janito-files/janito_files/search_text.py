@@ -9,6 +9,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
@@ -212,21 +213,14 @@ class RegexMatcher:
         self.scanner = scanner
         self.left = time_limit
 
-    def _matches(self, data: bytes) -> Iterator[tuple[str, int, int]] | None:
-        """(text, line start, line end) per matching line; None for a binary file."""
-        if b"\x00" in data:
-            return None
-        text = data.decode("utf-8", "replace")
-        if self.left is None:
-            scanner = self.scanner
-            return ((text, start, end) for start, end
-                    in matching_lines(text, scanner.finditer, scanner.groups, self.pattern.search))
-        return self._timed(text)
-
-    def _timed(self, text: str) -> Iterator[tuple[str, int, int]]:
+    def _spans(self, text: str, limit: int | None) -> list[tuple[int, int]]:
+        """(start, end) of the first ``limit`` lines of ``text`` holding a match (None: all)."""
         pattern = self.pattern
         scanner = self.scanner
-        budget = self.left if self.left is not None else 0.0
+        if self.left is None:
+            return list(islice(matching_lines(text, scanner.finditer, scanner.groups,
+                                              pattern.search), limit))
+        budget = self.left
         started = time.perf_counter()
 
         def timeout() -> float:
@@ -242,8 +236,7 @@ class RegexMatcher:
             return pattern.search(text, pos, endpos, timeout=timeout())
 
         try:
-            for start, end in matching_lines(text, finditer, scanner.groups, search):
-                yield text, start, end
+            return list(islice(matching_lines(text, finditer, scanner.groups, search), limit))
         except TimeoutError:
             raise RegexTooSlow from None
         finally:
@@ -251,25 +244,28 @@ class RegexMatcher:
 
     def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
         """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
-        matches = self._matches(data)
-        if matches is None:
+        if b"\x00" in data:
             return None
+        text = data.decode("utf-8", "replace")
         found: list[tuple[int, str]] = []
+        add = found.append
+        count = text.count
         line_no = 1
         counted = 0
-        for text, start, end in matches:
-            line_no += text.count("\n", counted, start)
+        for start, end in self._spans(text, limit):
+            line_no += count("\n", counted, start)
             counted = start
-            found.append((line_no, clip_line(text[start:end].rstrip("\r"), CLIP_AT)))
-            if len(found) >= limit:
-                break
+            line = text[start:end]
+            if line.endswith("\r"):
+                line = line.rstrip("\r")
+            add((line_no, line if len(line) <= CLIP_AT else clip_line(line, CLIP_AT)))
         return found
 
     def count(self, data: bytes) -> int | None:
-        matches = self._matches(data)
-        if matches is None:
+        """How many lines match; None for a binary file."""
+        if b"\x00" in data:
             return None
-        return sum(1 for _ in matches)
+        return len(self._spans(data.decode("utf-8", "replace"), None))
 
 
 def _parser() -> Any:
