@@ -124,6 +124,11 @@ def verdict(value: float, target: float, lower_is_better: bool = True) -> str:
     return "meets target" if ok else "MISSES target"
 
 
+def exit_status(*verdicts: str) -> int:
+    """The exit status of a benchmark: 1 when one of its verdicts missed its target."""
+    return 1 if any(v != "meets target" for v in verdicts) else 0
+
+
 def load_note() -> str:
     """The machine's load while the benchmark ran, for the record."""
     try:

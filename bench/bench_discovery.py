@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import Timing, alternate, load_note, timing_env, verdict
+from _common import Timing, alternate, exit_status, load_note, timing_env, verdict
 
 TOOL = '''from typing import Any
 from janito_core import BaseTool, tool
@@ -57,7 +57,7 @@ def write_distributions(folder: Path, count: int) -> None:
             (folder / package / f"t{tool_index}.py").write_text(TOOL.format(name=name))
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--sizes", default="10,100,500")
@@ -120,7 +120,10 @@ def main() -> None:
         growth = slopes[-1] / slopes[0]
         print(f"loading: the last slope is {growth:.2f}x the first (linear: under 1.5x): "
               f"{'linear' if growth < 1.5 else 'worse than linear'}")
+        if growth >= 1.5:
+            return 1
+    return exit_status(verdict(ratio.cpu, 2.0))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

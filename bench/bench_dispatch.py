@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any, Literal
 
-from _common import alternate_calls, load_note, verdict
+from _common import alternate_calls, exit_status, load_note, verdict
 
 from janito_core import BaseTool, Registry, tool
 from janito_core.dispatch import call_tool
@@ -44,7 +45,7 @@ class Six(BaseTool):
         return {"success": True}
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=15)
@@ -69,6 +70,7 @@ def main() -> None:
     print(f"  {'':<22} {'wall':>10} {'CPU':>10}")
     for name, value in medians.items():
         print(f"  {name:<22} {value.wall * 1e6:7.2f} µs {value.cpu * 1e6:7.2f} µs")
+    verdicts = []
     for label, direct, dispatched, target in (
         ("Ping", "Ping.run()", "call_tool Ping", 5.0),
         ("Six", "Six.run(**kwargs)", "call_tool Six (JSON)", 15.0),
@@ -78,7 +80,9 @@ def main() -> None:
         ratio = medians[dispatched].cpu / medians[direct].cpu
         print(f"{label}: {added:.2f} µs added in CPU time ({added_wall:.2f} µs wall; {ratio:.0f}x "
               f"the direct call; target at most {target:.0f} µs added): {verdict(added, target)}")
+        verdicts.append(verdict(added, target))
+    return exit_status(*verdicts)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,10 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, Command, alternate, load_note, make_venv, timing_env, verdict
+from _common import ROOT, Command, alternate, exit_status, load_note, make_venv, timing_env, verdict
 
 TARGET = 1.5
 
@@ -38,7 +39,7 @@ def check_output(janito: str, cwd: str) -> int:
     return len(rows)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
@@ -70,7 +71,8 @@ def main() -> None:
     print(f"janito tools --json ({tools} tools): {ratio.cpu:.2f}x the floor in CPU time, "
           f"{ratio.wall:.2f}x in wall time (target {TARGET}x): {verdict(ratio.cpu, TARGET)} "
           f"(CPU), {verdict(ratio.wall, TARGET)} (wall)")
+    return exit_status(verdict(ratio.cpu, TARGET))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
