@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import logging
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,17 +37,50 @@ PREVIEW_LIMIT = 50
 
 # -- keeping secrets out of imapclient's debug log ------------------------------------
 
-_active_secrets: list[str] = []
+class _OpenSessionSecrets:
+    """The secrets of the IMAP sessions open now, each counted once per session holding it.
+
+    Sessions may overlap (tool calls in threads): one ending must not unmask the secrets
+    of another still open.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def current(self) -> list[str]:
+        with self._lock:
+            return list(self._held)
+
+    @contextmanager
+    def holding(self, secrets: Sequence[str]) -> Iterator[None]:
+        with self._lock:
+            for secret in secrets:
+                self._held[secret] = self._held.get(secret, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                for secret in secrets:
+                    left = self._held.get(secret, 1) - 1
+                    if left > 0:
+                        self._held[secret] = left
+                    else:
+                        self._held.pop(secret, None)
+
+
+OPEN_SESSION_SECRETS = _OpenSessionSecrets()
 
 
 class _ScrubFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        if _active_secrets:
+        secrets = OPEN_SESSION_SECRETS.current()
+        if secrets:
             try:
                 message = record.getMessage()
             except Exception:
                 return True
-            record.msg = scrub(message, _active_secrets)
+            record.msg = scrub(message, secrets)
             record.args = ()
         return True
 
@@ -242,41 +276,40 @@ def imap_session(settings: Settings) -> Iterator[Mailbox]:
     from imapclient.exceptions import IMAPClientError
 
     server = f"{settings.imap_host}:{settings.imap_port}"
-    _active_secrets[:] = settings.secrets()
-    client = None
-    try:
+    with OPEN_SESSION_SECRETS.holding(settings.secrets()):
+        client = None
         try:
-            use_ssl = settings.imap_tls == "ssl"
-            context = settings.ssl_context() if settings.imap_tls != "none" else None
-            client = IMAPClient(settings.imap_host, port=settings.imap_port, ssl=use_ssl,
-                                ssl_context=context, timeout=settings.timeout)
-            if settings.imap_tls == "starttls":
-                client.starttls(context)
-            if settings.oauth_token:
-                client.oauth2_login(settings.username, settings.oauth_token)
-            else:
-                client.login(settings.username, settings.password or "")
-        except MailError:
-            raise
-        except Exception as exc:
-            raise classify(exc, server=server) from None
-        mailbox = Mailbox(client, settings)
-        try:
-            yield mailbox
-        except MailError:
-            raise
-        except (IMAPClientError, OSError, EOFError) as exc:  # the server or the network
-            raise classify(exc, server=server) from None
-    finally:
-        if client is not None:
             try:
-                client.logout()
-            except Exception:
+                use_ssl = settings.imap_tls == "ssl"
+                context = settings.ssl_context() if settings.imap_tls != "none" else None
+                client = IMAPClient(settings.imap_host, port=settings.imap_port, ssl=use_ssl,
+                                    ssl_context=context, timeout=settings.timeout)
+                if settings.imap_tls == "starttls":
+                    client.starttls(context)
+                if settings.oauth_token:
+                    client.oauth2_login(settings.username, settings.oauth_token)
+                else:
+                    client.login(settings.username, settings.password or "")
+            except MailError:
+                raise
+            except Exception as exc:
+                raise classify(exc, server=server) from None
+            mailbox = Mailbox(client, settings)
+            try:
+                yield mailbox
+            except MailError:
+                raise
+            except (IMAPClientError, OSError, EOFError) as exc:  # the server or the network
+                raise classify(exc, server=server) from None
+        finally:
+            if client is not None:
                 try:
-                    client.shutdown()
+                    client.logout()
                 except Exception:
-                    pass
-        _active_secrets[:] = []
+                    try:
+                        client.shutdown()
+                    except Exception:
+                        pass
 
 
 # -- selections ---------------------------------------------------------------------

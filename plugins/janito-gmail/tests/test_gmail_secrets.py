@@ -113,3 +113,20 @@ def test_settings_repr_hides_credentials(mail_env: dict[str, str]) -> None:
     settings = Settings.load()
     assert servers.PASSWORD not in repr(settings)
     assert servers.PASSWORD not in str(settings)
+
+
+def test_a_session_ending_does_not_unmask_another_still_open(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from janito_gmail._imap import OPEN_SESSION_SECRETS
+
+    caplog.set_level(logging.DEBUG)
+    log = logging.getLogger("imapclient.imaplib")
+    with OPEN_SESSION_SECRETS.holding(["first-secret", "shared-secret"]):
+        with OPEN_SESSION_SECRETS.holding(["second-secret", "shared-secret"]):
+            log.debug("both open: %s %s %s", "first-secret", "second-secret", "shared-secret")
+        log.debug("second closed: %s %s", "first-secret", "shared-secret")
+    log.debug("all closed: %s", "not-a-secret-now")
+    lines = [r.getMessage() for r in caplog.records if r.name == "imapclient.imaplib"]
+    assert not [line for line in lines if "-secret" in line and "not-a-secret" not in line]
+    assert lines[-1] == "all closed: not-a-secret-now"
+    assert OPEN_SESSION_SECRETS.current() == []
