@@ -20,6 +20,7 @@ import enum
 import math
 import types
 import typing
+from collections.abc import Collection
 from typing import Any, Callable, Literal, Union
 
 Errors = list[dict[str, str]]
@@ -511,6 +512,21 @@ def _object_info(
             "additionalProperties": False,
         }
 
+    convert = _object_converter(fields, required, closed=True, build=build, owner=owner.__name__)
+    return TypeInfo(schema, convert, strict, problem)
+
+
+def _object_converter(fields: dict[str, TypeInfo], required: Collection[str], *, closed: bool,
+                      build: Callable[[dict[str, Any]], Any] | None = None,
+                      owner: str = "") -> Converter:
+    """A converter for a JSON object whose known fields are ``fields``.
+
+    Unknown keys are errors when ``closed``, else passed through as they are. null for an
+    optional field that cannot be null means "not given", as it does for a parameter.
+    ``build`` turns the converted fields into the value (a dataclass, say); its failure is
+    reported as ``cannot build <owner>``.
+    """
+
     def convert(raw: Any, path: str, errors: Errors) -> Any:
         raw = _maybe_json(raw, dict)
         if not isinstance(raw, dict):
@@ -520,7 +536,10 @@ def _object_info(
         for key, value in raw.items():
             info = fields.get(key)
             if info is None:
-                _fail(errors, f"{path}.{key}", "unknown field")
+                if closed:
+                    _fail(errors, f"{path}.{key}", "unknown field")
+                else:
+                    out[key] = value
                 continue
             if value is None and key not in required and not info.nullable:
                 continue
@@ -530,12 +549,14 @@ def _object_info(
                 _fail(errors, f"{path}.{key}", "missing required field")
         if len(errors) != before:
             return INVALID
+        if build is None:
+            return out
         try:
             return build(out)
         except Exception as exc:
-            return _fail(errors, path, f"cannot build {owner.__name__}: {exc}")
+            return _fail(errors, path, f"cannot build {owner}: {exc}")
 
-    return TypeInfo(schema, convert, strict, problem)
+    return convert
 
 
 def _dataclass_info(dc: type, field_docs: Any) -> TypeInfo:
@@ -664,27 +685,7 @@ def json_schema_info(node: Any) -> TypeInfo:
         fields = {k: json_schema_info(v) for k, v in properties.items()}
         required = [k for k in node.get("required", []) if isinstance(k, str)]
         closed = node.get("additionalProperties") is False
-
-        def convert_object(value: Any, path: str, errors: Errors) -> Any:
-            value = _maybe_json(value, dict)
-            if not isinstance(value, dict):
-                return _fail(errors, path, f"expected an object, got {describe(value)}")
-            before = len(errors)
-            out: dict[str, Any] = {}
-            for key, item in value.items():
-                info = fields.get(key)
-                if info is None:
-                    if closed:
-                        _fail(errors, f"{path}.{key}", "unknown field")
-                    else:
-                        out[key] = item
-                    continue
-                out[key] = info.convert(item, f"{path}.{key}", errors)
-            for key in required:
-                if key not in value:
-                    _fail(errors, f"{path}.{key}", "missing required field")
-            return INVALID if len(errors) != before else out
-
+        convert_object = _object_converter(fields, required, closed=closed)
         return TypeInfo(node, convert_object, None)
     return TypeInfo(node, _conv_any, None)
 

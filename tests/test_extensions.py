@@ -45,6 +45,29 @@ def test_an_open_declared_schema_passes_undeclared_arguments_through() -> None:
     assert result == {"success": True, "received": {"anything": [1, 2]}}
 
 
+def test_nested_declared_objects_follow_the_rules_of_typed_objects() -> None:
+    registry = Registry(autoload=())
+    registry.add_tool(_declared("remote__nested", {
+        "type": "object",
+        "properties": {"options": {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}, "label": {"type": "string"}},
+            "required": ["depth"],
+            "additionalProperties": False,
+        }, "extra": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+        "required": ["options"],
+    }))
+    # null for an optional field that cannot be null means "not given"; an open object
+    # keeps undeclared keys, a closed one refuses them
+    ok = call_tool("remote__nested", {"options": {"depth": "2", "label": None},
+                                      "extra": {"n": "1", "kept": True}}, registry=registry)
+    assert ok["received"] == {"options": {"depth": 2}, "extra": {"n": 1, "kept": True}}
+    bad = call_tool("remote__nested", {"options": {"label": "x", "colour": "red"}},
+                    registry=registry)
+    assert bad["error_type"] == "invalid_arguments"
+    assert sorted(d["field"] for d in bad["details"]) == ["options.colour", "options.depth"]
+
+
 def test_a_class_bound_to_two_names_is_one_tool() -> None:
     module = types.ModuleType("twice")
     cls = _declared("Twice", {"type": "object", "properties": {}})
