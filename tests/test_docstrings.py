@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from janito_core.schema import parse_param_docs
 
 
@@ -117,3 +120,19 @@ def test_the_style_is_detected_rest_first_and_prose_gives_nothing() -> None:
 def test_tabs_count_as_indentation() -> None:
     doc = "Do it.\n\n\tArgs:\n\t\tpath: Where.\n\t\t\tStill where.\n\tReturns:\n\t\tx: no.\n"
     assert parse_param_docs(doc) == {"path": "Where. Still where."}
+
+
+_DOC_PIECES = ["Args:", "Parameters", "----------", ":param x:", ":param int y: text",
+               "    name: text", "        more", "name (int): t", "x, y : int", "", "  ",
+               "\t", "Returns:", "See Also", "--------", "- a: b", r"\*args : T", ":", "(",
+               "a (b: c", "Args :", "\x00", "é: ü"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_DOC_PIECES), st.text(max_size=20)), max_size=30),
+       st.integers(0, 8))
+@settings(max_examples=300, deadline=None)
+def test_any_docstring_gives_a_mapping_and_never_raises(lines: list[str], indent: int) -> None:
+    doc = "\n".join(" " * (indent * (i % 3)) + line for i, line in enumerate(lines))
+    found = parse_param_docs(doc)
+    assert isinstance(found, dict)
+    assert all(isinstance(k, str) and k and isinstance(v, str) for k, v in found.items())
