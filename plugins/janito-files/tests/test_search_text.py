@@ -274,19 +274,25 @@ def test_a_file_over_the_size_limit_is_named_not_searched(files: Any, ws: Path,
     assert result["count"] == 1 and result["skipped_large"] == ["big.txt"]
 
 
-@pytest.mark.skipif(sys.platform == "win32" or (hasattr(__import__("os"), "geteuid")
-                                                 and __import__("os").geteuid() == 0),
-                    reason="permissions do not stop root")
-def test_unreadable_files_and_folders_are_named_from_the_workspace(files: Any, ws: Path) -> None:
-    (ws / "locked").mkdir()
-    (ws / "locked" / "x.txt").write_text("needle\n")
-    (ws / "secret.txt").write_text("needle\n")
-    (ws / "locked").chmod(0)
-    (ws / "secret.txt").chmod(0)
+def test_a_folder_that_cannot_be_opened_is_named_from_the_workspace(files: Any, ws: Path) -> None:
+    """A folder whose absolute path is past PATH_MAX cannot be opened, even by root."""
+    import os
+
+    (ws / "a.txt").write_text("needle\n")
+    name = "d" * 200
+    fd = os.open(ws, os.O_RDONLY)
     try:
-        result = ok(files.call("SearchText", paths=".", query="needle"))
+        depth = 0
+        while len(str(ws)) + depth * (len(name) + 1) <= 4200:
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+            depth += 1
     finally:
-        (ws / "locked").chmod(0o755)
-        (ws / "secret.txt").chmod(0o644)
-    assert sorted(result["unreadable"]) == ["locked: Permission denied",
-                                            "secret.txt: Permission denied"]
+        os.close(fd)
+    result = ok(files.call("SearchText", paths=".", query="needle"))
+    assert result["count"] == 1
+    [problem] = result["unreadable"]
+    assert problem.startswith(f"{name}/{name}/") and problem.endswith(": File name too long")
+    assert str(ws) not in problem
