@@ -11,35 +11,13 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import re
 import sys
 import typing
 from typing import Any, Literal
 
 from janito_core import BaseTool
+from janito_core.schema import parse_param_docs
 from janito_core.workspace import Workspace
-
-
-def _param_docs(doc: str | None) -> dict[str, str]:
-    docs: dict[str, str] = {}
-    if not doc:
-        return docs
-    current = None
-    in_args = False
-    for line in inspect.cleandoc(doc).splitlines():
-        if line.strip() in ("Args:", "Arguments:", "Parameters:"):
-            in_args = True
-            continue
-        if in_args:
-            match = re.match(r"^\s{2,}(\w+)(?: \(.*?\))?:\s*(.*)$", line)
-            if match:
-                current = match.group(1)
-                docs[current] = match.group(2)
-            elif line.startswith("    ") and current:
-                docs[current] += " " + line.strip()
-            elif line.strip() and not line.startswith(" "):
-                in_args = False
-    return docs
 
 
 def _strip_optional(tp: Any) -> Any:
@@ -56,7 +34,7 @@ def build_parser(tool: type[BaseTool]) -> argparse.ArgumentParser:
         description=doc[0] if doc else None,
     )
     hints = typing.get_type_hints(tool.run)
-    docs = _param_docs(tool.run.__doc__)
+    docs = parse_param_docs(tool.run.__doc__)
     for name, param in inspect.signature(tool.run).parameters.items():
         if name == "self" or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
             continue

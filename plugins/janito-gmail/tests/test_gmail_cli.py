@@ -58,6 +58,15 @@ def test_help_lists_documented_options(tmp_path: Path) -> None:
         assert option in proc.stdout
 
 
+def test_help_keeps_whole_descriptions_with_colons_inside(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "janito_gmail.count_emails", "--help"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, "COLUMNS": "400"})
+    assert proc.returncode == 0
+    # the help of --query goes on past "older_than:7d", which starts a continuation line
+    assert "older_than:7d\"); on other servers" in " ".join(proc.stdout.split())
+
+
 def test_missing_dovecot_skips_or_fails_under_ci(tmp_path: Path) -> None:
     """The server tests skip with a reason without dovecot, and fail instead under CI=true."""
     env = dict(os.environ)
