@@ -27,21 +27,23 @@ def build_parser(cls: type) -> argparse.ArgumentParser:
     from .schema import tool_schema
 
     schema = tool_schema(cls)
-    parser = argparse.ArgumentParser(prog=f"python -m {cls.__module__}",
+    parser = argparse.ArgumentParser(prog=f"python -m {module_name(cls)}",
                                      description=schema.description)
     for name, param in schema.params.items():
-        kind = param.info.schema.get("type")
-        is_array = kind == "array"
+        node = param.info.schema
+        forms = [node.get("type"), *(o.get("type") for o in node.get("anyOf", ()) if isinstance(o, dict))]
+        is_array = "array" in forms  # a list, or a list or one value: several may be given
         help_text = param.description or ""
         if param.required:
             parser.add_argument(name, nargs="+" if is_array else None, help=help_text)
-        elif kind == "boolean":
+        elif "boolean" in forms:
             option = "--" + name.replace("_", "-")
             parser.add_argument(option, dest=name, default=None,
                                 action=argparse.BooleanOptionalAction, help=help_text)
         else:
             option = "--" + name.replace("_", "-")
-            parser.add_argument(option, dest=name, default=None,
+            choices = [str(v) for v in node["enum"]] if isinstance(node.get("enum"), list) else None
+            parser.add_argument(option, dest=name, default=None, choices=choices,
                                 nargs="+" if is_array else None, help=help_text)
     parser.add_argument("--json", dest="_json", action="store_true",
                         help="print the whole result as JSON")
@@ -50,8 +52,18 @@ def build_parser(cls: type) -> argparse.ArgumentParser:
     return parser
 
 
+def module_name(cls: type) -> str:
+    """The module ``cls`` comes from, by its import name even when run as ``python -m``."""
+    module = cls.__module__
+    if module == "__main__":
+        spec = getattr(sys.modules["__main__"], "__spec__", None)
+        module = getattr(spec, "name", None) or module
+    return module
+
+
 def run_main(cls: type, argv: list[str] | None = None) -> int:
-    """Parse ``argv``, call the tool through dispatch, print the result, exit 0 or 1."""
+    """Parse ``argv``, call the tool through dispatch, print the result; exit status 0 on
+    success, 1 on failure, 2 when the tool cannot work here (``should_load`` said why)."""
     from .dispatch import call_tool
     from .registry import Registry
     from .workspace import Workspace
@@ -62,22 +74,48 @@ def run_main(cls: type, argv: list[str] | None = None) -> int:
     workspace_root = namespace.pop("_workspace")
     arguments = {k: v for k, v in namespace.items() if v is not None}
     registry = Registry(autoload=(), workspace=Workspace(workspace_root))
-    registry.add_tool(cls, toolset="main", distribution=cls.__module__.split(".")[0])
-    result = call_tool(cls.__name__, arguments, registry=registry)
+    record = registry.add_tool(cls, toolset="main", distribution=module_name(cls).split(".")[0])
+    if record.status != "loaded":
+        result: dict[str, Any] = {"success": False, "error_type": "tool_unavailable",
+                                  "error": f"{cls.__name__} cannot run here: {record.reason}"}
+        code = 2
+    else:
+        result = call_tool(cls.__name__, arguments, registry=registry)
+        code = 0 if result.get("success") else 1
     if as_json:
-        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        _write(json.dumps(result, indent=2, ensure_ascii=False), sys.stdout)
     else:
         _print_human(result)
-    code = 0 if result.get("success") else 1
     if argv is None:
         sys.exit(code)
     return code
 
 
 def _print_human(result: dict[str, Any]) -> None:
-    for key, value in result.items():
-        if isinstance(value, str) and "\n" in value:
-            sys.stdout.write(f"{key}:\n{value}\n")
-        else:
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            sys.stdout.write(f"{key}: {text}\n")
+    """What a person at the shell wants: a run's output streams as they are, then the error
+    on stderr; or a file's text as it is; any other result as indented JSON."""
+    streams = [(result.get(key), stream) for key, stream in (("stdout", sys.stdout),
+                                                              ("stderr", sys.stderr))]
+    for text, stream in streams:
+        if isinstance(text, str) and text:
+            _write(text.removesuffix("\n"), stream)
+    if not result.get("success"):
+        _write(f"error ({result.get('error_type')}): {result.get('error')}", sys.stderr)
+    elif any(isinstance(text, str) for text, _ in streams):
+        pass  # a run's output streams are its result
+    elif isinstance(result.get("content"), str):
+        _write(result["content"], sys.stdout)
+    else:
+        _write(json.dumps(result, indent=2, ensure_ascii=False), sys.stdout)
+
+
+def _write(text: str, stream: Any) -> None:
+    """Write a line that may hold characters the terminal's encoding lacks, escaped."""
+    data = (text + "\n").encode("utf-8", "backslashreplace")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        stream.flush()
+        buffer.write(data)
+        buffer.flush()
+    else:
+        stream.write(data.decode("utf-8"))
