@@ -44,10 +44,10 @@ class CreateDirectory(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run CreateDirectory from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run CreateDirectory from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(CreateDirectory, argv)
+    return run_main(CreateDirectory, argv)
 
 
 if __name__ == "__main__":

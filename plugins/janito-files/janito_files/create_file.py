@@ -62,10 +62,10 @@ class CreateFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run CreateFile from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run CreateFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(CreateFile, argv)
+    return run_main(CreateFile, argv)
 
 
 if __name__ == "__main__":

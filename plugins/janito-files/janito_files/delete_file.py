@@ -51,10 +51,10 @@ class DeleteFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run DeleteFile from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run DeleteFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(DeleteFile, argv)
+    return run_main(DeleteFile, argv)
 
 
 if __name__ == "__main__":

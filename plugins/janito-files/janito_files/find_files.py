@@ -95,10 +95,10 @@ class FindFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run FindFiles from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run FindFiles from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(FindFiles, argv)
+    return run_main(FindFiles, argv)
 
 
 if __name__ == "__main__":

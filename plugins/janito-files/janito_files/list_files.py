@@ -60,10 +60,10 @@ class ListFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ListFiles from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run ListFiles from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(ListFiles, argv)
+    return run_main(ListFiles, argv)
 
 
 if __name__ == "__main__":

@@ -137,10 +137,10 @@ def _rmtree(path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run MoveFile from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run MoveFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(MoveFile, argv)
+    return run_main(MoveFile, argv)
 
 
 if __name__ == "__main__":

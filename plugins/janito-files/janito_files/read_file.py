@@ -59,10 +59,10 @@ class ReadFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ReadFile from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run ReadFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(ReadFile, argv)
+    return run_main(ReadFile, argv)
 
 
 if __name__ == "__main__":

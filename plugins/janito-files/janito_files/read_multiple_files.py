@@ -78,10 +78,10 @@ class ReadMultipleFiles(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ReadMultipleFiles from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run ReadMultipleFiles from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(ReadMultipleFiles, argv)
+    return run_main(ReadMultipleFiles, argv)
 
 
 if __name__ == "__main__":

@@ -119,10 +119,10 @@ class ReplaceTextInFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ReplaceTextInFile from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run ReplaceTextInFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(ReplaceTextInFile, argv)
+    return run_main(ReplaceTextInFile, argv)
 
 
 if __name__ == "__main__":

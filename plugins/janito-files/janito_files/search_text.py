@@ -535,10 +535,10 @@ class _Scan:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run SearchText from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run SearchText from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(SearchText, argv)
+    return run_main(SearchText, argv)
 
 
 if __name__ == "__main__":

@@ -94,10 +94,10 @@ class WordCount(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run WordCount from the command line (see janito_files._cli)."""
-    from ._cli import run_cli
+    """Run WordCount from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    return run_cli(WordCount, argv)
+    return run_main(WordCount, argv)
 
 
 if __name__ == "__main__":

@@ -72,11 +72,14 @@ def test_workspace_option(here: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert json.loads(capsys.readouterr().out)["content"] == "gamma\n"
 
 
-def test_bad_option_is_a_usage_error(here: Path) -> None:
+def test_arguments_are_checked_as_a_model_s_would_be(here: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from janito_files.read_file import main
 
+    assert main(["a.txt", "--max-lines", "many"]) == 1
+    assert "error (invalid_arguments)" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
-        main(["a.txt", "--max-lines", "many"])
+        main(["a.txt", "--no-such-option"])
     assert exc.value.code == 2
 
 
