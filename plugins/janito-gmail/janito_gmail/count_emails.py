@@ -7,7 +7,6 @@ from typing import Any
 from janito_core import tool
 
 from ._base import MailTool
-from ._cli import main_for
 from ._imap import Selection, imap_session
 from ._settings import Settings
 
@@ -59,8 +58,11 @@ class CountEmails(MailTool):
         return self.execute(action, **echo)
 
 
-def main() -> None:
-    main_for(CountEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run CountEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(CountEmails, argv)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from janito_core import tool
 
 from ._base import MailTool
 from ._changes import run_change
-from ._cli import main_for
 from ._imap import Mailbox
 
 GMAIL_NOTE = (
@@ -59,8 +58,11 @@ class DeleteEmails(MailTool):
         )
 
 
-def main() -> None:
-    main_for(DeleteEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run DeleteEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(DeleteEmails, argv)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from typing import Any
 from janito_core import tool
 
 from ._base import MailTool
-from ._cli import main_for
 from ._imap import imap_session
 from ._settings import Settings
 
@@ -47,8 +46,11 @@ class ListFolders(MailTool):
         return self.execute(action, include_counts=include_counts)
 
 
-def main() -> None:
-    main_for(ListFolders)
+def main(argv: list[str] | None = None) -> int:
+    """Run ListFolders from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(ListFolders, argv)
 
 
 if __name__ == "__main__":

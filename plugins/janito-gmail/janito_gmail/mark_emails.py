@@ -8,7 +8,6 @@ from janito_core import tool
 
 from ._base import MailTool
 from ._changes import run_change
-from ._cli import main_for
 from ._imap import FLAGGED, SEEN, Mailbox
 
 _ACTIONS = {
@@ -65,8 +64,11 @@ class MarkEmails(MailTool):
         )
 
 
-def main() -> None:
-    main_for(MarkEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run MarkEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(MarkEmails, argv)
 
 
 if __name__ == "__main__":

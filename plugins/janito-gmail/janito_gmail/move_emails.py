@@ -8,7 +8,6 @@ from janito_core import tool
 
 from ._base import MailTool
 from ._changes import run_change
-from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
 
@@ -71,8 +70,11 @@ class MoveEmails(MailTool):
         )
 
 
-def main() -> None:
-    main_for(MoveEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run MoveEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(MoveEmails, argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from janito_core import tool
 
 from . import _mime
 from ._base import MailTool
-from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import FLAGGED, SEEN, Mailbox, Selection, imap_session, section
 from ._settings import Settings
@@ -226,8 +225,11 @@ def _text_from_raw(raw: bytes, content_type: str) -> str:
     return ""
 
 
-def main() -> None:
-    main_for(ReadEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run ReadEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(ReadEmails, argv)
 
 
 if __name__ == "__main__":

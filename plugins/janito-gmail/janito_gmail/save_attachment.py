@@ -11,7 +11,6 @@ from janito_core import tool
 
 from . import _mime
 from ._base import MailTool
-from ._cli import main_for
 from ._errors import EXISTS, INVALID_ARGUMENTS, NOT_FOUND, WRITE_FAILED, MailError
 from ._imap import imap_session, section
 from ._settings import Settings
@@ -137,8 +136,11 @@ class SaveAttachment(MailTool):
                                           f"{exc.strerror or exc}") from None
 
 
-def main() -> None:
-    main_for(SaveAttachment)
+def main(argv: list[str] | None = None) -> int:
+    """Run SaveAttachment from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(SaveAttachment, argv)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from janito_core import tool
 
 from . import _mime
 from ._base import MailTool
-from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError, classify
 from ._imap import imap_session, section
 from ._settings import Settings
@@ -185,8 +184,11 @@ class SendEmail(MailTool):
                     smtp.close()
 
 
-def main() -> None:
-    main_for(SendEmail)
+def main(argv: list[str] | None = None) -> int:
+    """Run SendEmail from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(SendEmail, argv)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from janito_core import tool
 
 from ._base import MailTool
 from ._changes import run_change
-from ._cli import main_for
 from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
 from ._imap import Mailbox
 from .move_emails import move
@@ -63,8 +62,11 @@ class TrashEmails(MailTool):
         )
 
 
-def main() -> None:
-    main_for(TrashEmails)
+def main(argv: list[str] | None = None) -> int:
+    """Run TrashEmails from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(TrashEmails, argv)
 
 
 if __name__ == "__main__":

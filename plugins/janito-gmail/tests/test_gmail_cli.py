@@ -28,10 +28,10 @@ def test_modules_run_alone(mail_env: dict[str, str], dovecot: Any, folder: str,
     uids = servers.seed(dovecot, folder, [servers.plain_message(1),
                                           servers.attachment_message(2, b"%PDF-cli")])
     env = dict(os.environ)
-    code, result, _ = run_module("mark_emails", "--folder", folder, "--mark", "read",
+    code, result, _ = run_module("mark_emails", "read", "--folder", folder,
                                  "--ids", *map(str, uids), "--dry-run", env=env, cwd=tmp_path)
     assert (code, result["dry_run"], result["count"], result["mark"]) == (0, True, 2, "read")
-    code, result, _ = run_module("save_attachment", "--id", str(uids[1]), "--folder", folder,
+    code, result, _ = run_module("save_attachment", str(uids[1]), "--folder", folder,
                                  "--filename", "report.pdf", "--json", env=env, cwd=tmp_path)
     assert code == 0 and (tmp_path / "report.pdf").read_bytes() == b"%PDF-cli"
     code, result, _ = run_module("read_emails", "--folder", "Missing", "--limit", "3",
@@ -54,8 +54,10 @@ def test_help_lists_documented_options(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "janito_gmail.send_email", "--help"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert proc.returncode == 0
-    for option in ("--to", "--cc", "--bcc", "--subject", "--body", "--in-reply-to", "--json"):
+    # required parameters are positional, the others options
+    for option in ("to", "body", "--cc", "--bcc", "--subject", "--in-reply-to", "--json"):
         assert option in proc.stdout
+    assert "Recipient addresses" in proc.stdout
 
 
 def test_help_keeps_whole_descriptions_with_colons_inside(tmp_path: Path) -> None:
