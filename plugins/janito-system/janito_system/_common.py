@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -12,8 +11,6 @@ from janito_core import WorkspaceError, failure
 from ._process import run_process
 
 if TYPE_CHECKING:
-    import argparse
-
     from janito_core import BaseTool
 
 DEFAULT_TIMEOUT = 60
@@ -201,51 +198,3 @@ def _signal_name(code: int) -> str:
         return signal.Signals(-code).name
     except ValueError:
         return f"signal {-code}"
-
-
-# -- the command-line harness of the run tools ------------------------------------------
-
-
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--working-directory", "-d", default=None,
-                        help="folder to run in, inside the workspace (default: its root)")
-    parser.add_argument("--timeout", "-t", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds before the run is killed (default {DEFAULT_TIMEOUT})")
-    parser.add_argument("--no-capture-output", action="store_true",
-                        help="discard standard output instead of returning it")
-    parser.add_argument("--no-capture-errors", action="store_true",
-                        help="discard standard error instead of returning it")
-    parser.add_argument("--workspace", default=None,
-                        help="workspace root (default: the current folder)")
-    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
-
-
-def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of ``run()`` that ``add_common_arguments`` put on the command line."""
-    return {
-        "working_directory": args.working_directory,
-        "timeout": args.timeout,
-        "capture_output": not args.no_capture_output,
-        "capture_errors": not args.no_capture_errors,
-    }
-
-
-def print_result(result: dict[str, Any], as_json: bool) -> int:
-    """Print a tool result for a person (or as JSON) and return the exit status."""
-    if as_json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        for key in ("stdout", "stderr"):
-            text = result.get(key)
-            if text:
-                stream = sys.stdout if key == "stdout" else sys.stderr
-                stream.write(text if text.endswith("\n") else text + "\n")
-        if not result.get("success"):
-            print(f"error ({result.get('error_type')}): {result.get('error')}", file=sys.stderr)
-    return 0 if result.get("success") else 1
-
-
-def workspace_from(path: str | None) -> Any:
-    from janito_core import Workspace
-
-    return Workspace(path)

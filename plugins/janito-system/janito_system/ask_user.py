@@ -64,22 +64,10 @@ class AskUser(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import json
+    """Run AskUser from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(prog="python -m janito_system.ask_user",
-                                     description="Ask a question in the terminal.")
-    parser.add_argument("question", help="the question to ask")
-    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
-    args = parser.parse_args(argv)
-    result = AskUser().run(question=args.question)
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    elif result["success"]:
-        print(result["answer"])
-    else:
-        print(f"error ({result['error_type']}): {result['error']}", file=sys.stderr)
-    return 0 if result["success"] else 1
+    return run_main(AskUser, argv)
 
 
 if __name__ == "__main__":

@@ -103,24 +103,10 @@ def _zone(name: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import json
+    """Run GetCurrentTime from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(prog="python -m janito_system.get_current_time",
-                                     description="Print the current date and time.")
-    parser.add_argument("--utc", "-u", action="store_true", help="give the time in UTC")
-    parser.add_argument("--timezone", "-z", default=None, help="an IANA time zone name")
-    parser.add_argument("--format", "-f", default=None, help="a strftime pattern")
-    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
-    args = parser.parse_args(argv)
-    result = GetCurrentTime().run(utc=args.utc, timezone=args.timezone, format=args.format)
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    elif result["success"]:
-        print(result.get("formatted") or result["iso_time"])
-    else:
-        print(f"error ({result['error_type']}): {result['error']}")
-    return 0 if result["success"] else 1
+    return run_main(GetCurrentTime, argv)
 
 
 if __name__ == "__main__":

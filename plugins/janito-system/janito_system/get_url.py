@@ -439,38 +439,10 @@ def truncate_text(text: str, max_length: int | None, max_lines: int | None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import json
+    """Run GetUrl from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(prog="python -m janito_system.get_url",
-                                     description="Fetch a URL as text the way a model's call would.")
-    parser.add_argument("url", help="the http:// or https:// URL")
-    parser.add_argument("--max-length", "-l", type=int, default=5000,
-                        help="most characters to return (0: no limit)")
-    parser.add_argument("--max-lines", "-n", type=int, default=200,
-                        help="most lines to return (0: no limit)")
-    parser.add_argument("--timeout", "-t", type=float, default=10, help="seconds (default 10)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
-                        help="stop downloading after this many bytes")
-    parser.add_argument("--no-follow-redirects", action="store_true",
-                        help="report a redirect instead of following it")
-    parser.add_argument("--raw", action="store_true", help="keep HTML source as it is")
-    parser.add_argument("--include-links", action="store_true",
-                        help="write links as 'text (url)'")
-    parser.add_argument("--json", "-j", action="store_true", help="print the result as JSON")
-    args = parser.parse_args(argv)
-    result = GetUrl().run(
-        url=args.url, max_length=args.max_length or None, max_lines=args.max_lines or None,
-        timeout=args.timeout, follow_redirects=not args.no_follow_redirects,
-        max_bytes=args.max_bytes, raw=args.raw, include_links=args.include_links,
-    )
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    elif result["success"]:
-        print(result["content"])
-    else:
-        print(f"error ({result['error_type']}): {result['error']}")
-    return 0 if result["success"] else 1
+    return run_main(GetUrl, argv)
 
 
 if __name__ == "__main__":

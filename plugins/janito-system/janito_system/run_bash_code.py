@@ -11,14 +11,10 @@ from janito_core import BaseTool, tool
 from ._common import (
     DEFAULT_TIMEOUT,
     RunCall,
-    add_common_arguments,
     child_env,
     echo_text,
     has_process_groups,
     preview,
-    print_result,
-    run_options,
-    workspace_from,
 )
 from ._errors import guarded
 
@@ -122,20 +118,10 @@ class RunBashCode(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    """Run RunBashCode from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(
-        prog="python -m janito_system.run_bash_code",
-        description="Run shell code in the workspace the way a model's call would.",
-    )
-    parser.add_argument("--code", "-c", required=True, help="the shell code to run")
-    parser.add_argument("--bash-executable", "-b", default=None,
-                        help="shell to use (default: bash from PATH, else sh)")
-    add_common_arguments(parser)
-    args = parser.parse_args(argv)
-    result = RunBashCode(workspace_from(args.workspace)).run(
-        code=args.code, bash_executable=args.bash_executable, **run_options(args))
-    return print_result(result, args.json)
+    return run_main(RunBashCode, argv)
 
 
 if __name__ == "__main__":

@@ -10,14 +10,10 @@ from ._common import (
     DEFAULT_TIMEOUT,
     PYTHON_ENV,
     RunCall,
-    add_common_arguments,
     child_env,
     echo_text,
     has_process_groups,
     preview,
-    print_result,
-    run_options,
-    workspace_from,
 )
 from ._errors import guarded
 
@@ -80,20 +76,10 @@ class RunPythonCode(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    """Run RunPythonCode from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(
-        prog="python -m janito_system.run_python_code",
-        description="Run Python code in the workspace the way a model's call would.",
-    )
-    parser.add_argument("--code", "-c", required=True, help="the Python code to run")
-    parser.add_argument("--python-executable", "-p", default=None,
-                        help="interpreter to use (default: this one)")
-    add_common_arguments(parser)
-    args = parser.parse_args(argv)
-    result = RunPythonCode(workspace_from(args.workspace)).run(
-        code=args.code, python_executable=args.python_executable, **run_options(args))
-    return print_result(result, args.json)
+    return run_main(RunPythonCode, argv)
 
 
 if __name__ == "__main__":

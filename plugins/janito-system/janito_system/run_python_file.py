@@ -11,12 +11,8 @@ from ._common import (
     DEFAULT_TIMEOUT,
     PYTHON_ENV,
     RunCall,
-    add_common_arguments,
     child_env,
     has_process_groups,
-    print_result,
-    run_options,
-    workspace_from,
 )
 from ._errors import guarded
 
@@ -89,23 +85,10 @@ class RunPythonFile(BaseTool):
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    """Run RunPythonFile from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = argparse.ArgumentParser(
-        prog="python -m janito_system.run_python_file",
-        description="Run a Python file of the workspace the way a model's call would.",
-    )
-    parser.add_argument("file_path", help="the script, relative to the workspace root")
-    parser.add_argument("additional_args", nargs="*",
-                        help="arguments for the script (put them after --)")
-    parser.add_argument("--python-executable", "-p", default=None,
-                        help="interpreter to use (default: this one)")
-    add_common_arguments(parser)
-    args = parser.parse_intermixed_args(argv)
-    result = RunPythonFile(workspace_from(args.workspace)).run(
-        file_path=args.file_path, python_executable=args.python_executable,
-        additional_args=args.additional_args, **run_options(args))
-    return print_result(result, args.json)
+    return run_main(RunPythonFile, argv)
 
 
 if __name__ == "__main__":

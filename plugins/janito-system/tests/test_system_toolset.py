@@ -111,22 +111,24 @@ def _harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_harness_run_bash_code(tmp_path: Path) -> None:
-    out = _harness("janito_system.run_bash_code", "--code", "echo hi", "--json", cwd=tmp_path)
+    out = _harness("janito_system.run_bash_code", "echo hi", "--json", cwd=tmp_path)
     assert out.returncode == 0
     result = json.loads(out.stdout)
     assert result["stdout"] == "hi\n"
-    failed = _harness("janito_system.run_bash_code", "--code", "exit 4", cwd=tmp_path)
+    failed = _harness("janito_system.run_bash_code", "echo out; echo err >&2; exit 4",
+                      cwd=tmp_path)
     assert failed.returncode == 1
-    assert "nonzero_exit" in failed.stderr
+    # after the progress reports, the run's own streams as they are, then the error line
+    assert failed.stdout == "out\n"
+    assert failed.stderr.endswith("err\nerror (nonzero_exit): the shell code exited with code 4\n")
 
 
 def test_harness_run_python_code_and_file(tmp_path: Path) -> None:
-    out = _harness("janito_system.run_python_code", "--code", "print(6 * 7)", "--json",
-                   cwd=tmp_path)
+    out = _harness("janito_system.run_python_code", "print(6 * 7)", "--json", cwd=tmp_path)
     assert json.loads(out.stdout)["stdout"] == "42\n"
     (tmp_path / "s.py").write_text("import sys; print(sys.argv[1:])")
-    out = _harness("janito_system.run_python_file", "s.py", "--json", "--", "a", "b",
-                   cwd=tmp_path)
+    out = _harness("janito_system.run_python_file", "s.py", "--json", "--additional-args",
+                   "a", "b", cwd=tmp_path)
     assert json.loads(out.stdout)["stdout"] == "['a', 'b']\n"
     plain = _harness("janito_system.run_python_file", "s.py", cwd=tmp_path)
     assert plain.stdout == "[]\n"
@@ -143,19 +145,21 @@ def test_harness_get_url(tmp_path: Path, http_server: LoopbackServer) -> None:
     assert plain.stdout == '{"answer": 42}\n'
     bad = _harness("janito_system.get_url", "file:///etc/passwd", cwd=tmp_path)
     assert bad.returncode == 1
-    assert "invalid_url" in bad.stdout
+    assert "error (invalid_url)" in bad.stderr
 
 
 def test_harness_get_current_time(tmp_path: Path) -> None:
-    out = _harness("janito_system.get_current_time", "--utc", "--format", "%Y", cwd=tmp_path)
+    out = _harness("janito_system.get_current_time", "--utc", "--format", "%Y", "--json",
+                   cwd=tmp_path)
     assert out.returncode == 0
-    assert out.stdout.strip().isdigit()
+    assert json.loads(out.stdout)["formatted"].isdigit()
 
 
 def test_harness_ask_user_without_a_terminal(tmp_path: Path) -> None:
     out = _harness("janito_system.ask_user", "Your name?", "--json", cwd=tmp_path)
-    assert out.returncode == 1
-    assert json.loads(out.stdout)["error_type"] == "no_terminal"
+    assert out.returncode == 2  # the tool cannot work here, and says why
+    result = json.loads(out.stdout)
+    assert result["error_type"] == "tool_unavailable" and "terminal" in result["error"]
 
 
 @pytest.mark.parametrize(
