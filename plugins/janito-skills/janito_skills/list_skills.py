@@ -43,12 +43,11 @@ class ListSkills(BaseTool):
         }
 
 
-def main(argv: list[str] | None = None) -> None:
-    from ._harness import base_parser, run
+def main(argv: list[str] | None = None) -> int:
+    """Run ListSkills from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = base_parser("python -m janito_skills.list_skills", "List the available skills.")
-    args = parser.parse_args(argv)
-    run(ListSkills, args)
+    return run_main(ListSkills, argv)
 
 
 if __name__ == "__main__":

@@ -60,13 +60,11 @@ class LoadSkill(BaseTool):
         return result
 
 
-def main(argv: list[str] | None = None) -> None:
-    from ._harness import base_parser, run
+def main(argv: list[str] | None = None) -> int:
+    """Run LoadSkill from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = base_parser("python -m janito_skills.load_skill", "Print a skill's instructions.")
-    parser.add_argument("name", help="the skill's name")
-    args = parser.parse_args(argv)
-    run(LoadSkill, args, name=args.name)
+    return run_main(LoadSkill, argv)
 
 
 if __name__ == "__main__":

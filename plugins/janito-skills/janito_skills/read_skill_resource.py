@@ -115,18 +115,11 @@ def _decode(data: bytes, truncated: bool) -> tuple[str, str]:
     return base64.b64encode(data).decode("ascii"), "base64"
 
 
-def main(argv: list[str] | None = None) -> None:
-    from ._harness import base_parser, run
+def main(argv: list[str] | None = None) -> int:
+    """Run ReadSkillResource from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
 
-    parser = base_parser("python -m janito_skills.read_skill_resource",
-                         "Print one resource file of a skill.")
-    parser.add_argument("skill_name", help="the skill's name")
-    parser.add_argument("resource_path", help="the file's path inside the skill's folder")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
-                        help="read at most this many bytes")
-    args = parser.parse_args(argv)
-    run(ReadSkillResource, args, skill_name=args.skill_name, resource_path=args.resource_path,
-        max_bytes=args.max_bytes)
+    return run_main(ReadSkillResource, argv)
 
 
 if __name__ == "__main__":
