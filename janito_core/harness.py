@@ -1,10 +1,11 @@
-"""``main()`` harnesses: run one tool class from the shell, outside any registry.
+"""The ``main()`` harness: run one tool class from the shell, outside any installed toolset.
 
 In a tool module::
 
-    def main(argv: list[str] | None = None) -> None:
+    def main(argv: list[str] | None = None) -> int:
         from janito_core.harness import run_main
-        run_main(ReadFile, argv)
+
+        return run_main(ReadFile, argv)
 
     if __name__ == "__main__":
         main()
@@ -12,7 +13,8 @@ In a tool module::
 Required parameters become positional arguments in order, optional ones ``--name``
 options; ``--json`` prints the whole result as JSON. The call goes through dispatch, so
 arguments are validated exactly as a model's would be; the workspace is the current
-directory and every permission is granted (the person at the shell chose to run it).
+directory (or ``--workspace DIR``) and every permission is granted (the person at the
+shell chose to run it).
 """
 
 from __future__ import annotations
