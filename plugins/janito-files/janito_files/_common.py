@@ -165,20 +165,33 @@ class NotRegularFile(OSError):
     """The path is a FIFO, a socket or a device, which a read could block on forever."""
 
 
-def open_regular(real: str, buffering: int = -1) -> tuple[BinaryIO, os.stat_result]:
-    """Open a regular file for reading without ever blocking on a FIFO or a device.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_regular_fd(real: str) -> tuple[int, os.stat_result]:
+    """(file descriptor, stat) of a regular file opened for reading, without ever blocking
+    on a FIFO or a device; the caller closes the descriptor.
 
     Raises IsADirectoryError for a folder, NotRegularFile for anything else that is not a
     regular file, and the OSError of the open otherwise.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(real, flags)
+    fd = os.open(real, _READ_FLAGS)
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", real)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(errno.EINVAL, "the path is not a regular file", real)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def open_regular(real: str, buffering: int = -1) -> tuple[BinaryIO, os.stat_result]:
+    """:func:`open_regular_fd` as a binary file object."""
+    fd, info = open_regular_fd(real)
+    try:
         handle = os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)
@@ -244,7 +257,11 @@ def decode(data: bytes) -> tuple[str, int, int | None]:
     return text, errors, first_offset
 
 
-def clip_line(text: str, limit: int = 500) -> str:
+LINE_CHARS = 500
+"""Characters of one line a result shows before :func:`clip_line` cuts it."""
+
+
+def clip_line(text: str, limit: int = LINE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f" [... line cut: {limit} of {len(text)} characters shown]"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -14,7 +13,16 @@ from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import SNIFF_BYTES, NotRegularFile, clip_line, echoed, invalid, safe_text, shown
+from ._common import (
+    LINE_CHARS,
+    SNIFF_BYTES,
+    clip_line,
+    echoed,
+    invalid,
+    open_regular_fd,
+    safe_text,
+    shown,
+)
 from ._listing import check_limits, walk_roots
 from ._walk import depth_limit, walk
 
@@ -44,13 +52,8 @@ def read_searchable(path: str) -> bytes:
     """
     # os-level calls rather than a file object: over thousands of small files, building
     # and closing a file object per file costs a fifth of a search that finds nothing.
-    fd = os.open(path, _READ_FLAGS)
+    fd, info = open_regular_fd(path)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "the path is a folder", path)
-            raise NotRegularFile(errno.EINVAL, "the path is not a regular file", path)
         if info.st_size > MAX_FILE_BYTES:
             raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
         data = os.read(fd, SNIFF_BYTES)
@@ -70,9 +73,6 @@ def read_searchable(path: str) -> bytes:
         os.close(fd)
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 class RegexTooSlow(Exception):
     """A regular expression used up the search's :data:`REGEX_TIME_LIMIT`."""
 
@@ -80,8 +80,6 @@ class RegexTooSlow(Exception):
 class RegexTooLarge(ValueError):
     """A regular expression whose repetition counts multiply to more than MAX_REGEX_SIZE."""
 
-
-CLIP_AT = 500  # characters of a matching line shown (clip_line's limit)
 
 
 
@@ -127,7 +125,7 @@ class BytesMatcher:
             text = data[start:end].decode("utf-8", "replace")
             if text.endswith("\r"):
                 text = text.rstrip("\r")
-            add((line_no, text if len(text) <= CLIP_AT else clip_line(text, CLIP_AT)))
+            add((line_no, text if len(text) <= LINE_CHARS else clip_line(text)))
             limit -= 1
             at = find_needle(needle, end + 1)
         return found
@@ -258,7 +256,7 @@ class RegexMatcher:
             line = text[start:end]
             if line.endswith("\r"):
                 line = line.rstrip("\r")
-            add((line_no, line if len(line) <= CLIP_AT else clip_line(line, CLIP_AT)))
+            add((line_no, line if len(line) <= LINE_CHARS else clip_line(line)))
         return found
 
     def count(self, data: bytes) -> int | None:
