@@ -9,24 +9,23 @@ from __future__ import annotations
 
 import re
 
-_REST = re.compile(r"^\s*:(param|parameter|arg|argument|key|keyword|ivar|var|attribute)\b", re.M)
-_NUMPY = re.compile(
-    r"^\s*(Parameters|Other Parameters|Keyword Arguments|Attributes)\s*\n\s*-{3,}\s*$", re.M)
-_GOOGLE = re.compile(
-    r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters"
-    r"|Attributes)\s*:\s*$",
-    re.M,
-)
+# Each list of words is written once and used both to detect a style and to read it.
+_REST_KEYS = "param|parameter|arg|argument|key|keyword|ivar|var|attribute"
+_NUMPY_TITLES = "Parameters|Other Parameters|Keyword Arguments|Attributes"
+_GOOGLE_TITLES = ("Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments"
+                  "|Other Parameters|Attributes")
 
-_REST_FIELD = re.compile(
-    r"\s*:(?:param|parameter|arg|argument|key|keyword|ivar|var|attribute)\b([^:]*):(.*)")
+_REST = re.compile(rf"^\s*:({_REST_KEYS})\b", re.M)
+_NUMPY = re.compile(rf"^\s*({_NUMPY_TITLES})\s*\n\s*-{{3,}}\s*$", re.M)
+_GOOGLE = re.compile(rf"^\s*({_GOOGLE_TITLES})\s*:\s*$", re.M)
+
+_REST_FIELD = re.compile(rf"\s*:(?:{_REST_KEYS})\b([^:]*):(.*)")
 # A name may be starred (*args), its stars escaped for reST (\*args), and a Google entry may
 # be a list item ("- name: text").
 _GOOGLE_ENTRY = re.compile(r"(?:[-+]\s+)?(\\?\*{0,2}\w+)\s*(?:\(.*?\))?\s*:(.*)")
 _NUMPY_NAMES = re.compile(r"\\?\*{0,2}\w+(?:\s*,\s*\\?\*{0,2}\w+)*")
 _ANY_FIELD = re.compile(r"\s*:\w[^:`]*:(?:\s|$)")  # ":returns:", not ":class:`x`"
-_NUMPY_HEADING = re.compile(
-    r"\s*(?:Parameters|Other Parameters|Keyword Arguments|Attributes)\s*")
+_NUMPY_HEADING = re.compile(rf"\s*(?:{_NUMPY_TITLES})\s*")
 _UNDERLINE = re.compile(r"\s*-{3,}\s*")
 
 
