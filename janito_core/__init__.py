@@ -27,6 +27,7 @@ from .results import failure
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    from .cancellation import CallCancelled, CancelToken
     from .dispatch import call_tool, execute_tool_calls
     from .wrapper import ToolWrapper
 
@@ -35,6 +36,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AUTOLOAD_TOOLSETS",
     "BaseTool",
+    "CallCancelled",
+    "CancelToken",
     "JanitoError",
     "PermissionStringError",
     "PluginValidationError",
@@ -72,4 +75,8 @@ def __getattr__(name: str) -> Any:
         from . import dispatch
 
         return getattr(dispatch, name)
+    if name in ("CallCancelled", "CancelToken"):
+        from . import cancellation
+
+        return getattr(cancellation, name)
     raise AttributeError(f"module 'janito_core' has no attribute {name!r}")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .reporter import PREFIXES, ReportEvent, emit, permission_color
 
 if TYPE_CHECKING:
+    from .cancellation import CancelToken
     from .workspace import Workspace
 
 
@@ -57,6 +58,17 @@ class BaseTool(ABC):
     @workspace.setter
     def workspace(self, value: Workspace) -> None:
         self._workspace = value
+
+    @property
+    def cancel_token(self) -> CancelToken | None:
+        """This call's cancellation signal (None when its caller cannot cancel it).
+
+        A long-running tool checks ``cancel_token.cancelled`` (or calls ``check()``, which
+        raises ``CallCancelled``) between steps of its work.
+        """
+        from .cancellation import current_token
+
+        return current_token()
 
     def resolve_path(self, path: object) -> str:
         """Resolve a path a model sent through the workspace boundary (WorkspaceError if out)."""

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import active_registry, current_call_id
 from ._types import INVALID
+from .cancellation import CallCancelled, CancelToken, _current
 from .errors import WorkspaceError
 from .results import (
+    CANCELLED,
     INVALID_ARGUMENTS,
     INVALID_JSON,
     INVALID_RESULT,
@@ -40,7 +42,7 @@ DEFAULT_MAX_RESULT_CHARS = 100_000
 MAX_DEPTH = 64
 
 __all__ = [
-    "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
+    "CANCELLED", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
     "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT", "TOOL_EXCEPTION", "UNAVAILABLE",
     "UNKNOWN_TOOL", "ToolCall", "call_tool", "execute_tool_calls", "failure", "normalise_result",
     "truncate_result",
@@ -77,6 +79,8 @@ class ToolCall:
             return result
         except WorkspaceError as exc:
             return failure(str(exc), exc.error_type, tool=self.name)
+        except CallCancelled as exc:
+            return failure(f"{self.name} stopped: {exc.reason}", CANCELLED, tool=self.name)
         except (Exception, SystemExit) as exc:
             import logging
 
@@ -95,8 +99,13 @@ def call_tool(
     registry: Registry | None = None,
     max_result_chars: int | None = None,
     call_id: str | None = None,
+    cancel_token: CancelToken | None = None,
 ) -> dict[str, Any]:
-    """Execute one tool call from a model and return its result dict; never raises."""
+    """Execute one tool call from a model and return its result dict; never raises.
+
+    ``cancel_token``, when given, is what the tool sees as its cancellation signal
+    (``janito_core.cancellation``); a call cancelled before it starts does not run.
+    """
     if registry is None:
         from .registry import default_registry
 
@@ -142,9 +151,12 @@ def call_tool(
             f"invalid arguments for {name}: {fields}; see details and call again",
             INVALID_ARGUMENTS, tool=name, details=kwargs,
         )
+    if cancel_token is not None and cancel_token.cancelled:
+        return failure(f"{name} was not run: {cancel_token.reason}", CANCELLED, tool=name)
     call = ToolCall(record, kwargs, registry, arguments, call_id)
     token = active_registry.set(registry)
     call_token = current_call_id.set(call_id) if call_id is not None else None
+    cancel_var_token = _current.set(cancel_token) if cancel_token is not None else None
     try:
         if registry.plugins.call_hooks_present():
             try:
@@ -158,6 +170,8 @@ def call_tool(
         active_registry.reset(token)
         if call_token is not None:
             current_call_id.reset(call_token)
+        if cancel_var_token is not None:
+            _current.reset(cancel_var_token)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
     return normalise_result(name, result, limit)
 

@@ -19,6 +19,7 @@ OUTSIDE_WORKSPACE = "outside_workspace"
 PLUGIN_ERROR = "plugin_error"
 REFUSED = "refused"
 TIMEOUT = "timeout"
+CANCELLED = "cancelled"
 
 
 def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
