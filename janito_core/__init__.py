@@ -24,11 +24,11 @@ from .path_utils import norm_path
 from .privileges import Privileges
 from .registry import AUTOLOAD_TOOLSETS, Registry, default_registry
 from .results import failure
-from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .cancellation import CallCancelled, CancelToken
     from .dispatch import call_tool, execute_tool_calls
+    from .workspace import Workspace
     from .wrapper import ToolWrapper
 
 __version__ = "0.1.0"
@@ -75,6 +75,10 @@ def __getattr__(name: str) -> Any:
         from . import dispatch
 
         return getattr(dispatch, name)
+    if name == "Workspace":
+        from .workspace import Workspace
+
+        return Workspace
     if name in ("CallCancelled", "CancelToken"):
         from . import cancellation
 

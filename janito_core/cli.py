@@ -48,11 +48,12 @@ def build_registry(args: argparse.Namespace) -> Registry:
     from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
     from .privileges import Privileges
     from .registry import Registry
-    from .workspace import Workspace
 
     privileges = Privileges.from_flags(args.read, args.write, args.execute)
     workspace = None
     if getattr(args, "workspace", None):
+        from .workspace import Workspace
+
         if not os.path.isdir(args.workspace):
             raise UsageError(f"--workspace {args.workspace!r} is not a folder")
         workspace = Workspace(args.workspace)

@@ -1,78 +1,187 @@
-"""The workspace boundary: every path a tool touches is resolved through it."""
+"""The workspace boundary: every path a tool touches is opened through it, by descriptor.
+
+A path a model sent is never checked as a string and then used. ``Workspace`` holds a
+descriptor of its root and walks every path from it one component at a time, each opened
+with ``O_NOFOLLOW`` relative to the one before (``openat2`` with ``RESOLVE_BENEATH`` first,
+where the kernel has it): a symbolic link is followed only while it stays inside, ``..``
+never climbs above the root, and what an operation finally acts on is a name inside a
+folder already held open. A folder swapped for a link to elsewhere between two calls, or
+during one, leads nowhere outside. The same API serves every toolset: open, read, write
+atomically, make folders, list and walk, rename, remove.
+"""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import stat
+import threading
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from ._atomic import ChangedMeanwhile, TargetExists
+from ._beneath import (
+    INVALID,
+    LOOP,
+    OUTSIDE,
+    SUPPORTED,
+    NotRegularFile,
+    Resolver,
+    check_regular,
+    close_quietly,
+    open_regular_at,
+    path_text,
+)
 from .errors import WorkspaceError
 
-INVALID = "invalid_path"
+if TYPE_CHECKING:
+    from ._fswalk import Enter, Errors, WalkEntry
+
+__all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
+           "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
 class Workspace:
     """A folder that tools may read and write in, and nothing outside it.
 
-    ``resolve()`` turns what a model sent into an absolute real path and refuses any that
-    leaves the root: through ``..``, an absolute path elsewhere, or a symbolic link whose
-    target lies outside. ``Workspace.unconfined()`` lifts the boundary explicitly.
+    ``Workspace.unconfined()`` lifts the boundary explicitly: relative paths still start at
+    the root, absolute ones go anywhere (links are still never followed blindly).
 
-    The check resolves links at call time; a link swapped between the check and the use
-    (a race with another local process) is outside what a path check can prevent.
+    Every method takes a path as a model sent it (relative to the root, or absolute inside
+    it) and raises :class:`WorkspaceError` when it leads outside (``outside_workspace``), is
+    no path (``invalid_path``) or goes round a link loop (``symlink_loop``); otherwise the
+    ``OSError`` of the operation (FileNotFoundError, NotADirectoryError, ...).
     """
 
-    __slots__ = ("confined", "root")
+    __slots__ = ("_fd", "_lock", "_resolver", "confined", "given", "root")
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, confined: bool = True) -> None:
         base = os.getcwd() if root is None else os.fspath(root)
-        self.root: str = os.path.realpath(os.path.abspath(base))
+        self.given: str = os.path.abspath(base)
+        self.root: str = os.path.realpath(self.given)
         self.confined = confined
+        self._fd = -1
+        self._resolver: Resolver | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def unconfined(cls, root: str | os.PathLike[str] | None = None) -> Workspace:
         """A workspace that resolves relative paths against ``root`` but refuses none."""
         return cls(root, confined=False)
 
-    def resolve(self, path: object) -> str:
-        """Return the absolute, link-resolved form of ``path`` or raise WorkspaceError."""
-        text = _path_text(path)
-        candidate = text if os.path.isabs(text) else os.path.join(self.root, text)
+    # -- the descriptor of the root ----------------------------------------------------
+
+    @property
+    def resolver(self) -> Resolver:
+        """The walker from the root's descriptor, opened on first use and kept."""
+        resolver = self._resolver
+        if resolver is None:
+            with self._lock:
+                resolver = self._resolver
+                if resolver is None:
+                    resolver = self._open_root()
+        return resolver
+
+    def _open_root(self) -> Resolver:
+        if not SUPPORTED:
+            raise WorkspaceError(self.root, "this platform lacks the *at() file calls (openat, "
+                                 "mkdirat, renameat) the workspace boundary needs", INVALID)
+        flags = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+        base = self.root if self.confined else "/"
         try:
-            real = os.path.realpath(candidate)
-        except (OSError, ValueError) as exc:
-            raise WorkspaceError(path, f"the path cannot be resolved ({exc})", INVALID) from None
-        if self.confined and not self.contains(real):
-            raise WorkspaceError(path, f"the path is outside the workspace {self.root}")
-        return real
+            fd = os.open(base, flags)
+        except OSError as exc:
+            raise WorkspaceError(self.root, "the workspace folder cannot be opened "
+                                 f"({exc.strerror or exc})", INVALID) from None
+        prefixes = (self.root, self.given) if self.confined else ("/",)
+        self._fd = fd
+        self._resolver = Resolver(fd, prefixes)
+        return self._resolver
+
+    def close(self) -> None:
+        """Let go of the root's descriptor (it is opened again on next use)."""
+        with self._lock:
+            fd, self._fd, self._resolver = self._fd, -1, None
+        if fd >= 0:
+            close_quietly(fd)
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", -1)
+        if fd >= 0:
+            close_quietly(fd)
+
+    def _text(self, path: object) -> object:
+        """What the resolver walks: unconfined relative paths start at the root."""
+        if self.confined:
+            return path
+        text = path_text(path)
+        return text if text.startswith("/") else os.path.join(self.root, text)
+
+    # -- where a path leads --------------------------------------------------------------
+
+    def locate(self, path: object, *, follow_symlinks: bool = True,
+               make_parents: bool = False) -> Location:
+        """Where ``path`` leads: the open folder holding its target, and the target's name.
+
+        Use it as a context manager and act on the target through the returned
+        :class:`Location`. ``follow_symlinks=False`` makes a final link the target itself
+        (to remove or rename the link); ``make_parents`` creates missing folders on the way.
+        """
+        dir_fd, name, parts = self.resolver.locate(self._text(path), follow=follow_symlinks,
+                                                   make_parents=make_parents)
+        return Location(self, dir_fd, name, parts)
+
+    def relative(self, path: object, *, follow_symlinks: bool = True) -> str:
+        """Where ``path`` really leads, as the model should see it ("." for the root)."""
+        with self.locate(path, follow_symlinks=follow_symlinks) as where:
+            return where.shown
+
+    def resolve(self, path: object, *, follow_symlinks: bool = True) -> str:
+        """The absolute real path that ``path`` leads to (the target need not exist).
+
+        For showing and for handing to other programs (a child process's working folder);
+        never open what it returns: use the methods of this class, which cannot be led out.
+        """
+        text = path_text(path)
+        head, tail = text, list[str]()
+        while True:
+            try:
+                with self.locate(head, follow_symlinks=follow_symlinks or bool(tail)) as where:
+                    found = where.absolute
+                break
+            except OSError as exc:
+                # A folder on the way is missing (or cannot exist): nothing below it can be
+                # a link, so the rest of the path goes on from the part that exists.
+                stripped = head.rstrip("/")
+                head, _, name = stripped.rpartition("/")
+                if exc.errno not in (errno.ENOENT, errno.ENAMETOOLONG) or name in ("", ".."):
+                    raise WorkspaceError(path, "the path cannot be resolved "
+                                         f"({exc.strerror or exc})", INVALID) from None
+                if name != ".":
+                    tail.append(name)
+                if not head:
+                    head = "/" if stripped.startswith("/") else "."
+        if ".." in tail:
+            raise WorkspaceError(path, "the path cannot be resolved (a folder before '..' does "
+                                 "not exist)", INVALID)
+        return "/".join([found.rstrip("/"), *reversed(tail)]) if tail else found
 
     def resolve_entry(self, path: object) -> str:
-        """Like ``resolve()``, but the last component is kept as named, not followed.
+        """Like :meth:`resolve`, but a final link is the entry itself, not its target (for
+        removing or renaming the link); the workspace root itself is refused."""
+        real = self.resolve(path, follow_symlinks=False)
+        if real == self.root and self.confined:
+            raise WorkspaceError(path, "the workspace root itself cannot be used here", INVALID)
+        return real
 
-        For operations on a directory entry itself: deleting, moving or renaming a
-        symbolic link must act on the link, wherever it points. The folder holding the
-        entry is resolved and must lie in the workspace; the workspace root itself is
-        not an entry.
-        """
-        # Split the text as given: ``..`` is left for the OS to resolve through links,
-        # as resolve() does, never folded away as text.
-        text = _path_text(path).rstrip(os.sep) or os.sep
-        parent, name = os.path.split(text)
-        try:
-            os.fsencode(name)
-        except UnicodeError:
-            raise WorkspaceError(path, "the name is not valid in a file name", INVALID) from None
-        if name in ("", ".", ".."):
-            full = self.resolve(text)
-            if full == self.root:
-                raise WorkspaceError(path, "the workspace root itself cannot be used here", INVALID)
-            return full
-        try:
-            folder = self.resolve(parent or ".")
-        except WorkspaceError as exc:
-            raise WorkspaceError(path, exc.reason, exc.error_type) from None
-        entry = os.path.join(folder, name)
-        if self.confined and not self.contains(entry):
-            raise WorkspaceError(path, f"the path is outside the workspace {self.root}")
-        return entry
+    def absolute(self, parts: list[str]) -> str:
+        """The absolute path of the real path ``parts`` below the resolver's base."""
+        base = self.root if self.confined else ""
+        return base + "".join("/" + p for p in parts) if parts else (base or "/")
 
     def contains(self, real_path: str) -> bool:
         """Whether an already resolved path lies in the workspace."""
@@ -87,8 +196,132 @@ class Workspace:
         if real_path == self.root:
             return "."
         if self.contains(real_path):
-            return os.path.relpath(real_path, self.root).replace(os.sep, "/")
+            return real_path[len(self.root.rstrip(os.sep)) + 1:].replace(os.sep, "/")
         return real_path
+
+    # -- reading -------------------------------------------------------------------------
+
+    def open(self, path: object, flags: int = os.O_RDONLY, mode: int = 0o666, *,
+             follow_symlinks: bool = True) -> int:
+        """A descriptor of ``path`` opened with ``os.open`` ``flags`` (the caller closes it).
+
+        The final component is opened with ``O_NOFOLLOW`` from the folder the walk reached;
+        with ``O_CREAT``, missing parent folders are an error (see :meth:`write_file` and
+        :meth:`mkdir`).
+        """
+        fd, _parts = self.resolver.open(self._text(path), flags, mode, follow=follow_symlinks)
+        return fd
+
+    def open_regular(self, path: object) -> tuple[int, os.stat_result, str]:
+        """(descriptor, stat, shown path) of a regular file opened for reading.
+
+        Opened without blocking, so a FIFO or a device never hangs the call: IsADirectoryError
+        for a folder, :class:`NotRegularFile` for anything else that is not a regular file.
+        The descriptor is put back into blocking mode; the caller closes it.
+        """
+        fd, parts = self.resolver.open(self._text(path), _READ_FLAGS)
+        try:
+            shown = self.display(self.absolute(parts))
+            return fd, check_regular(fd, shown), shown
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def open_file(self, path: object, buffering: int = -1) -> BinaryIO:
+        """A regular file opened for reading in binary mode (see :meth:`open_regular`);
+        the file object's ``name`` is the path as the workspace shows it."""
+        fd, _info, shown = self.open_regular(path)
+        return _binary_reader(fd, shown, buffering)
+
+    def read_bytes(self, path: object, limit: int | None = None) -> bytes:
+        """The content of a regular file (its first ``limit`` bytes when given)."""
+        fd, info, _shown = self.open_regular(path)
+        try:
+            return read_fd(fd, info.st_size, limit)
+        finally:
+            os.close(fd)
+
+    def stat(self, path: object, *, follow_symlinks: bool = True) -> os.stat_result:
+        """The stat of what ``path`` names (of a final link itself when not following)."""
+        with self.locate(path, follow_symlinks=follow_symlinks) as where:
+            return where.stat()
+
+    def exists(self, path: object) -> bool:
+        """Whether ``path`` names something in the workspace (False when it leads outside)."""
+        try:
+            self.stat(path, follow_symlinks=False)
+        except (OSError, WorkspaceError):
+            return False
+        return True
+
+    def is_dir(self, path: object) -> bool:
+        """Whether ``path`` leads to a folder in the workspace."""
+        try:
+            return stat.S_ISDIR(self.stat(path).st_mode)
+        except (OSError, WorkspaceError):
+            return False
+
+    def listdir(self, path: object = ".") -> list[str]:
+        """The sorted names in folder ``path``."""
+        fd = self.open(path, os.O_RDONLY | _DIRECTORY)
+        try:
+            return sorted(os.listdir(fd))
+        finally:
+            os.close(fd)
+
+    def walk(self, path: object = ".", *, max_depth: int | None = None,
+             enter: Enter | None = None, on_error: Errors | None = None,
+             state: Any = None) -> Iterator[WalkEntry]:
+        """Every entry below folder ``path``: sorted, depth first, each folder's entries right
+        after it; links are reported, never followed (see ``janito_core._fswalk.walk``).
+
+        Entries carry ``relative`` (the path the model sees), ``kind`` and ``dir_fd``, the
+        open folder holding them (``entry.open_regular()`` reads a file of the walk).
+        """
+        from ._fswalk import walk
+
+        with self.locate(path) as where:
+            fd = where.open(os.O_RDONLY | _DIRECTORY)
+            shown = where.shown
+        try:
+            yield from walk(fd, shown, max_depth=max_depth, enter=enter, on_error=on_error,
+                            state=state)
+        finally:
+            os.close(fd)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def write_file(self, path: object, data: bytes | Iterable[bytes], *, overwrite: bool = False,
+                   make_parents: bool = True) -> bool:
+        """Write a file atomically (a reader or a crash sees the old file or the new one);
+        whether an existing file was replaced. See :meth:`Location.write`."""
+        with self.locate(path, make_parents=make_parents) as where:
+            return where.write(data, overwrite=overwrite)
+
+    def mkdir(self, path: object, *, parents: bool = True, exist_ok: bool = True) -> bool:
+        """Make folder ``path`` (and its missing parents); whether it was made."""
+        with self.locate(path, make_parents=parents) as where:
+            return where.mkdir(exist_ok=exist_ok)
+
+    def remove(self, path: object) -> os.stat_result:
+        """Remove a file or a link (the link itself, never what it points to); its stat."""
+        with self.locate(path, follow_symlinks=False) as where:
+            return where.remove()
+
+    def rmdir(self, path: object, *, recursive: bool = False) -> tuple[int, int]:
+        """Remove folder ``path``; with ``recursive`` everything in it too. See
+        :meth:`Location.rmdir`."""
+        with self.locate(path, follow_symlinks=False) as where:
+            return where.rmdir(recursive=recursive)
+
+    def rename(self, source: object, target: object, *, overwrite: bool = False) -> None:
+        """Rename entry ``source`` to ``target`` (links are moved as links, never followed).
+        See :meth:`Location.rename_to`."""
+        with self.locate(source, follow_symlinks=False) as src, \
+                self.locate(target, follow_symlinks=False) as dst:
+            src.rename_to(dst, overwrite=overwrite)
+
+    # -- identity ------------------------------------------------------------------------
 
     def __repr__(self) -> str:
         kind = "" if self.confined else ", confined=False"
@@ -105,16 +338,217 @@ class Workspace:
         return hash((self.root, self.confined))
 
 
-def _path_text(path: object) -> str:
-    """``path`` as a string, or WorkspaceError(invalid_path) when it is no path at all."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not isinstance(path, str):
-        raise WorkspaceError(path, "a path must be a string", INVALID)
-    if not path:
-        raise WorkspaceError(path, "a path must not be empty", INVALID)
-    if "\x00" in path:
-        raise WorkspaceError(path, "a path must not contain a NUL character", INVALID)
-    return path
+class Location:
+    """A place in the workspace: an open folder (``dir_fd``) and a ``name`` in it.
+
+    Made by :meth:`Workspace.locate`; everything done through it is relative to the folder's
+    descriptor, so it acts on what the walk found even if the path's folders are swapped
+    for links meanwhile. The target need not exist. Close it (or use ``with``).
+    ``parts`` are the names from the root to the target; the root itself has none.
+    """
+
+    __slots__ = ("dir_fd", "name", "parts", "workspace")
+
+    def __init__(self, workspace: Workspace, dir_fd: int, name: str, parts: list[str]) -> None:
+        self.workspace = workspace
+        self.dir_fd = dir_fd
+        self.name = name
+        self.parts = parts
+
+    @property
+    def is_root(self) -> bool:
+        return not self.parts
+
+    @property
+    def absolute(self) -> str:
+        """The target's absolute real path (to show, or to give another program)."""
+        return self.workspace.absolute(self.parts)
+
+    @property
+    def shown(self) -> str:
+        """The target's path as the model sees it: from the root, "/"-separated."""
+        return self.workspace.display(self.absolute)
+
+    def close(self) -> None:
+        fd, self.dir_fd = self.dir_fd, -1
+        if fd >= 0:
+            close_quietly(fd)
+
+    def __enter__(self) -> Location:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Location({self.shown!r}, dir_fd={self.dir_fd})"
+
+    def _refuse_root(self, what: str) -> None:
+        if not self.parts:
+            raise WorkspaceError(".", f"the workspace root itself cannot be {what}", INVALID)
+
+    # -- looking ------------------------------------------------------------------------
+
+    def stat(self) -> os.stat_result:
+        """The target's stat, of a link itself (FileNotFoundError when it does not exist)."""
+        if not self.parts:
+            return os.stat(".", dir_fd=self.dir_fd)
+        return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+
+    def lookup(self) -> os.stat_result | None:
+        """:meth:`stat`, or None when nothing is there."""
+        try:
+            return self.stat()
+        except FileNotFoundError:
+            return None
+
+    def open(self, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+        """A descriptor of the target (``O_NOFOLLOW``: OSError(ELOOP) if it is a link)."""
+        cloexec = getattr(os, "O_CLOEXEC", 0)
+        if not self.parts:
+            return os.open(".", flags | cloexec, mode, dir_fd=self.dir_fd)
+        return os.open(self.name, flags | getattr(os, "O_NOFOLLOW", 0) | cloexec, mode,
+                       dir_fd=self.dir_fd)
+
+    def open_regular(self) -> tuple[int, os.stat_result]:
+        """(descriptor, stat) of the target as a regular file opened for reading, without
+        blocking on a FIFO or a device (see :meth:`Workspace.open_regular`)."""
+        if not self.parts:
+            raise IsADirectoryError(errno.EISDIR, "the path is a folder", ".")
+        return open_regular_at(self.dir_fd, self.name, self.shown)
+
+    # -- changing -----------------------------------------------------------------------
+
+    def write(self, data: bytes | Iterable[bytes], *, overwrite: bool = False,
+              expect: os.stat_result | None = None, like: os.stat_result | None = None) -> bool:
+        """Write the target atomically; whether an existing file was replaced.
+
+        FileExistsError (``TargetExists``) when it exists and ``overwrite`` is false;
+        IsADirectoryError for a folder. ``expect``: the stat of the file as the caller read
+        it: when it changed since (another process wrote it), OSError(ESTALE)
+        (``ChangedMeanwhile``) is raised and nothing is written. ``like``: a stat whose mode
+        the new file takes (a copy keeps its source's), instead of the replaced file's.
+        """
+        from ._atomic import write_at
+
+        if not self.parts:
+            raise IsADirectoryError(errno.EISDIR, "the path is the workspace folder", ".")
+        return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
+                        like=like)
+
+    def mkdir(self, *, exist_ok: bool = True) -> bool:
+        """Make the target a folder; whether it was made (False when it already was one).
+
+        FileExistsError when something else is there, or ``exist_ok`` is false.
+        """
+        if not self.parts:
+            if exist_ok:
+                return False
+            raise FileExistsError(errno.EEXIST, "the workspace folder exists", ".")
+        try:
+            os.mkdir(self.name, dir_fd=self.dir_fd)
+        except FileExistsError:
+            info = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+            if not exist_ok or not stat.S_ISDIR(info.st_mode):
+                raise
+            return False
+        return True
+
+    def remove(self) -> os.stat_result:
+        """Remove the target, a file or a link (never what a link points to); its stat.
+
+        IsADirectoryError for a folder (see :meth:`rmdir`).
+        """
+        from ._atomic import sync_folder
+
+        self._refuse_root("removed")
+        info = self.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "the path is a folder", self.shown)
+        os.unlink(self.name, dir_fd=self.dir_fd)
+        sync_folder(self.dir_fd)
+        return info
+
+    def rmdir(self, *, recursive: bool = False) -> tuple[int, int]:
+        """Remove the target folder; with ``recursive`` everything in it too, links removed
+        and never followed. (files and links removed, folders removed below it).
+
+        The root is refused (``invalid_path``); NotADirectoryError for a file or a link.
+        """
+        from ._atomic import sync_folder
+
+        self._refuse_root("removed")
+        info = self.stat()
+        if not stat.S_ISDIR(info.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, "the path is not a folder", self.shown)
+        if recursive:
+            from ._fswalk import remove_tree
+
+            counts = remove_tree(self.dir_fd, self.name, self.shown)
+        else:
+            os.rmdir(self.name, dir_fd=self.dir_fd)
+            counts = (0, 0)
+        sync_folder(self.dir_fd)
+        return counts
+
+    def rename_to(self, target: Location, *, overwrite: bool = False) -> None:
+        """Rename the target to ``target`` (a link moves as a link).
+
+        Without ``overwrite`` an existing target is never replaced (FileExistsError), and a
+        folder never is; OSError(EXDEV) across filesystems.
+        """
+        from ._atomic import sync_folder
+
+        self._refuse_root("moved")
+        target._refuse_root("replaced")
+        info = self.stat()
+        if not overwrite or stat.S_ISDIR(info.st_mode):
+            rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
+        else:
+            existing = target.lookup()
+            if existing is not None and stat.S_ISDIR(existing.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "the target is a folder", target.shown)
+            os.replace(self.name, target.name, src_dir_fd=self.dir_fd, dst_dir_fd=target.dir_fd)
+        sync_folder(target.dir_fd)
+        sync_folder(self.dir_fd)
+
+    def sync(self) -> None:
+        """Flush the folder holding the target to disk (after a change of its entries)."""
+        from ._atomic import sync_folder
+
+        sync_folder(self.dir_fd)
+
+
+def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+    """Rename ``src`` of one folder to ``dst`` of another (both open descriptors) only if
+    ``dst`` does not exist (FileExistsError), in one atomic call where the system has it."""
+    from ._renameat import rename_noreplace as rename
+
+    rename(src_dir_fd, src, dst_dir_fd, dst)
+
+
+def read_fd(fd: int, size_hint: int, limit: int | None = None) -> bytes:
+    """Everything left to read from ``fd`` (at most ``limit`` bytes)."""
+    chunks = []
+    left = limit
+    while left is None or left > 0:
+        want = max(size_hint + 1, 1 << 16) if left is None else min(left, 1 << 20)
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _binary_reader(fd: int, name: str, buffering: int) -> BinaryIO:
+    try:
+        raw = io.FileIO(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    raw.name = name
+    if buffering == 0:
+        return raw
+    return io.BufferedReader(raw, buffering if buffering > 0 else io.DEFAULT_BUFFER_SIZE)

@@ -1,16 +1,19 @@
-"""Helpers shared by the file tools: results, errors, paths, decoding."""
+"""Helpers shared by the file tools: results, errors, paths, decoding.
+
+Every path is opened through the workspace (``janito_core.Workspace``), by descriptor."""
 
 from __future__ import annotations
 
 import errno
 import os
 import stat
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from janito_core import WorkspaceError, failure
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
+    from janito_core.workspace import Location
 
 # How many leading bytes are looked at to decide that a file is binary.
 SNIFF_BYTES = 8192
@@ -43,6 +46,8 @@ def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:
 
 def os_failure(exc: OSError, action: str, **echo: Any) -> dict[str, Any]:
     """The failure for an operating-system error, typed by its errno."""
+    from janito_core.workspace import NotRegularFile
+
     if isinstance(exc, NotRegularFile):
         return failure(f"could not {action}: it is not a regular file (a FIFO, socket or "
                        "device)", "not_a_file", **echo)
@@ -77,62 +82,70 @@ def echoed(value: Any) -> Any:
     return value
 
 
-def shown(tool: BaseTool, real: str) -> str:
-    """A resolved path as the result shows it."""
-    return safe_text(tool.display_path(real))
-
-
-def _limits() -> tuple[int, int]:
+def _name_max() -> int:
     try:
-        return os.pathconf("/", "PC_PATH_MAX"), os.pathconf("/", "PC_NAME_MAX")
+        return os.pathconf("/", "PC_NAME_MAX")
     except (OSError, ValueError, AttributeError):
-        return 4096, 255
+        return 255
 
 
-PATH_MAX, NAME_MAX = _limits()
+NAME_MAX = _name_max()
 
 
-def too_long(real: str) -> str | None:
-    """Why a resolved path is too long for the system, or None."""
-    raw = os.fsencode(real)
-    if len(raw) >= PATH_MAX:
-        return f"the path is {len(raw)} bytes long; the limit is {PATH_MAX - 1}"
+def too_long(text: str) -> str | None:
+    """Why a path a model sent holds a name too long for the system, or None."""
+    try:
+        raw = os.fsencode(text)
+    except UnicodeError:
+        return None
     longest = max((len(part) for part in raw.split(b"/")), default=0)
     if longest > NAME_MAX:
         return f"a name in the path is {longest} bytes long; the limit is {NAME_MAX}"
     return None
 
 
-def resolve(tool: BaseTool, path: str, name: str) -> tuple[str | None, dict[str, Any] | None]:
-    """(real path, None) or (None, failure) for a path a model sent as parameter ``name``."""
-    try:
-        real = tool.resolve_path(path)
-    except WorkspaceError as exc:
-        return None, outside(exc, **{name: safe_text(str(path))})
-    problem = too_long(real)
-    if problem:
-        return None, failure(problem, "name_too_long", **{name: safe_text(str(path))})
-    return real, None
+def locate(tool: BaseTool, path: str, name: str, *, follow: bool = True,
+           make_parents: bool = False, action: str = "open") -> tuple[Location | None,
+                                                                     dict[str, Any] | None]:
+    """(where ``path`` leads, None) or (None, the failure) for a path a model sent as
+    parameter ``name``; the failure echoes the path under ``name``.
 
-
-def resolve_entry(tool: BaseTool, path: str, name: str) -> tuple[str | None, dict[str, Any] | None]:
-    """Like :func:`resolve`, but a final symbolic link is the entry itself, not its target.
-
-    The path must still resolve inside the workspace (a link pointing outside is refused),
-    so deleting or moving a link never touches what it points to.
+    ``follow=False``: a final symbolic link is the entry itself (to delete or move the link,
+    never what it points to). The walk never leaves the workspace (see janito_core.Workspace).
     """
-    real, problem = resolve(tool, path, name)
-    if problem is not None or real is None:
-        return None, problem
-    text = path if isinstance(path, str) else os.fsdecode(path)  # type: ignore[arg-type]
-    trimmed = text.rstrip("/")
-    head, tail = os.path.split(trimmed)
-    if not trimmed or tail in (".", ".."):
-        return real, None
-    parent, problem = resolve(tool, head or ".", name)
-    if problem is not None or parent is None:
-        return None, problem
-    return os.path.join(parent, tail), None
+    echo = {name: safe_text(str(path))}
+    problem = too_long(path) if isinstance(path, str) else None
+    if problem:
+        return None, failure(problem, "name_too_long", **echo)
+    try:
+        return tool.workspace.locate(path, follow_symlinks=follow,
+                                     make_parents=make_parents), None
+    except WorkspaceError as exc:
+        return None, outside(exc, **echo)
+    except OSError as exc:
+        where = safe_text(exc.filename) if isinstance(exc.filename, str) else echo[name]
+        return None, os_failure(exc, f"{action} {where}", **echo)
+
+
+def open_for_reading(tool: BaseTool, path: str, name: str
+                     ) -> tuple[tuple[int, os.stat_result, str] | None, dict[str, Any] | None]:
+    """((descriptor, stat, shown path), None) of a regular file a model named as parameter
+    ``name``, or (None, the failure): outside the workspace, missing, a folder, a FIFO or a
+    device (never opened in a way that could block). The caller closes the descriptor."""
+    echo = {name: safe_text(str(path))}
+    problem = too_long(path) if isinstance(path, str) else None
+    if problem:
+        return None, failure(problem, "name_too_long", **echo)
+    try:
+        return tool.workspace.open_regular(path), None
+    except WorkspaceError as exc:
+        return None, outside(exc, **echo)
+    except IsADirectoryError:
+        return None, failure("the path is a folder, not a file; use ListFiles to see what it "
+                             "holds", "is_a_directory", **echo)
+    except OSError as exc:
+        where = safe_text(exc.filename) if isinstance(exc.filename, str) else echo[name]
+        return None, os_failure(exc, f"open {where}", **echo)
 
 
 def split_paths(paths: str | list[str]) -> list[str]:
@@ -152,76 +165,10 @@ def split_paths(paths: str | list[str]) -> list[str]:
 
 def split_paths_in(tool: BaseTool, paths: str | list[str]) -> list[str]:
     """:func:`split_paths`, keeping a string whole when it names an existing path."""
-    if isinstance(paths, str) and len(paths.strip().split()) > 1:
-        try:
-            if os.path.lexists(tool.resolve_path(paths.strip())):
-                return [paths.strip()]
-        except (WorkspaceError, OSError, ValueError):
-            pass
+    if isinstance(paths, str) and len(paths.strip().split()) > 1 and \
+            tool.workspace.exists(paths.strip()):
+        return [paths.strip()]
     return split_paths(paths)
-
-
-class NotRegularFile(OSError):
-    """The path is a FIFO, a socket or a device, which a read could block on forever."""
-
-
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def open_regular_fd(real: str) -> tuple[int, os.stat_result]:
-    """(file descriptor, stat) of a regular file opened for reading, without ever blocking
-    on a FIFO or a device; the caller closes the descriptor.
-
-    Raises IsADirectoryError for a folder, NotRegularFile for anything else that is not a
-    regular file, and the OSError of the open otherwise.
-    """
-    fd = os.open(real, _READ_FLAGS)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "the path is a folder", real)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(errno.EINVAL, "the path is not a regular file", real)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, info
-
-
-def open_regular(real: str, buffering: int = -1) -> tuple[BinaryIO, os.stat_result]:
-    """:func:`open_regular_fd` as a binary file object."""
-    fd, info = open_regular_fd(real)
-    try:
-        handle = os.fdopen(fd, "rb", buffering=buffering)
-    except BaseException:
-        os.close(fd)
-        raise
-    return handle, info
-
-
-def ensure_folder(folder: str) -> None:
-    """Create ``folder`` and its missing parents; NotADirectoryError when one is a file.
-
-    Iterative (``os.makedirs`` recurses once per level, which a deep path turns into a
-    RecursionError).
-    """
-    missing: list[str] = []
-    probe = folder
-    while not os.path.isdir(probe):
-        if os.path.lexists(probe):
-            raise NotADirectoryError(errno.ENOTDIR, "a parent of the path is a file, not a folder",
-                                     probe)
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        missing.append(probe)
-        probe = parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path)
-        except FileExistsError:
-            if not os.path.isdir(path):
-                raise
 
 
 def kind_of(mode: int) -> str:

@@ -10,24 +10,40 @@ from typing import TYPE_CHECKING, Any, Union
 
 from janito_core import failure
 
-from ._common import invalid, kind_of, os_failure, outside, safe_text, shown, split_paths_in, too_long
-from ._walk import Entry, depth_limit, walk
+from ._common import invalid, kind_of, locate, os_failure, safe_text, split_paths_in
+from ._walk import depth_limit, walk
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
 
+MAX_RESULTS_LIMIT = 100_000
+"""The most entries or matches one listing or search may return."""
+
 Start = tuple[str, str, str]
-"""A walk root: (path as sent, real path, kind)."""
+"""A walk root: (path as sent, path as the workspace shows it, kind)."""
 
 Roots = Union[tuple[list[Start], list[dict[str, Any]]], dict[str, Any]]
 
 
-def check_limits(max_depth: int, max_results: int, echo: dict[str, Any]) -> dict[str, Any] | None:
-    """The failure for a negative ``max_depth`` or a ``max_results`` below 1, else None."""
+class Listed:
+    """One entry of a listing: where it is (as shown from the root), its name, its kind."""
+
+    __slots__ = ("kind", "name", "relative")
+
+    def __init__(self, relative: str, name: str, kind: str) -> None:
+        self.relative = relative
+        self.name = name
+        self.kind = kind
+
+
+def check_limits(max_depth: int, max_results: int, echo: dict[str, Any],
+                 limit: int = MAX_RESULTS_LIMIT) -> dict[str, Any] | None:
+    """The failure for a negative ``max_depth`` or a ``max_results`` outside 1..``limit``."""
     if max_depth < 0:
         return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
-    if max_results < 1:
-        return invalid(f"max_results must be 1 or more, got {max_results}", **echo)
+    if not 1 <= max_results <= limit:
+        return invalid(f"max_results must be between 1 and {limit:,}, got {max_results}",
+                       **echo)
     return None
 
 
@@ -43,40 +59,42 @@ def walk_roots(tool: BaseTool, paths: str | list[str], echo: dict[str, Any]) -> 
     return invalid("paths is empty; give at least one path, such as \".\"", **echo)
 
 
-def start_points(tool: BaseTool, paths: str | list[str]) -> tuple[list[tuple[str, str, str]],
+def start_points(tool: BaseTool, paths: str | list[str]) -> tuple[list[Start],
                                                                     list[dict[str, Any]]]:
-    """([(path as sent, real path, kind)], [per-path problems]) for the requested paths."""
-    from janito_core import WorkspaceError
-
-    starts: list[tuple[str, str, str]] = []
+    """([(path as sent, path as shown, kind)], [per-path problems]) for the requested paths."""
+    starts: list[Start] = []
     problems: list[dict[str, Any]] = []
     seen: set[str] = set()
     for path in split_paths_in(tool, paths):
-        try:
-            real = tool.resolve_path(path)
-        except WorkspaceError as exc:
-            problems.append({"path": safe_text(path), **outside(exc)})
+        where, refused = locate(tool, path, "path")
+        if where is None:
+            if refused is not None:
+                problems.append(refused)
             continue
-        long_name = too_long(real)
-        if long_name:
-            problems.append({"path": safe_text(path), **failure(long_name, "name_too_long")})
+        with where:
+            shown = where.shown
+            try:
+                info = where.stat()
+                if kind_of(info.st_mode) == "symlink":  # raced into a link: follow it inside
+                    info = tool.workspace.stat(shown)
+            except (OSError, ValueError) as exc:
+                if isinstance(exc, OSError):
+                    problems.append({"path": safe_text(path),
+                                     **os_failure(exc, f"open {safe_text(shown)}")})
+                else:
+                    problems.append({"path": safe_text(path),
+                                     **failure(str(exc), "invalid_path")})
+                continue
+        if shown in seen:
             continue
-        try:
-            kind = kind_of(os.stat(real).st_mode)
-        except OSError as exc:
-            problems.append({"path": safe_text(path),
-                             **os_failure(exc, f"open {shown(tool, real)}")})
-            continue
-        if real in seen:
-            continue
-        seen.add(real)
-        starts.append((path, real, kind))
+        seen.add(shown)
+        starts.append((path, shown, kind_of(info.st_mode)))
     return starts, problems
 
 
-def entry_text(tool: BaseTool, path: str, kind: str) -> str:
+def entry_text(relative: str, kind: str) -> str:
     """How one listed entry is shown: folders end with "/", symbolic links with "@"."""
-    text = shown(tool, path)
+    text = safe_text(relative)
     if kind == "directory":
         return text + "/"
     if kind == "symlink":
@@ -85,22 +103,22 @@ def entry_text(tool: BaseTool, path: str, kind: str) -> str:
 
 
 def walked(tool: BaseTool, starts: list[Start], max_depth: int, include_gitignored: bool,
-           unreadable: list[str]) -> Iterator[tuple[Entry, str]]:
+           unreadable: list[str]) -> Iterator[tuple[Listed, str]]:
     """(entry, its path below its start) for every entry under ``starts``, in order.
 
     A start that is not a folder stands for itself (its name as the relative path). Folders
     that cannot be read are named in ``unreadable``.
     """
     limit = depth_limit(max_depth)
-    for _path, real, kind in starts:
+    for _path, shown, kind in starts:
         if kind != "directory":
-            name = os.path.basename(real)
-            yield Entry(real, name, 0, kind), name
+            name = os.path.basename(shown)
+            yield Listed(shown, name, kind), name
             continue
-        skip = len(real) + 1
-        for entry in walk(real, root=tool.workspace.root, max_depth=limit,
-                          gitignore=not include_gitignored, errors=unreadable):
-            yield entry, entry.path[skip:]
+        skip = 0 if shown == "." else len(shown) + 1
+        for entry in walk(tool, shown, max_depth=limit, gitignore=not include_gitignored,
+                          errors=unreadable):
+            yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:]
 
 
 def listing_result(echo: dict[str, Any], key: str, found: Iterator[str], max_results: int,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, BinaryIO
 
 from janito_core import failure
 
-from ._common import SNIFF_BYTES, decode, is_binary, open_regular, os_failure
+from ._common import SNIFF_BYTES, decode, is_binary
 
 # Past this size the lines after the shown range are not counted (total_lines is None).
 COUNT_LIMIT = 256 * 1024 * 1024
@@ -65,27 +66,22 @@ def check_range(start_line: int, max_lines: int | None, max_bytes: int) -> str |
 
 
 def read_range(
-    real: str,
+    fd: int,
+    info: os.stat_result,
     start_line: int = 1,
     max_lines: int | None = None,
     max_bytes: int = 64_000,
     line_numbers: bool = False,
 ) -> dict[str, Any]:
-    """The text of lines ``start_line``.. of file ``real``, without the echoed inputs.
+    """The text of lines ``start_line``.. of the regular file open as ``fd`` (closed here),
+    without the echoed inputs.
 
     Success: ``content`` (ending with a visible marker when cut), ``start_line``,
     ``end_line`` (last line shown, 0 when none), ``total_lines`` (None for huge files),
     ``truncated``, ``next_start_line`` when cut, ``size``, and ``decode_errors`` /
     ``first_decode_error_line`` when some bytes are not UTF-8.
     """
-    try:
-        handle, info = open_regular(real)
-    except IsADirectoryError:
-        return failure("the path is a folder, not a file; use ListFiles to see what it holds",
-                       "is_a_directory")
-    except OSError as exc:
-        return os_failure(exc, "open the file")
-    with handle:
+    with os.fdopen(fd, "rb") as handle:
         head = handle.read(SNIFF_BYTES)
         if is_binary(head):
             return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "

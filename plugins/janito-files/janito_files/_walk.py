@@ -1,54 +1,61 @@
 """Walking a folder tree the way a developer expects: sorted, without .git, honouring .gitignore.
 
-Ignore rules come from every ``.gitignore`` between the workspace root and the folder being
-walked, and from those found inside it; a deeper file overrides a shallower one, and within
-one file the last matching pattern wins (``!pattern`` re-includes), as git does. Matching is
-done by the ``pathspec`` library. A folder that is ignored is not entered. Symbolic links are
-reported but never followed, so a walk cannot leave the workspace through one.
+The walk is janito-core's descriptor walk (``Workspace.walk``): every folder is opened
+relative to its parent with ``O_NOFOLLOW``, links are reported and never followed, and no
+depth exhausts the stack or the descriptor table. Ignore rules come from every
+``.gitignore`` between the workspace root and the folder being walked, and from those found
+inside it; a deeper file overrides a shallower one, and within one file the last matching
+pattern wins (``!pattern`` re-includes), as git does. Matching is done by the ``pathspec``
+library. A folder that is ignored is not entered. A ``.gitignore`` is read only when it is a
+regular file (a FIFO, a device or a link in its place is ignored, as git ignores a linked
+one), and never more than its first MiB.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from janito_core import BaseTool
+    from janito_core._fswalk import Folder, WalkEntry
 
 SKIP_DIRS = frozenset({".git"})
 GITIGNORE = ".gitignore"
+GITIGNORE_BYTES = 1 << 20
 
-_spec_cache: dict[tuple[str, int, int], Any] = {}
+_spec_cache: dict[tuple[int, int, int, int], Any] = {}
 
-
-class Entry:
-    """One walked entry (a plain class: a NamedTuple costs milliseconds at import)."""
-
-    __slots__ = ("depth", "kind", "name", "path")
-
-    def __init__(self, path: str, name: str, depth: int, kind: str) -> None:
-        self.path = path      # absolute path
-        self.name = name
-        self.depth = depth    # 1 for the entries of the starting folder
-        self.kind = kind      # "file", "directory", "symlink" or "other"
+Rules = tuple[tuple[str, Any], ...]
+"""(folder as shown from the root, compiled GitIgnoreSpec), shallowest first."""
 
 
-Rules = tuple[tuple[str, Any], ...]   # (folder, compiled GitIgnoreSpec), shallowest first
-
-
-def load_spec(folder: str) -> Any | None:
-    """The compiled ``.gitignore`` of ``folder``, or None (cached by size and mtime)."""
-    path = os.path.join(folder, GITIGNORE)
+def load_spec(dir_fd: int) -> Any | None:
+    """The compiled ``.gitignore`` of the folder open as ``dir_fd``, or None (cached by
+    inode, size and modification time)."""
     try:
-        info = os.stat(path)
+        info = os.stat(GITIGNORE, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return None
-    key = (path, info.st_mtime_ns, info.st_size)
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
     if key in _spec_cache:
         return _spec_cache[key]
+    from janito_core.workspace import open_regular_at, read_fd
+
     try:
-        with open(path, "rb") as handle:
-            lines = handle.read(1 << 20).decode("utf-8", "replace").splitlines()
+        fd, _info = open_regular_at(dir_fd, GITIGNORE)
     except OSError:
         return None
+    try:
+        lines = read_fd(fd, info.st_size, GITIGNORE_BYTES).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     from pathspec import GitIgnoreSpec
 
     try:
@@ -62,93 +69,79 @@ def load_spec(folder: str) -> Any | None:
     return spec
 
 
-def inherited_rules(start: str, root: str) -> Rules:
-    """The ignore rules of the folders from ``root`` down to the parent of ``start``."""
-    if start == root or not start.startswith(root.rstrip(os.sep) + os.sep):
+def inherited_rules(tool: BaseTool, start: str) -> Rules:
+    """The ignore rules of the folders from the root down to the parent of ``start`` (a
+    folder as the workspace shows it)."""
+    if start in (".", "") or start.startswith("/"):
         return ()
+    parts = start.split("/")[:-1]
+    folders = ["."] + ["/".join(parts[:i + 1]) for i in range(len(parts))]
     rules: list[tuple[str, Any]] = []
-    folders = [root]
-    for part in os.path.relpath(os.path.dirname(start), root).split(os.sep):
-        if part not in ("", "."):
-            folders.append(os.path.join(folders[-1], part))
     for folder in folders:
-        spec = load_spec(folder)
+        try:
+            fd = tool.workspace.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except (OSError, ValueError):
+            continue
+        try:
+            spec = load_spec(fd)
+        finally:
+            os.close(fd)
         if spec is not None:
             rules.append((folder, spec))
     return tuple(rules)
 
 
-def is_ignored(path: str, is_dir: bool, rules: Rules) -> bool:
-    """Whether ``path`` is excluded by ``rules`` (the deepest deciding rule wins)."""
+def is_ignored(relative: str, is_dir: bool, rules: Rules) -> bool:
+    """Whether ``relative`` (as shown from the root) is excluded by ``rules`` (the deepest
+    deciding rule wins)."""
     for folder, spec in reversed(rules):
-        relative = path[len(folder) + 1:] if folder != os.sep else path[1:]
+        below = relative if folder == "." else relative[len(folder) + 1:]
         if is_dir:
-            relative += "/"
-        verdict = spec.check_file(relative).include
+            below += "/"
+        verdict = spec.check_file(below).include
         if verdict is not None:
             return bool(verdict)
     return False
 
 
-def _kind(entry: os.DirEntry[str]) -> str:
-    try:
-        if entry.is_symlink():
-            return "symlink"
-        if entry.is_dir(follow_symlinks=False):
-            return "directory"
-        if entry.is_file(follow_symlinks=False):
-            return "file"
-    except OSError:
-        pass
-    return "other"
+def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore: bool = True,
+         errors: list[str] | None = None) -> Iterator[WalkEntry]:
+    """Every entry below folder ``start`` (as shown from the root) in sorted depth-first
+    order, without ``.git`` and, with ``gitignore``, without what ``.gitignore`` excludes.
 
-
-def walk(
-    start: str,
-    *,
-    root: str,
-    max_depth: int | None = None,
-    gitignore: bool = True,
-    errors: list[str] | None = None,
-) -> Iterator[Entry]:
-    """Every entry below folder ``start`` in sorted depth-first order.
-
-    ``max_depth`` 1 gives the entries of ``start`` only; None walks everything. Folders that
-    cannot be read are skipped and named in ``errors``.
+    ``max_depth`` 1 gives the entries of ``start`` only; None walks everything. Folders
+    that cannot be read are skipped and named in ``errors``.
     """
-    rules = inherited_rules(start, root) if gitignore else ()
-    stack: list[tuple[Iterator[os.DirEntry[str]], int, Rules]] = []
 
-    def open_folder(folder: str, depth: int, rules: Rules) -> None:
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            if errors is not None:
-                # named from the workspace root, as results show paths
-                errors.append(f"{os.path.relpath(folder, root)}: {exc.strerror or exc}")
-            return
+    def enter(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+        rules: Rules = folder.state or ()
         if gitignore and any(e.name == GITIGNORE for e in entries):
-            spec = load_spec(folder)
+            spec = load_spec(folder.fd)
             if spec is not None:
-                rules = (*rules, (folder, spec))
-        stack.append((iter(entries), depth, rules))
+                rules = folder.state = (*rules, (folder.relative, spec))
+        kept = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir and entry.name in SKIP_DIRS:
+                continue
+            if rules:
+                relative = entry.name if folder.relative == "." else \
+                    f"{folder.relative}/{entry.name}"
+                if is_ignored(relative, is_dir, rules):
+                    continue
+            kept.append(entry)
+        return kept
 
-    open_folder(start, 1, rules)
-    while stack:
-        entries, depth, rules = stack[-1]
-        entry = next(entries, None)
-        if entry is None:
-            stack.pop()
-            continue
-        kind = _kind(entry)
-        if kind == "directory" and entry.name in SKIP_DIRS:
-            continue
-        if rules and is_ignored(entry.path, kind == "directory", rules):
-            continue
-        yield Entry(entry.path, entry.name, depth, kind)
-        if kind == "directory" and (max_depth is None or depth < max_depth):
-            open_folder(entry.path, depth + 1, rules)
+    def failed(where: str, exc: OSError) -> None:
+        if errors is not None:
+            errors.append(f"{where}: {exc.strerror or exc}")
+
+    rules = inherited_rules(tool, start) if gitignore else ()
+    yield from tool.workspace.walk(start, max_depth=max_depth, enter=enter, on_error=failed,
+                                   state=rules)
 
 
 def depth_limit(max_depth: int | None) -> int | None:

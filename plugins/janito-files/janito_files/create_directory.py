@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import stat
 import sys
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
+from ._common import echoed, invalid, locate, os_failure, safe_text
 
 
 @tool(permissions="w")
@@ -25,22 +25,26 @@ class CreateDirectory(BaseTool):
             path: Path of the folder to create, relative to the workspace root.
         """
         echo = {"path": echoed(path)}
-        real, refused = resolve(self, path, "path")
-        if refused is not None or real is None:
+        where, refused = locate(self, path, "path", make_parents=True, action="create")
+        if where is None:
             return refused or invalid("no path given", **echo)
-        where = shown(self, real)
-        if os.path.isdir(real):
-            return {"success": True, **echo, "directory": where, "created": False}
-        if os.path.lexists(real):
-            return failure(f"{where} exists and is not a folder", "file_exists", **echo)
-        self.report_start(f"Creating folder {where}")
-        try:
-            ensure_folder(real)
-        except OSError as exc:
-            self.report_error(f"could not create {where}: {exc.strerror or exc}")
-            return os_failure(exc, f"create {where}", **echo)
-        self.report_result(f"Created {where}")
-        return {"success": True, **echo, "directory": where, "created": True}
+        with where:
+            shown = safe_text(where.shown)
+            existing = where.lookup()
+            if existing is not None:
+                if stat.S_ISDIR(existing.st_mode):
+                    return {"success": True, **echo, "directory": shown, "created": False}
+                return failure(f"{shown} exists and is not a folder", "file_exists", **echo)
+            self.report_start(f"Creating folder {shown}")
+            try:
+                created = where.mkdir()
+            except FileExistsError:
+                return failure(f"{shown} exists and is not a folder", "file_exists", **echo)
+            except OSError as exc:
+                self.report_error(f"could not create {shown}: {exc.strerror or exc}")
+                return os_failure(exc, f"create {shown}", **echo)
+        self.report_result(f"Created {shown}")
+        return {"success": True, **echo, "directory": shown, "created": created}
 
 
 def main(argv: list[str] | None = None) -> int:

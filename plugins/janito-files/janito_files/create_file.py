@@ -8,8 +8,7 @@ from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._atomic import TargetExists, atomic_write
-from ._common import echoed, ensure_folder, invalid, os_failure, resolve, shown
+from ._common import echoed, invalid, locate, os_failure, safe_text
 
 
 @tool(permissions="w")
@@ -30,31 +29,32 @@ class CreateFile(BaseTool):
                 left alone and the call fails.
         """
         echo = {"filepath": echoed(filepath)}
-        real, refused = resolve(self, filepath, "filepath")
-        if refused is not None or real is None:
-            return refused or invalid("no path given", **echo)
-        path = shown(self, real)
-        if real == self.workspace.root or filepath.endswith(("/", os.sep)):
+        if filepath.endswith(("/", os.sep)):
             return failure("the path names a folder, not a file", "is_a_directory", **echo)
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError as exc:
             return invalid(f"content holds characters that cannot be written as UTF-8 "
                            f"({exc.reason} at position {exc.start})", **echo)
-        self.report_start(f"Writing {path} ({len(data)} bytes)")
-        folder = os.path.dirname(real)
-        try:
-            ensure_folder(folder)
-            replaced = atomic_write(real, data, overwrite=overwrite)
-        except TargetExists:
-            self.report_error(f"{path} exists")
-            return failure(f"{path} already exists; pass overwrite=true to replace it",
-                           "file_exists", **echo, path=path)
-        except IsADirectoryError:
-            return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
-        except OSError as exc:
-            self.report_error(f"could not write {path}: {exc.strerror or exc}")
-            return os_failure(exc, f"write {path}", **echo)
+        where, refused = locate(self, filepath, "filepath", make_parents=True, action="create")
+        if where is None:
+            return refused or invalid("no path given", **echo)
+        with where:
+            path = safe_text(where.shown)
+            if where.is_root:
+                return failure("the path names a folder, not a file", "is_a_directory", **echo)
+            self.report_start(f"Writing {path} ({len(data)} bytes)")
+            try:
+                replaced = where.write(data, overwrite=overwrite)
+            except FileExistsError:
+                self.report_error(f"{path} exists")
+                return failure(f"{path} already exists; pass overwrite=true to replace it",
+                               "file_exists", **echo, path=path)
+            except IsADirectoryError:
+                return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+            except OSError as exc:
+                self.report_error(f"could not write {path}: {exc.strerror or exc}")
+                return os_failure(exc, f"write {path}", **echo)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         self.report_result(f"{'Replaced' if replaced else 'Created'} {path} ({lines} lines)")
         return {"success": True, **echo, "path": path, "created": not replaced,

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import stat
 import sys
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._atomic import fsync_dir
-from ._common import echoed, invalid, os_failure, resolve_entry, shown
+from ._common import echoed, invalid, locate, os_failure, safe_text
 
 
 @tool(permissions="w")
@@ -27,24 +25,30 @@ class DeleteFile(BaseTool):
             filepath: Path of the file to delete, relative to the workspace root.
         """
         echo = {"filepath": echoed(filepath)}
-        real, refused = resolve_entry(self, filepath, "filepath")
-        if refused is not None or real is None:
+        where, refused = locate(self, filepath, "filepath", follow=False, action="find")
+        if where is None:
             return refused or invalid("no path given", **echo)
-        path = shown(self, real)
-        try:
-            info = os.lstat(real)
-        except OSError as exc:
-            return os_failure(exc, f"find {path}", **echo)
-        if stat.S_ISDIR(info.st_mode):
-            return failure(f"{path} is a folder; use RemoveDirectory to remove folders",
-                           "is_a_directory", **echo)
-        self.report_start(f"Deleting {path}")
-        try:
-            os.unlink(real)
-        except OSError as exc:
-            self.report_error(f"could not delete {path}: {exc.strerror or exc}")
-            return os_failure(exc, f"delete {path}", **echo)
-        fsync_dir(os.path.dirname(real))
+        with where:
+            path = safe_text(where.shown)
+            if where.is_root:
+                return failure("the workspace root is a folder; use RemoveDirectory to remove "
+                               "folders", "is_a_directory", **echo)
+            try:
+                info = where.stat()
+            except OSError as exc:
+                return os_failure(exc, f"find {path}", **echo)
+            if stat.S_ISDIR(info.st_mode):
+                return failure(f"{path} is a folder; use RemoveDirectory to remove folders",
+                               "is_a_directory", **echo)
+            self.report_start(f"Deleting {path}")
+            try:
+                info = where.remove()
+            except IsADirectoryError:
+                return failure(f"{path} is a folder; use RemoveDirectory to remove folders",
+                               "is_a_directory", **echo)
+            except OSError as exc:
+                self.report_error(f"could not delete {path}: {exc.strerror or exc}")
+                return os_failure(exc, f"delete {path}", **echo)
         self.report_result(f"Deleted {path}")
         return {"success": True, **echo, "path": path, "bytes": info.st_size,
                 "was_symlink": stat.S_ISLNK(info.st_mode)}

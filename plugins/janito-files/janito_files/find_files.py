@@ -83,7 +83,7 @@ class FindFiles(BaseTool):
                 if entry.kind == "directory" and not want_dirs:
                     continue
                 if any(r.match(relative if on_path else entry.name) for r, on_path in regexes):
-                    yield entry_text(self, entry.path, entry.kind)
+                    yield entry_text(entry.relative, entry.kind)
 
         result = listing_result(echo, "files", found(), max_results,
                                 f"only the first {max_results} matches are shown; narrow the "

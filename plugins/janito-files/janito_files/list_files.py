@@ -48,7 +48,7 @@ class ListFiles(BaseTool):
         starts, problems = roots
         self.report_start(f"Listing {', '.join(safe_text(p) for p, _, _ in starts[:5])}")
         unreadable: list[str] = []
-        found = (entry_text(self, entry.path, entry.kind)
+        found = (entry_text(entry.relative, entry.kind)
                  for entry, _ in walked(self, starts, max_depth, include_gitignored, unreadable))
         result = listing_result(echo, "entries", found, max_results,
                                 f"only the first {max_results} entries are shown; list a "

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import errno
-import os
 import stat
 import sys
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._atomic import TargetExists, copy_file_atomic, copy_tree_atomic, fsync_dir
-from ._common import echoed, ensure_folder, invalid, kind_of, os_failure, resolve_entry, shown
+from ._common import echoed, invalid, kind_of, locate, os_failure, safe_text
 
 
 @tool(permissions="w")
@@ -28,32 +26,43 @@ class MoveFile(BaseTool):
 
         Args:
             src_path: The file or folder to move, relative to the workspace root.
-            dest_path: Its new path (the full new name, not a folder to move it into).
+            dest_path: Its new path (the full new name), or a folder to move it into when it
+                ends with "/" (the folder is made if missing).
             overwrite: Replace an existing destination file.
         """
         echo = {"src_path": echoed(src_path), "dest_path": echoed(dest_path)}
-        source, refused = resolve_entry(self, src_path, "src_path")
-        if refused is not None or source is None:
+        source, refused = locate(self, src_path, "src_path", follow=False, action="find")
+        if source is None:
             return {**(refused or invalid("no source given")), **echo}
-        target, refused = resolve_entry(self, dest_path, "dest_path")
-        if refused is not None or target is None:
-            return {**(refused or invalid("no destination given")), **echo}
-        src_shown, dest_shown = shown(self, source), shown(self, target)
-        if source == self.workspace.root:
+        with source:
+            if dest_path.endswith("/") and not source.is_root:
+                dest_path = dest_path + source.name
+            target, refused = locate(self, dest_path, "dest_path", follow=False,
+                                     make_parents=True, action="reach")
+            if target is None:
+                return {**(refused or invalid("no destination given")), **echo}
+            with target:
+                return self._move(source, target, overwrite, echo)
+
+    def _move(self, source: Any, target: Any, overwrite: bool,
+              echo: dict[str, Any]) -> dict[str, Any]:
+        src_shown, dest_shown = safe_text(source.shown), safe_text(target.shown)
+        if source.is_root:
             return failure("refusing to move the workspace root", "invalid_arguments", **echo)
         try:
-            src_info = os.lstat(source)
+            src_info = source.stat()
         except OSError as exc:
             return os_failure(exc, f"find {src_shown}", **echo)
         src_kind = kind_of(src_info.st_mode)
-        if source == target:
+        if source.parts == target.parts:
             return invalid("src_path and dest_path are the same path", **echo)
-        if src_kind == "directory" and (target + os.sep).startswith(source + os.sep):
+        if src_kind == "directory" and target.parts[:len(source.parts)] == source.parts:
             return invalid("cannot move a folder into itself", **echo)
+        if target.is_root:
+            return failure("the workspace root is an existing folder; give the full new path",
+                           "file_exists", **echo)
         try:
-            dest_info: os.stat_result | None = os.lstat(target)
-        except FileNotFoundError:
-            dest_info = None
+            dest_info = target.lookup()
         except OSError as exc:
             return os_failure(exc, f"inspect {dest_shown}", **echo)
         if dest_info is not None:
@@ -68,72 +77,52 @@ class MoveFile(BaseTool):
                                "file_exists", **echo)
         self.report_start(f"Moving {src_shown} to {dest_shown}")
         try:
-            folder = os.path.dirname(target)
-            ensure_folder(folder)
-            method = self._move(source, target, src_kind, overwrite)
-        except TargetExists:
+            if dest_info is not None and (dest_info.st_dev, dest_info.st_ino) == \
+                    (src_info.st_dev, src_info.st_ino):
+                # Two names of one file: rename() would succeed and change nothing.
+                source.remove()
+                method = "rename"
+            else:
+                method = self._transfer(source, target, src_kind, overwrite)
+        except FileExistsError:
             return failure(f"{dest_shown} already exists; pass overwrite=true to replace it",
                            "file_exists", **echo)
         except OSError as exc:
             self.report_error(f"could not move {src_shown}: {exc.strerror or exc}")
             result = os_failure(exc, f"move {src_shown}", **echo)
-            result["source_kept"] = os.path.lexists(source)
+            result["source_kept"] = source.lookup() is not None
             return result
         self.report_result(f"Moved {src_shown} to {dest_shown}")
         return {"success": True, **echo, "source": src_shown, "destination": dest_shown,
                 "kind": src_kind, "replaced": dest_info is not None, "method": method}
 
-    @staticmethod
-    def _move(source: str, target: str, kind: str, overwrite: bool) -> str:
-        """Do the move; return "rename" or "copy" (across filesystems)."""
+    def _transfer(self, source: Any, target: Any, kind: str, overwrite: bool) -> str:
+        """Rename, or across filesystems copy then remove; "rename" or "copy"."""
         try:
-            if overwrite:
-                os.replace(source, target)
-            elif kind == "directory":
-                if os.path.lexists(target):
-                    raise TargetExists(errno.EEXIST, "exists", target)
-                os.rename(source, target)
-            else:
-                # link + unlink refuses an existing target atomically.
-                try:
-                    os.link(source, target, follow_symlinks=False)
-                except FileExistsError:
-                    raise TargetExists(errno.EEXIST, "exists", target) from None
-                except OSError as exc:
-                    if exc.errno == errno.EXDEV:
-                        raise
-                    if os.path.lexists(target):
-                        raise TargetExists(errno.EEXIST, "exists", target) from None
-                    os.rename(source, target)
-                else:
-                    os.unlink(source)
-            fsync_dir(os.path.dirname(target))
-            fsync_dir(os.path.dirname(source))
+            source.rename_to(target, overwrite=overwrite)
             return "rename"
         except OSError as exc:
             if exc.errno != errno.EXDEV:
                 raise
+        from ._copy import copy_file, copy_link, copy_tree
+
         # Across filesystems: the copy is complete and on disk before the source goes.
         if kind == "directory":
-            copy_tree_atomic(source, target)
-            _rmtree(source)
+            copy_tree(self.workspace, source.shown, source, target)
+            source.rmdir(recursive=True)
         elif kind == "symlink":
-            link = os.readlink(source)
-            if overwrite and os.path.lexists(target):
-                os.unlink(target)
-            os.symlink(link, target)
-            os.unlink(source)
+            copy_link(source, target, overwrite=overwrite)
+            source.remove()
+        elif kind == "file":
+            copy_file(source, target, overwrite=overwrite)
+            source.remove()
         else:
-            copy_file_atomic(source, target, overwrite=overwrite)
-            os.unlink(source)
-        fsync_dir(os.path.dirname(source))
+            from janito_core.workspace import NotRegularFile
+
+            raise NotRegularFile(errno.EINVAL, "a FIFO, socket or device cannot be moved to "
+                                 "another filesystem", source.shown)
+        source.sync()
         return "copy"
-
-
-def _rmtree(path: str) -> None:
-    import shutil  # imported on use: most calls never need it
-
-    shutil.rmtree(path)
 
 
 def main(argv: list[str] | None = None) -> int:

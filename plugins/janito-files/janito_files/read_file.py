@@ -7,7 +7,7 @@ from typing import Any
 
 from janito_core import BaseTool, tool
 
-from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, shown
+from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text
 from ._read import check_range, read_range
 
 
@@ -42,11 +42,13 @@ class ReadFile(BaseTool):
         problem = check_range(start_line, max_lines, max_bytes)
         if problem:
             return invalid(problem, **echo)
-        real, refused = resolve(self, filepath, "filepath")
-        if refused is not None or real is None:
+        opened, refused = open_for_reading(self, filepath, "filepath")
+        if opened is None:
             return refused or invalid("no path given", **echo)
-        self.report_start(f"Reading {shown(self, real)}")
-        result = read_range(real, start_line, max_lines, max_bytes, line_numbers)
+        fd, info, path = opened
+        path = safe_text(path)
+        self.report_start(f"Reading {path}")
+        result = read_range(fd, info, start_line, max_lines, max_bytes, line_numbers)
         if not result["success"]:
             self.report_error(result["error"])
             return {**result, **echo}
@@ -54,7 +56,7 @@ class ReadFile(BaseTool):
             f"Read lines {result['start_line']}-{result['end_line']}"
             + (" (truncated)" if result["truncated"] else "")
         )
-        return {"success": True, **echo, "path": shown(self, real),
+        return {"success": True, **echo, "path": path,
                 **{k: v for k, v in result.items() if k != "success"}}
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import DEFAULT_MAX_BYTES, echoed, invalid, resolve, safe_text, shown, split_paths_in
+from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text, split_paths_in
 from ._read import check_range, read_range
 
 MAX_FILES = 100
@@ -56,13 +56,14 @@ class ReadMultipleFiles(BaseTool):
                                      "before it; read it in another call", "budget_exhausted"))
                 files.append(entry)
                 continue
-            real, refused = resolve(self, name, "filepath")
-            if refused is not None or real is None:
+            opened, refused = open_for_reading(self, name, "filepath")
+            if opened is None:
                 entry.update(refused or invalid("no path given"))
                 files.append(entry)
                 continue
-            entry["path"] = shown(self, real)
-            result = read_range(real, 1, max_lines, budget)
+            fd, info, shown = opened
+            entry["path"] = safe_text(shown)
+            result = read_range(fd, info, 1, max_lines, budget)
             entry.update(result)
             if result["success"]:
                 read += 1

@@ -1,16 +1,68 @@
-"""ReplaceTextInFile: exact text replacement, all or nothing."""
+"""ReplaceTextInFile: exact text replacement, all or nothing, and never a lost update."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._atomic import atomic_write
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
+LOCK_WAIT_SECONDS = 30.0
+"""How long an edit waits for another edit of the same file to finish."""
+
+
+class EditLock:
+    """An exclusive ``flock`` on the file being edited, held from the read to the rename.
+
+    Every edit of a file (in this process or another janito) takes it, so concurrent edits
+    run one after the other and none works on a stale copy: once the lock is held, the name
+    must still lead to the file that was locked (an edit that finished meanwhile replaced
+    it), else the lock is taken again on the new file.
+    """
+
+    def __init__(self, where: Any) -> None:
+        self.where = where
+        self.fd = -1
+
+    def acquire(self) -> os.stat_result:
+        """Lock and open the file; its stat. TimeoutError when another edit holds it."""
+        import fcntl
+
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        delay = 0.001
+        while True:
+            fd, _info = self.where.open_regular()
+            try:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() > deadline:
+                            raise TimeoutError("another edit of this file is still running") \
+                                from None
+                        time.sleep(delay)
+                        delay = min(delay * 2, 0.05)
+                current = self.where.lookup()
+                locked = os.fstat(fd)
+                if current is not None and (current.st_dev, current.st_ino) == \
+                        (locked.st_dev, locked.st_ino):
+                    self.fd = fd
+                    return locked
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)  # replaced meanwhile: lock the file that is there now
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)  # closing drops the flock
 
 
 @tool(permissions="w")
@@ -19,6 +71,8 @@ class ReplaceTextInFile(BaseTool):
 
     The file is rewritten atomically and only when the replacement succeeds: on any failure
     (text not found, found several times without replace_all, write error) it is untouched.
+    Edits of one file run one after the other, and an edit made by another program since
+    the file was read is never overwritten (the call answers "conflict"; read and retry).
     Bytes that are not UTF-8 and line endings are preserved.
     """
 
@@ -41,38 +95,61 @@ class ReplaceTextInFile(BaseTool):
         echo = {"filepath": echoed(filepath)}
         if not search_text:
             return invalid("search_text must not be empty", **echo)
-        real, refused = resolve(self, filepath, "filepath")
-        if refused is not None or real is None:
+        where, refused = locate(self, filepath, "filepath")
+        if where is None:
             return refused or invalid("no path given", **echo)
-        path = shown(self, real)
-        self.report_start(f"Replacing text in {path}")
+        with where:
+            path = safe_text(where.shown)
+            if where.is_root:
+                return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+            self.report_start(f"Replacing text in {path}")
+            lock = EditLock(where)
+            try:
+                info = lock.acquire()
+            except IsADirectoryError:
+                return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+            except TimeoutError as exc:
+                return failure(f"{path}: {exc} after {LOCK_WAIT_SECONDS:g} seconds; try again",
+                               "busy", **echo)
+            except OSError as exc:
+                self.report_error(f"could not read {path}: {exc.strerror or exc}")
+                return os_failure(exc, f"read {path}", **echo)
+            try:
+                return self._edit(where, lock.fd, info, path, search_text, replacement_text,
+                                  replace_all, echo)
+            finally:
+                lock.release()
+
+    def _edit(self, where: Any, fd: int, info: os.stat_result, path: str, search: str,
+              replacement: str, replace_all: bool, echo: dict[str, Any]) -> dict[str, Any]:
+        if info.st_size > MAX_EDIT_BYTES:
+            return failure(f"{path} is {info.st_size} bytes, more than the {MAX_EDIT_BYTES} "
+                           "this tool edits", "file_too_large", **echo)
+        from janito_core.workspace import read_fd
+
         try:
-            handle, info = open_regular(real)
-            with handle:
-                if info.st_size > MAX_EDIT_BYTES:
-                    return failure(f"{path} is {info.st_size} bytes, more than the "
-                                   f"{MAX_EDIT_BYTES} this tool edits", "file_too_large",
-                                   **echo)
-                data = handle.read()
-        except IsADirectoryError:
-            return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
+            data = read_fd(fd, info.st_size, MAX_EDIT_BYTES + 1)
         except OSError as exc:
-            self.report_error(f"could not read {path}: {exc.strerror or exc}")
             return os_failure(exc, f"read {path}", **echo)
         if is_binary(data[:SNIFF_BYTES]):
             return failure(f"{path} looks binary (it holds NUL bytes); only text files are "
                            "edited", "binary_file", **echo)
         # surrogateescape keeps bytes that are not UTF-8 exactly as they were.
         text = data.decode("utf-8", "surrogateescape")
-        search, replacement = search_text, replacement_text
         count = text.count(search)
         line_endings = None
-        if count == 0 and "\n" in search and "\r\n" in text and "\r\n" not in search:
-            # The file uses CRLF line endings; the model sent LF.
-            search = search.replace("\n", "\r\n")
-            replacement = replacement.replace("\r\n", "\n").replace("\n", "\r\n")
-            count = text.count(search)
-            line_endings = "crlf"
+        crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+        if crlf or (count == 0 and "\r\n" in text):
+            # The file uses CRLF line endings and the model sent LF: a search spanning lines
+            # is looked for with CRLF, and new lines are written as the file writes them.
+            crlf_search = search.replace("\r\n", "\n").replace("\n", "\r\n")
+            if count == 0 and crlf_search != search:
+                search, count = crlf_search, text.count(crlf_search)
+                line_endings = "crlf"
+            if count and (crlf or line_endings):
+                converted = replacement.replace("\r\n", "\n").replace("\n", "\r\n")
+                if converted != replacement:
+                    replacement, line_endings = converted, "crlf"
         if count == 0:
             self.report_error("search_text not found")
             return failure(f"search_text was not found in {path}; the file is unchanged "
@@ -99,8 +176,15 @@ class ReplaceTextInFile(BaseTool):
         except UnicodeEncodeError as exc:
             return invalid(f"replacement_text holds characters that cannot be written as "
                            f"UTF-8 ({exc.reason}); the file is unchanged", **echo)
+        from janito_core.workspace import ChangedMeanwhile
+
         try:
-            atomic_write(real, new_data, overwrite=True)
+            where.write(new_data, overwrite=True, expect=info)
+        except ChangedMeanwhile:
+            self.report_error(f"{path} changed while it was edited")
+            return failure(f"{path} was changed by another program while this edit was made; "
+                           "the file is left as that program wrote it: read it again and "
+                           "repeat the edit", "conflict", **echo, path=path)
         except OSError as exc:
             self.report_error(f"could not write {path}: {exc.strerror or exc}")
             result = os_failure(exc, f"write {path}", **echo)
@@ -116,6 +200,14 @@ class ReplaceTextInFile(BaseTool):
         if line_endings:
             result["line_endings"] = line_endings
         return result
+
+    @classmethod
+    def should_load(cls) -> bool:
+        try:
+            import fcntl  # noqa: F401
+        except ImportError:
+            return cls.skip("editing needs POSIX file locks (fcntl), which this platform lacks")
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,15 +19,16 @@ from ._common import (
     clip_line,
     echoed,
     invalid,
-    open_regular_fd,
     safe_text,
-    shown,
 )
-from ._listing import check_limits, walk_roots
+from ._listing import Start, check_limits, walk_roots
 from ._walk import depth_limit, walk
 
 # Files larger than this are not searched (they are named in ``skipped_large``).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+MAX_RESULTS_LIMIT = 10_000
+"""The most matching lines one search may return (each line up to LINE_CHARS characters)."""
 
 # Seconds a regular expression may spend matching over one whole search. A pattern that
 # backtracks catastrophically (``(a|aa)+$`` against "aaaa...!") would otherwise run for hours.
@@ -43,16 +44,14 @@ class FileTooLarge(OSError):
     """A file larger than :data:`MAX_FILE_BYTES`, which is not searched."""
 
 
-def read_searchable(path: str) -> bytes:
-    """The bytes of regular file ``path``; only the first SNIFF_BYTES of a binary file (a NUL
-    among them), which is never read whole.
+def read_searchable(fd: int, info: os.stat_result, path: str) -> bytes:
+    """The bytes of the regular file open as ``fd`` (closed here); only the first
+    SNIFF_BYTES of a binary file (a NUL among them), which is never read whole.
 
-    Raises FileTooLarge past MAX_FILE_BYTES, NotRegularFile for a FIFO or a device (opened
-    without blocking, never read), and the OSError of the open or the read otherwise.
+    Raises FileTooLarge past MAX_FILE_BYTES and the OSError of the read.
     """
     # os-level calls rather than a file object: over thousands of small files, building
     # and closing a file object per file costs a fifth of a search that finds nothing.
-    fd, info = open_regular_fd(path)
     try:
         if info.st_size > MAX_FILE_BYTES:
             raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
@@ -60,12 +59,16 @@ def read_searchable(path: str) -> bytes:
         if len(data) < SNIFF_BYTES or b"\x00" in data:
             return data
         chunks = [data]
+        total = len(data)
         while True:
             # Asking for one byte more than st_size reads an unchanged file in one call; a
             # read of a regular file returns less than asked only at its end.
-            wanted = max(info.st_size + 1 - len(data), 1 << 16)
+            wanted = max(info.st_size + 1 - total, 1 << 16)
             chunk = os.read(fd, wanted)
             chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:  # it grew past the limit while it was read
+                raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
             if len(chunk) < wanted:
                 break
         return b"".join(chunks)
@@ -390,7 +393,7 @@ class SearchText(BaseTool):
         echo = {"paths": echoed(paths), "query": echoed(query)}
         if not query:
             return invalid("query must not be empty", **echo)
-        problem = check_limits(max_depth, max_results, echo)
+        problem = check_limits(max_depth, max_results, echo, MAX_RESULTS_LIMIT)
         if problem is not None:
             return problem
         try:
@@ -441,32 +444,43 @@ class _Scan:
         self.files_matched = 0
         self.full = False
 
-    def run(self, starts: list[tuple[str, str, str]], limit: int | None,
-            include_gitignored: bool) -> None:
+    def run(self, starts: list[Start], limit: int | None, include_gitignored: bool) -> None:
         """Search every start (a file, or a folder walked to depth ``limit``) until full."""
-        root = self.tool.workspace.root
-        for _path, real, kind in starts:
+        workspace = self.tool.workspace
+        for _path, shown, kind in starts:
             if kind != "directory":
                 # a FIFO or a device named by the model is reported as not searchable
-                self.file(real, explicit=True)
+                try:
+                    fd, info, _ = workspace.open_regular(shown)
+                except (OSError, ValueError) as exc:
+                    self.unreadable.append(f"{safe_text(shown)}: "
+                                           f"{getattr(exc, 'strerror', None) or exc}")
+                    continue
+                self.file(fd, info, shown, explicit=True)
             else:
-                for entry in walk(real, root=root, max_depth=limit,
+                for entry in walk(self.tool, shown, max_depth=limit,
                                   gitignore=not include_gitignored, errors=self.unreadable):
                     if entry.kind == "file":
-                        self.file(entry.path)
+                        try:
+                            fd, info = entry.open_regular()
+                        except OSError as exc:
+                            self.unreadable.append(f"{safe_text(entry.relative)}: "
+                                                   f"{exc.strerror or exc}")
+                            continue
+                        self.file(fd, info, entry.relative)
                         if self.full:
                             break
             if self.full:
                 break
 
-    def file(self, path: str, explicit: bool = False) -> None:
+    def file(self, fd: int, info: os.stat_result, path: str, explicit: bool = False) -> None:
         try:
-            data = read_searchable(path)
+            data = read_searchable(fd, info, path)
         except FileTooLarge:
             self.large.append(path)
             return
         except OSError as exc:
-            self.unreadable.append(f"{shown(self.tool, path)}: {exc.strerror or exc}")
+            self.unreadable.append(f"{safe_text(path)}: {exc.strerror or exc}")
             return
         if data.find(b"\x00", 0, SNIFF_BYTES) >= 0:
             self._binary(path, explicit)
@@ -479,7 +493,7 @@ class _Scan:
             self.files_searched += 1
             if count:
                 self.total += count
-                self.counts.append({"path": shown(self.tool, path), "count": count})
+                self.counts.append({"path": safe_text(path), "count": count})
             return
         found = self.matcher.lines(data, self.max_results - len(self.matches))
         if found is None:
@@ -487,7 +501,7 @@ class _Scan:
             return
         self.files_searched += 1
         if found:
-            name = shown(self.tool, path)
+            name = safe_text(path)
             self.files_matched += 1
             self.matches.extend([{"path": name, "line": line, "text": text}
                                  for line, text in found])
@@ -519,9 +533,9 @@ class _Scan:
         if self.binary_count:
             out["binary_files_skipped"] = self.binary_count
         if self.binary:
-            out["skipped_binary"] = [shown(tool, p) for p in self.binary]
+            out["skipped_binary"] = [safe_text(p) for p in self.binary]
         if self.large:
-            out["skipped_large"] = [shown(tool, p) for p in self.large[:50]]
+            out["skipped_large"] = [safe_text(p) for p in self.large[:50]]
         if self.unreadable:
             out["unreadable"] = [safe_text(u) for u in self.unreadable[:50]]
         if problems:

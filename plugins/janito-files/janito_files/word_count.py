@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import os
 import sys
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_regular, os_failure, resolve, shown
+from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_for_reading, os_failure, safe_text
 
 BLOCK = 1 << 20
 
@@ -31,10 +32,11 @@ class WordCount(BaseTool):
         echo = {"filepath": echoed(filepath)}
         if max_bytes is not None and max_bytes < 1:
             return invalid(f"max_bytes must be 1 or more, or null, got {max_bytes}", **echo)
-        real, refused = resolve(self, filepath, "filepath")
-        if refused is not None or real is None:
+        opened, refused = open_for_reading(self, filepath, "filepath")
+        if opened is None:
             return refused or invalid("no path given", **echo)
-        path = shown(self, real)
+        fd, _info, shown = opened
+        path = safe_text(shown)
         self.report_start(f"Counting words in {path}")
         lines = words = chars = size = replaced = genuine = 0
         in_word = False
@@ -42,8 +44,7 @@ class WordCount(BaseTool):
         truncated = False
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         try:
-            handle, _info = open_regular(real)
-            with handle:
+            with os.fdopen(fd, "rb") as handle:
                 first = True
                 while True:
                     want = BLOCK if max_bytes is None else min(BLOCK, max_bytes - size)
@@ -73,8 +74,6 @@ class WordCount(BaseTool):
                         last = text[-1]
                     if not block:
                         break
-        except IsADirectoryError:
-            return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
         except OSError as exc:
             return os_failure(exc, f"read {path}", **echo)
         if last and last != "\n":

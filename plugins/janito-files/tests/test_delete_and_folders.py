@@ -33,9 +33,13 @@ def test_delete_refuses_folders(files: Any, ws: Path) -> None:
 
 def test_delete_outside(files: Any, ws: Path, outside: Path) -> None:
     (ws / "link").symlink_to(outside / "secret.txt")
-    for path in ("link", "../outside/secret.txt", str(outside / "secret.txt")):
+    for path in ("link/", "../outside/secret.txt", str(outside / "secret.txt")):
         fails(files.call("DeleteFile", filepath=path), "outside_workspace")
     assert (outside / "secret.txt").exists() and (ws / "link").is_symlink()
+    # the link is an entry of the workspace: deleting it never touches what it points to
+    assert ok(files.call("DeleteFile", filepath="link"))["was_symlink"] is True
+    assert (outside / "secret.txt").read_text() == "OUTSIDE-SECRET\n"
+    assert not (ws / "link").is_symlink()
 
 
 def test_create_directory(files: Any, ws: Path) -> None:
@@ -91,7 +95,8 @@ def test_remove_refuses_root_files_and_links(files: Any, ws: Path, outside: Path
     (ws / "dlink").symlink_to("real")
     fails(files.call("RemoveDirectory", path="dlink", recursive=True), "not_a_directory")
     (ws / "out").symlink_to(outside)
-    fails(files.call("RemoveDirectory", path="out", recursive=True), "outside_workspace")
+    fails(files.call("RemoveDirectory", path="out", recursive=True), "not_a_directory")
+    fails(files.call("RemoveDirectory", path="out/", recursive=True), "outside_workspace")
     fails(files.call("RemoveDirectory", path="..", recursive=True), "outside_workspace")
     assert (ws / "real").is_dir() and (outside / "secret.txt").exists()
     assert ws.is_dir()

@@ -1,0 +1,307 @@
+"""Walking and removing folder trees by descriptor, iteratively, with few descriptors open.
+
+Each folder is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a walk
+never leaves the tree through a link and a folder swapped for a link meanwhile is not
+entered. The walk keeps an explicit stack, so no depth can exhaust Python's; it keeps at
+most :data:`FD_BUDGET` folders open, and a folder whose descriptor was let go is opened
+again by name from its nearest open ancestor and checked to be the same folder (device
+and inode) before the walk goes on in it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ._beneath import close_quietly, open_regular_at
+
+FD_BUDGET = 64
+"""Folders a walk keeps open at most (the rest are reopened by name when needed)."""
+
+_LIST_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+class FolderChanged(OSError):
+    """A folder was replaced while the walk was inside it."""
+
+
+class Folder:
+    """A folder being walked: what ``enter`` callbacks see.
+
+    ``state`` starts as the parent folder's (None at the top); a callback may replace it,
+    and the folder's subfolders then inherit the new value.
+    """
+
+    __slots__ = ("depth", "entries", "fd", "ident", "index", "name", "relative", "state")
+
+    def __init__(self, fd: int, name: str, relative: str, depth: int, state: Any) -> None:
+        self.fd = fd
+        self.name = name
+        self.relative = relative
+        self.depth = depth
+        self.state = state
+        info = os.fstat(fd)
+        self.ident = (info.st_dev, info.st_ino)
+        self.entries: list[os.DirEntry[str]] = []
+        self.index = 0
+
+    def open_regular(self, name: str) -> tuple[int, os.stat_result]:
+        """(descriptor, stat) of regular file ``name`` in this folder, opened for reading
+        without blocking or following a link (the caller closes it)."""
+        return open_regular_at(self.fd, name, join(self.relative, name))
+
+
+class WalkEntry:
+    """One entry of a walk.
+
+    ``dir_fd`` is the folder holding the entry, valid until the walk goes on: open the entry
+    with ``os.open(entry.name, flags, dir_fd=entry.dir_fd)``. ``relative`` is its path from
+    the workspace root. Calling ``prune()`` on a folder keeps the walk out of it.
+    """
+
+    __slots__ = ("_descend", "depth", "dir_fd", "kind", "name", "relative")
+
+    def __init__(self, name: str, relative: str, depth: int, kind: str, dir_fd: int) -> None:
+        self.name = name
+        self.relative = relative
+        self.depth = depth
+        self.kind = kind
+        self.dir_fd = dir_fd
+        self._descend = True
+
+    def prune(self) -> None:
+        self._descend = False
+
+    def open_regular(self) -> tuple[int, os.stat_result]:
+        """(descriptor, stat) of this entry as a regular file opened for reading, without
+        blocking on a FIFO or a device or following a link (the caller closes it)."""
+        return open_regular_at(self.dir_fd, self.name, self.relative)
+
+    def __repr__(self) -> str:
+        return f"WalkEntry({self.relative!r}, {self.kind})"
+
+
+Enter = Callable[[Folder, list["os.DirEntry[str]"]], list["os.DirEntry[str]"]]
+Errors = Callable[[str, OSError], None]
+
+
+def kind_of(entry: os.DirEntry[str]) -> str:
+    """"file", "directory", "symlink" or "other", never following a link."""
+    try:
+        if entry.is_symlink():
+            return "symlink"
+        if entry.is_dir(follow_symlinks=False):
+            return "directory"
+        if entry.is_file(follow_symlinks=False):
+            return "file"
+    except OSError:
+        pass
+    return "other"
+
+
+def join(relative: str, name: str) -> str:
+    return name if relative in ("", ".") else f"{relative}/{name}"
+
+
+class _Stack:
+    """The folders from the start of a walk down to the current one."""
+
+    def __init__(self) -> None:
+        self.frames: list[Folder] = []
+        self.open_count = 0
+
+    def push(self, folder: Folder) -> None:
+        self.frames.append(folder)
+        self.open_count += 1
+        self._trim()
+
+    def pop(self) -> Folder:
+        folder = self.frames.pop()
+        if folder.fd >= 0:
+            close_quietly(folder.fd)
+            folder.fd = -1
+            self.open_count -= 1
+        return folder
+
+    def _trim(self) -> None:
+        # Let go of the shallowest open folders below the start: they are needed again
+        # only when the walk climbs back to them.
+        index = 1
+        while self.open_count > FD_BUDGET and index < len(self.frames) - 1:
+            folder = self.frames[index]
+            if folder.fd >= 0:
+                close_quietly(folder.fd)
+                folder.fd = -1
+                self.open_count -= 1
+            index += 1
+
+    def fd_of(self, position: int) -> int:
+        """The descriptor of ``frames[position]``, opened again if it was let go."""
+        folder = self.frames[position]
+        if folder.fd >= 0:
+            return folder.fd
+        nearest = position
+        while self.frames[nearest].fd < 0:
+            nearest -= 1
+        for index in range(nearest + 1, position + 1):
+            frame = self.frames[index]
+            fd = os.open(frame.name, _LIST_FLAGS, dir_fd=self.frames[index - 1].fd)
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) != frame.ident:
+                close_quietly(fd)
+                raise FolderChanged(errno.ESTALE, "the folder was replaced during the walk",
+                                    frame.relative)
+            frame.fd = fd
+            self.open_count += 1
+        self._trim_above(position)
+        return folder.fd
+
+    def _trim_above(self, position: int) -> None:
+        index = 1
+        while self.open_count > FD_BUDGET and index < position:
+            folder = self.frames[index]
+            if folder.fd >= 0:
+                close_quietly(folder.fd)
+                folder.fd = -1
+                self.open_count -= 1
+            index += 1
+
+    def close(self) -> None:
+        while self.frames:
+            self.pop()
+
+
+def _listing(fd: int) -> list[os.DirEntry[str]]:
+    with os.scandir(fd) as entries:
+        return sorted(entries, key=lambda e: e.name)
+
+
+def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
+         enter: Enter | None = None, on_error: Errors | None = None,
+         state: Any = None) -> Iterator[WalkEntry]:
+    """Every entry below folder ``start_fd`` (borrowed, not closed) in sorted depth-first
+    order, each folder's entries right after it.
+
+    ``max_depth`` 1 gives the start's own entries; None walks everything. ``enter`` sees each
+    folder's sorted entries before they are walked and returns those to keep. A folder that
+    cannot be opened or read is skipped and passed to ``on_error`` with its error.
+    """
+    stack = _Stack()
+    try:
+        top = Folder(os.dup(start_fd), "", relative, 0, state)
+        top.entries = _listing(top.fd)
+    except OSError as exc:
+        if on_error is not None:
+            on_error(relative, exc)
+        return
+    if enter is not None:
+        top.entries = enter(top, top.entries)
+    stack.push(top)
+    try:
+        while stack.frames:
+            position = len(stack.frames) - 1
+            folder = stack.frames[position]
+            if folder.index >= len(folder.entries):
+                stack.pop()
+                continue
+            item = folder.entries[folder.index]
+            folder.index += 1
+            try:
+                fd = stack.fd_of(position)
+            except OSError as exc:
+                if on_error is not None:
+                    on_error(folder.relative, exc)
+                folder.index = len(folder.entries)
+                continue
+            kind = kind_of(item)
+            entry = WalkEntry(item.name, join(folder.relative, item.name), folder.depth + 1,
+                              kind, fd)
+            yield entry
+            if kind != "directory" or not entry._descend:
+                continue
+            if max_depth is not None and entry.depth >= max_depth:
+                continue
+            try:
+                fd = stack.fd_of(position)
+                child_fd = os.open(item.name, _LIST_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if on_error is not None:
+                    on_error(entry.relative, exc)
+                continue
+            try:
+                child = Folder(child_fd, item.name, entry.relative, entry.depth, folder.state)
+                child.entries = _listing(child_fd)
+            except OSError as exc:
+                close_quietly(child_fd)
+                if on_error is not None:
+                    on_error(entry.relative, exc)
+                continue
+            if enter is not None:
+                child.entries = enter(child, child.entries)
+            stack.push(child)
+    finally:
+        stack.close()
+
+
+def remove_tree(parent_fd: int, name: str, relative: str) -> tuple[int, int]:
+    """Remove folder ``name`` of ``parent_fd`` and everything in it, never following a link;
+    (files and links removed, folders removed below it).
+
+    Raises the first OSError that stops it (what was removed until then stays removed).
+    """
+    files = folders = 0
+    stack = _Stack()
+    fd = os.open(name, _LIST_FLAGS, dir_fd=parent_fd)
+    try:
+        top = Folder(fd, name, relative, 0, None)
+    except BaseException:
+        close_quietly(fd)
+        raise
+    stack.push(top)
+    try:
+        top.entries = _listing(top.fd)
+        while stack.frames:
+            position = len(stack.frames) - 1
+            folder = stack.frames[position]
+            fd = stack.fd_of(position)
+            if folder.index >= len(folder.entries):
+                # Entries made meanwhile would make rmdir fail: list once more first.
+                leftovers = _listing(fd)
+                if leftovers:
+                    folder.entries, folder.index = leftovers, 0
+                    continue
+                stack.pop()
+                parent = stack.fd_of(position - 1) if position else parent_fd
+                os.rmdir(folder.name, dir_fd=parent)
+                if position:
+                    folders += 1
+                continue
+            item = folder.entries[folder.index]
+            folder.index += 1
+            try:
+                info = os.stat(item.name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                child_fd = os.open(item.name, _LIST_FLAGS, dir_fd=fd)
+                try:
+                    child = Folder(child_fd, item.name, join(folder.relative, item.name),
+                                   folder.depth + 1, None)
+                    child.entries = _listing(child_fd)
+                except BaseException:
+                    close_quietly(child_fd)
+                    raise
+                stack.push(child)
+                continue
+            try:
+                os.unlink(item.name, dir_fd=fd)
+            except FileNotFoundError:
+                continue
+            files += 1
+    finally:
+        stack.close()
+    return files, folders
