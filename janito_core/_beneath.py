@@ -311,13 +311,8 @@ class _Chain:
         self.open += 1
         index = 0
         while self.open > CHAIN_BUDGET and index < len(self.fds) - 1:
-            old = self.fds[index]
-            if old >= 0:
-                info = os.fstat(old)
-                self.idents[index] = (info.st_dev, info.st_ino)
-                close_quietly(old)
-                self.fds[index] = -1
-                self.open -= 1
+            if self.fds[index] >= 0:
+                self._let_go(index)
             index += 1
 
     def pop(self) -> None:
@@ -357,7 +352,20 @@ class _Chain:
                               "/".join(self.names[:index + 1]))
             self.fds[index] = fd
             self.open += 1
+            # Keep only the folders ".." may climb back to soon open, as push() does.
+            stale = index - 1
+            if stale >= 0 and position - stale >= CHAIN_BUDGET and self.fds[stale] >= 0:
+                self._let_go(stale)
         return self.fds[position]
+
+    def _let_go(self, index: int) -> None:
+        fd = self.fds[index]
+        if self.idents[index] is None:
+            info = os.fstat(fd)
+            self.idents[index] = (info.st_dev, info.st_ino)
+        close_quietly(fd)
+        self.fds[index] = -1
+        self.open -= 1
 
 
 def _components(text: str) -> list[str]:

@@ -157,18 +157,13 @@ class _Stack:
                                     frame.relative)
             frame.fd = fd
             self.open_count += 1
-        self._trim_above(position)
-        return folder.fd
-
-    def _trim_above(self, position: int) -> None:
-        index = 1
-        while self.open_count > FD_BUDGET and index < position:
-            folder = self.frames[index]
-            if folder.fd >= 0:
-                close_quietly(folder.fd)
-                folder.fd = -1
+            # Keep open only the folders the walk climbs back to soon.
+            stale = self.frames[index - 1]
+            if index - 1 > 0 and position - (index - 1) >= FD_BUDGET and stale.fd >= 0:
+                close_quietly(stale.fd)
+                stale.fd = -1
                 self.open_count -= 1
-            index += 1
+        return folder.fd
 
     def close(self) -> None:
         while self.frames:

@@ -276,13 +276,22 @@ class Workspace:
         after it; links are reported, never followed (see ``janito_core._fswalk.walk``).
 
         Entries carry ``relative`` (the path the model sees), ``kind`` and ``dir_fd``, the
-        open folder holding them (``entry.open_regular()`` reads a file of the walk).
+        open folder holding them (``entry.open_regular()`` reads a file of the walk). With
+        ``on_error``, a start that cannot be walked is reported there too, not raised.
         """
         from ._fswalk import walk
 
-        with self.locate(path) as where:
-            fd = where.open(os.O_RDONLY | _DIRECTORY)
-            shown = where.shown
+        try:
+            with self.locate(path) as where:
+                fd = where.open(os.O_RDONLY | _DIRECTORY)
+                shown = where.shown
+        except (OSError, WorkspaceError) as exc:
+            # The start changed since the caller looked at it (or never was a folder).
+            if on_error is None:
+                raise
+            problem = exc if isinstance(exc, OSError) else OSError(errno.EPERM, exc.reason)
+            on_error(path_text(path), problem)
+            return
         try:
             yield from walk(fd, shown, max_depth=max_depth, enter=enter, on_error=on_error,
                             state=state)

@@ -261,3 +261,21 @@ def test_move_across_filesystems_killed_never_loses_the_source(janito: Any,
             path.unlink()
     print(f"30 kill cycles across filesystems: {moved} completed moves, {interrupted} killed "
           "mid-copy, none lost")
+
+
+def test_a_fifo_moved_across_filesystems_is_refused_without_blocking(janito: Any,
+                                                                     other_fs: Path) -> None:
+    import threading
+
+    janito.load("files", privileges="rw", confined=False)
+    ws = Path(janito.workspace)
+    os.mkfifo(ws / "pipe")
+    outcome: list[dict[str, Any]] = []
+    worker = threading.Thread(target=lambda: outcome.append(janito.call(
+        "MoveFile", src_path="pipe", dest_path=str(other_fs / "pipe"))), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert outcome, "MoveFile blocked on a FIFO"
+    fails(outcome[0], "not_a_file")
+    assert outcome[0]["source_kept"] is True and (ws / "pipe").exists()
+    assert list(other_fs.iterdir()) == []
