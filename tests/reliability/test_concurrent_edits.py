@@ -1,0 +1,103 @@
+"""Concurrent edits of one file: no update is ever lost.
+
+``janito mcp serve -w`` runs calls in threads, and several janito processes may work in
+one folder. Each edit replaces its own token; afterwards every token must be replaced,
+every call must have said so, and nothing may be left behind. Threads share one registry,
+processes each load their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import rel_support as rel
+
+from janito_core.dispatch import call_tool
+
+ROUNDS = 20
+THREADS = 16
+PROCESSES = 4
+EDITS_PER_PROCESS = 8
+
+
+def tokens(count: int, prefix: str = "token") -> list[str]:
+    return [f"{prefix}-{i:03d}" for i in range(count)]
+
+
+def test_concurrent_edits_from_threads_lose_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    registry = rel.make_registry(ws, "rw", toolsets=["files"])
+    lost = 0
+    for round_number in range(ROUNDS):
+        names = tokens(THREADS, f"r{round_number}")
+        target = ws / "shared.txt"
+        target.write_text("".join(f"{t}\n" for t in names), encoding="utf-8")
+        barrier = threading.Barrier(THREADS)
+        results: list[dict[str, Any]] = []
+
+        def edit(token: str) -> None:
+            barrier.wait()
+            results.append(call_tool("ReplaceTextInFile", {
+                "filepath": "shared.txt", "search_text": token,
+                "replacement_text": token.upper()}, registry=registry))
+
+        workers = [threading.Thread(target=edit, args=(t,)) for t in names]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        failed = [r for r in results if not r["success"]]
+        assert not failed, failed[:3]
+        final = target.read_text(encoding="utf-8")
+        lost += sum(t in final for t in names)
+        assert sorted(os.listdir(ws)) == ["shared.txt"], os.listdir(ws)
+        rel.count("concurrent edits: edits from threads", THREADS)
+    rel.count("concurrent edits: rounds of 16 threads", ROUNDS)
+    rel.count("concurrent edits: lost updates", lost)
+    assert lost == 0
+
+
+EDITOR = textwrap.dedent("""
+    import json, sys
+    from janito_core import Privileges, Registry, Workspace
+    from janito_core.dispatch import call_tool
+    ws, *names = sys.argv[1:]
+    registry = Registry(privileges=Privileges.from_string("rw"), workspace=Workspace(ws),
+                        autoload=(), allowed=None)
+    registry.add_toolset("files")
+    results = [call_tool("ReplaceTextInFile", {"filepath": "shared.txt", "search_text": name,
+                                                "replacement_text": name.upper()},
+                         registry=registry) for name in names]
+    print(json.dumps([r["success"] for r in results]))
+""")
+
+
+def test_concurrent_edits_from_processes_lose_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    names = tokens(PROCESSES * EDITS_PER_PROCESS)
+    (ws / "shared.txt").write_text("".join(f"{t}\n" for t in names), encoding="utf-8")
+    groups = [names[i::PROCESSES] for i in range(PROCESSES)]
+    editors = [subprocess.Popen([sys.executable, "-c", EDITOR, str(ws), *group],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+               for group in groups]
+    outcomes = []
+    for editor in editors:
+        out, _ = editor.communicate(timeout=300)
+        assert editor.returncode == 0
+        outcomes.extend(json.loads(out))
+    assert all(outcomes), outcomes
+    final = (ws / "shared.txt").read_text(encoding="utf-8")
+    lost = sum(t in final for t in names)
+    rel.count("concurrent edits: edits from separate processes", len(names))
+    rel.count("concurrent edits: lost updates", lost)
+    assert lost == 0, final
+    assert sorted(os.listdir(ws)) == ["shared.txt"]
