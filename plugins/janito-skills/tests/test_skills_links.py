@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from janito_skills._index import discover
 from skills_helpers import write_skill
+
+from janito_core.testing import FolderSwapper
 
 SECRET = "top-secret-content-outside-the-skill"
 SKILL_TEXT = f"---\nname: demo\ndescription: Outside.\n---\n{SECRET}\n"
@@ -126,40 +126,7 @@ def test_installed_skill_resources_stay_in_the_skill_folder(loaded: Any, tmp_pat
 # -- races: a folder swapped for a link to outside while the tools run ------------------
 
 
-class Swapper:
-    """Swaps ``path`` (a folder) for a link to ``target`` and back, pausing a little in each
-    state so that the calls meet both (and the moments between)."""
-
-    def __init__(self, path: Path, target: Path) -> None:
-        self.path = path
-        self.real = path.with_name(path.name + ".real")
-        self.link = path.with_name(path.name + ".link")
-        os.symlink(target, self.link)
-        self.stop = threading.Event()
-        self.swaps = 0
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            os.rename(self.path, self.real)
-            os.rename(self.link, self.path)
-            self.swaps += 1
-            time.sleep(PAUSE)
-            os.rename(self.path, self.link)
-            os.rename(self.real, self.path)
-            time.sleep(PAUSE)
-
-    def __enter__(self) -> Swapper:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(10)
-
-
 ROUNDS = 300
-PAUSE = 0.0001
 
 
 def test_a_resource_folder_swapped_for_a_link_out_is_never_read_through(
@@ -170,7 +137,7 @@ def test_a_resource_folder_swapped_for_a_link_out_is_never_read_through(
     outside.mkdir()
     (outside / "forms.md").write_text(SECRET, encoding="utf-8")
     outcomes: dict[str, int] = {}
-    with Swapper(skill / "references", outside) as swapper:
+    with FolderSwapper(skill / "references", outside) as swapper:
         for _ in range(ROUNDS):
             result = loaded.call("ReadSkillResource", skill_name="demo",
                                  resource_path="references/forms.md")
@@ -179,7 +146,7 @@ def test_a_resource_folder_swapped_for_a_link_out_is_never_read_through(
             outcomes[key] = outcomes.get(key, 0) + 1
             if result["success"]:
                 assert result["content"] == "inside\n"
-    assert swapper.swaps > 0
+    assert swapper.swaps > 0 and swapper.errors == []
     assert "read" in outcomes and len(outcomes) > 1, outcomes  # both states were met
 
 
@@ -192,11 +159,11 @@ def test_a_skill_folder_swapped_for_a_link_out_is_never_read_through(
     (outside / "SKILL.md").write_text(SKILL_TEXT, encoding="utf-8")
     (outside / "a.md").write_text(SECRET, encoding="utf-8")
     (outside / f"{SECRET}.md").write_text(SECRET, encoding="utf-8")
-    with Swapper(skill, outside) as swapper:
+    with FolderSwapper(skill, outside) as swapper:
         for round_ in range(ROUNDS * 2 // 3):
             if round_ % 2:
                 result = loaded.call("LoadSkill", name="demo")
             else:
                 result = loaded.call("ReadSkillResource", skill_name="demo", resource_path="a.md")
             _no_secret(result)
-    assert swapper.swaps > 0
+    assert swapper.swaps > 0 and swapper.errors == []
