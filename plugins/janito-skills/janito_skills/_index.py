@@ -350,26 +350,27 @@ def scan_root(root: SkillRoot, diagnostics: list[Diagnostic],
         if entry.startswith((".", "__")):
             continue
         folder_path = os.path.join(root.path, entry)
+        folder: Workspace | None = None
+        refusal = ""
         try:
             folder = base.within(f"{place.rstrip('/')}/{entry}")
         except (FileNotFoundError, NotADirectoryError):
             continue  # a file, or a link leading nowhere: not a skill
         except WorkspaceError as exc:
-            folders += 1
-            problem(folder_path, f"the skill folder cannot be used: "
-                    f"{_refusal(exc, 'workspace')}", skill=entry)
-            continue
+            refusal = f"the skill folder cannot be used: {_refusal(exc, 'workspace')}"
         except OSError as exc:
-            folders += 1
-            problem(folder_path, f"the skill folder cannot be opened ({exc.strerror or exc})",
-                    skill=entry)
+            refusal = f"the skill folder cannot be opened ({exc.strerror or exc})"
+        folders += 1
+        if folders > MAX_FOLDERS_PER_ROOT:
+            if folder is not None:
+                folder.close()
+            problem(root.path, f"more than {MAX_FOLDERS_PER_ROOT} folders; the rest are not "
+                    "looked at", level="warning")
+            break
+        if folder is None:
+            problem(folder_path, refusal, skill=entry)
             continue
         with folder:
-            folders += 1
-            if folders > MAX_FOLDERS_PER_ROOT:
-                problem(root.path, f"more than {MAX_FOLDERS_PER_ROOT} folders; the rest are "
-                        "not looked at", level="warning")
-                break
             skill = load_skill_file(folder, folder_path, root, diagnostics)
         if skill is not None:
             if root.inside is not None and workspace is not None:
@@ -396,7 +397,12 @@ def _missing_skill_file(folder: Workspace, folder_path: str, root: SkillRoot,
         return
     skill = os.path.basename(folder_path)
     for name in names:
-        if name.lower() == SKILL_FILE.lower() and name != SKILL_FILE:
+        if name == SKILL_FILE:  # a link to a file that does not exist
+            diagnostics.append(Diagnostic(
+                "error", os.path.join(folder_path, name), f"{SKILL_FILE} must be a regular file",
+                root.source, root.distribution, skill))
+            return
+        if name.lower() == SKILL_FILE.lower():
             diagnostics.append(Diagnostic(
                 "error", os.path.join(folder_path, name),
                 f"the file must be named exactly {SKILL_FILE!r}", root.source, root.distribution,

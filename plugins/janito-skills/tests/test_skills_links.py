@@ -167,3 +167,11 @@ def test_a_skill_folder_swapped_for_a_link_out_is_never_read_through(
                 result = loaded.call("ReadSkillResource", skill_name="demo", resource_path="a.md")
             _no_secret(result)
     assert swapper.swaps > 0 and swapper.errors == []
+
+
+def test_a_dangling_skill_md_link_is_a_diagnostic(project: Path) -> None:
+    skill = write_skill(project / ".janito" / "skills", "demo")
+    _link_skill_file(skill, "nowhere.md")
+    index = discover(str(project), user=False, installed=False)
+    (problem,) = index.diagnostics
+    assert (problem.message, problem.skill) == ("SKILL.md must be a regular file", "demo")
