@@ -71,7 +71,14 @@ class BaseTool(ABC):
         return current_token()
 
     def resolve_path(self, path: object) -> str:
-        """Resolve a path a model sent through the workspace boundary (WorkspaceError if out)."""
+        """The absolute real path a model's ``path`` leads to (WorkspaceError if outside).
+
+        Kept for compatibility, and for display or for handing a path to another program
+        only: never open, list, write or remove what it returns. Between this check and
+        that use a folder on the path can be swapped for a link to anywhere; act through
+        ``self.workspace`` (``open_file``, ``read_bytes``, ``write_file``, ``locate`` ...),
+        which resolves from a descriptor of the workspace and cannot be led out.
+        """
         return self.workspace.resolve(path)
 
     def display_path(self, real_path: str) -> str:

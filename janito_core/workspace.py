@@ -57,7 +57,7 @@ class Workspace:
     ``OSError`` of the operation (FileNotFoundError, NotADirectoryError, ...).
     """
 
-    __slots__ = ("_fd", "_lock", "_resolver", "confined", "given", "root")
+    __slots__ = ("_fd", "_lock", "_pinned", "_resolver", "confined", "given", "root")
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, confined: bool = True) -> None:
         base = os.getcwd() if root is None else os.fspath(root)
@@ -67,6 +67,7 @@ class Workspace:
         self._fd = -1
         self._resolver: Resolver | None = None
         self._lock = threading.Lock()
+        self._pinned = False
 
     @classmethod
     def unconfined(cls, root: str | os.PathLike[str] | None = None) -> Workspace:
@@ -87,6 +88,10 @@ class Workspace:
         return resolver
 
     def _open_root(self) -> Resolver:
+        if self._pinned:
+            # Opened by descriptor (see within): opening its path again could reach another
+            # folder swapped in meanwhile.
+            raise WorkspaceError(self.root, "this workspace was closed", INVALID)
         if not SUPPORTED:
             raise WorkspaceError(self.root, "this platform lacks the *at() file calls (openat, "
                                  "mkdirat, renameat) the workspace boundary needs", INVALID)
@@ -134,6 +139,34 @@ class Workspace:
         dir_fd, name, parts = self.resolver.locate(self._text(path), follow=follow_symlinks,
                                                    make_parents=make_parents)
         return Location(self, dir_fd, name, parts)
+
+    def within(self, path: object) -> Workspace:
+        """A workspace confined to folder ``path`` of this one (close it when done).
+
+        Its root is opened through this workspace's walk, so it is the folder the walk
+        found even if the path is swapped for a link meanwhile; paths resolved in it cannot
+        leave that folder, not even through links that would stay inside this workspace
+        (a skill's files confined to its skill folder, say). NotADirectoryError when
+        ``path`` is not a folder.
+        """
+        flags = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY
+        with self.locate(path) as where:
+            fd = where.open(flags)
+            root = where.absolute
+        inner = Workspace.__new__(Workspace)
+        inner.given = inner.root = root
+        inner.confined = True
+        inner._lock = threading.Lock()
+        inner._pinned = True
+        inner._fd = fd
+        inner._resolver = Resolver(fd, (root,))
+        return inner
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def relative(self, path: object, *, follow_symlinks: bool = True) -> str:
         """Where ``path`` really leads, as the model should see it ("." for the root)."""

@@ -97,6 +97,7 @@ def test_the_guide_runs_end_to_end(tmp_path: Path) -> None:
     joined = "\n".join(outputs)
     assert "WordCount" in joined and "SummariseWords" in joined
     assert "schema ok" in joined
+    assert "paths ok" in joined and "rewrote notes/today.txt" in joined
     assert '"words"' in joined
     assert "passed" in joined
     assert (work / "scaffold" / "janito-wordtools" / "pyproject.toml").exists()

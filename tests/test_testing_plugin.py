@@ -38,3 +38,28 @@ def test_arguments_either_as_one_value_or_as_keywords(janito: ToolsetTester,
     janito.load("testkit")
     with pytest.raises(TypeError):
         janito.call("Typed", {"count": 1}, count=2)
+
+
+def test_folder_swapper_swaps_and_puts_the_folder_back(tmp_path: Path) -> None:
+    import time
+
+    from janito_core.testing import FolderSwapper
+
+    folder = tmp_path / "ws" / "out"
+    folder.mkdir(parents=True)
+    (folder / "inside.txt").write_text("inside")
+    target = tmp_path / "outside"
+    target.mkdir()
+    (target / "outside.txt").write_text("outside")
+    seen: set[str] = set()
+    with FolderSwapper(folder, target) as swapper:
+        deadline = time.monotonic() + 10
+        while len(seen) < 2 and time.monotonic() < deadline:
+            try:
+                seen.update(os.listdir(folder))
+            except FileNotFoundError:
+                pass
+    assert seen == {"inside.txt", "outside.txt"}
+    assert swapper.swaps > 0 and swapper.errors == []
+    assert not folder.is_symlink() and os.listdir(folder) == ["inside.txt"]
+    assert sorted(os.listdir(folder.parent)) == ["out"]

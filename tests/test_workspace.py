@@ -240,3 +240,35 @@ def test_resolve_entry_keeps_the_last_component_unfollowed(tmp_path: Path) -> No
             assert exc.error_type == error_type, path
         else:
             raise AssertionError(f"{path!r} was accepted")
+
+
+def test_within_confines_to_a_folder_opened_through_the_walk(layout: tuple[Path, Path]) -> None:
+    root, outside = layout
+    (root / "sub" / "deeper").mkdir()
+    (root / "sub" / "deeper" / "note.txt").write_text("deep", encoding="utf-8")
+    (root / "sub" / "to_inside").symlink_to("inside.txt")
+    (root / "sub" / "up").symlink_to("../to_sub/inside.txt")  # inside the workspace, not sub
+    workspace = Workspace(root)
+    with workspace.within("to_sub") as sub:  # a link inside: its target is the root
+        assert sub.root == os.path.join(workspace.root, "sub")
+        assert sub.read_bytes("to_inside") == b"fine"
+        assert sub.read_bytes(os.path.join(sub.root, "deeper/note.txt")) == b"deep"
+        assert sub.relative("deeper/note.txt") == "deeper/note.txt"
+        for way_out in ("up", "../sub/inside.txt", os.path.join(workspace.root, "probe"),
+                        "/etc/passwd"):
+            with pytest.raises(WorkspaceError) as caught:
+                sub.read_bytes(way_out)
+            assert caught.value.error_type == "outside_workspace", way_out
+        # The folder was opened once: swapping its name for a link changes nothing.
+        os.rename(root / "sub", root / "sub-moved")
+        (root / "sub").symlink_to(outside)
+        assert sub.read_bytes("inside.txt") == b"fine"
+    with pytest.raises(WorkspaceError):
+        sub.read_bytes("inside.txt")  # closed: never opened again by its path
+    with pytest.raises(WorkspaceError) as caught:
+        workspace.within("to_outside")
+    assert caught.value.error_type == "outside_workspace"
+    with pytest.raises(NotADirectoryError):
+        workspace.within("sub-moved/inside.txt")
+    with pytest.raises(FileNotFoundError):
+        workspace.within("missing")

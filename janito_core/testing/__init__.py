@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .conformance import ConformanceError, Report, check, check_toolset
+from .races import FolderSwapper
 from .tester import ToolsetTester
 
-__all__ = ["ConformanceError", "Report", "ToolsetTester", "check", "check_toolset"]
+__all__ = ["ConformanceError", "FolderSwapper", "Report", "ToolsetTester", "check",
+           "check_toolset"]

@@ -22,9 +22,10 @@ loopback Graph server never received the sentinel, and a refused path is a failu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,10 @@ import pytest
 import rel_support as rel
 
 from janito_core.dispatch import call_tool, execute_tool_calls
+
+DEEP = "d/" * 3000 + "x"
+"""Longer than PATH_MAX, yet inside: walked one component at a time from a descriptor, it
+may be made (a tool that creates folders makes 3000 of them) or refused, never lead out."""
 
 
 def escapes(root: Path) -> list[str]:
@@ -50,7 +55,7 @@ def escapes(root: Path) -> list[str]:
         "loop", "loop/x", "ping", "ping/x",
         "\x00", "probe.txt\x00", "probe.txt\x00../outside/sentinel-secret.txt",
         "../outside/sentinel-secret.txt\x00", "link-out\x00",
-        "a" * 300, "a" * 5000, "d/" * 3000 + "x", "é" * 200,
+        "a" * 300, "a" * 5000, DEEP, "é" * 200,
         "\udcfflink", "\udcfflink/sentinel-secret.txt", "\udcfflink/new-file.txt",
         "../outside/\udcff.txt", "\ud800/../../outside/sentinel-secret.txt",
     ]
@@ -162,11 +167,17 @@ class Place:
 
 
 @pytest.fixture
-def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated: Path) -> Place:
+def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated: Path) -> Iterator[Place]:
     isolated.mkdir(parents=True, exist_ok=True)
     made = Place(tmp_path)
     monkeypatch.chdir(made.cwd)
-    return made
+    yield made
+    # pytest removes old temporary folders recursively: a 3000-level tree would exhaust
+    # its stack, so the workspace's iterative removal takes it away first.
+    from janito_core import Workspace
+
+    with Workspace(made.ws) as workspace, contextlib.suppress(OSError):
+        workspace.rmdir("d", recursive=True)
 
 
 def leaked_names(text: str, path: str) -> list[str]:
@@ -195,6 +206,8 @@ def test_no_way_out(tool: str, param: str, place: Place, services: Any) -> None:
         assert "hard-linked content outside" not in text or tool in ("ReadFile", "SearchText"), label
         if result["success"] and tool in ENTRY_TOOLS and path in LINK_ENTRIES:
             rel.count("workspace: links handled as entries (outside untouched)")
+        elif result["success"] and path == DEEP:
+            rel.count("workspace: paths deeper than PATH_MAX made inside")
         elif tool not in MULTI_PATH:
             assert result["success"] is False, f"{label} succeeded: {text[:400]}"
         place.check(label)

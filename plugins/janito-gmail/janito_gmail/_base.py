@@ -49,8 +49,9 @@ class MailTool(BaseTool):
         except SettingsError as exc:
             result = {"success": False, "error": str(exc), "error_type": CONFIGURATION, **echo}
         except WorkspaceError as exc:
-            result = {"success": False, "error": str(exc), "error_type": OUTSIDE_WORKSPACE,
-                      **echo}
+            # outside_workspace, or invalid_path / symlink_loop for a path that is no way in
+            result = {"success": False, "error": str(exc),
+                      "error_type": exc.error_type or OUTSIDE_WORKSPACE, **echo}
         except Exception as exc:  # a bug here must still answer with a result
             result = {"success": False, "error": f"{type(self).__name__} failed: "
                       f"{type(exc).__name__}: {exc}", "error_type": SERVER_ERROR, **echo}

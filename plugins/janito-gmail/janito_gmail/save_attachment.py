@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import tempfile
+import stat
 from typing import Any
 
 from janito_core import tool
@@ -59,16 +60,12 @@ class SaveAttachment(MailTool):
                 listed = [_mime.attachment_info(i, p) for i, p in enumerate(attachments, 1)]
                 part, info = self._choose(attachments, listed, filename, index)
                 target = self._target(path, str(info["filename"]), index=int(info["index"]))
-                if os.path.exists(target) and not overwrite:
-                    raise MailError(EXISTS, f"{self.display_path(target)} exists; pass "
-                                            "overwrite=true to replace it",
-                                    path=self.display_path(target))
+                self._refuse_existing(target, overwrite)
                 self.say("start", f"Saving {info['filename']} from message {id}")
                 fetched = mailbox.client.fetch([id], [f"BODY.PEEK[{part.section}]"])
             raw = section(fetched.get(id, {}), f"BODY[{part.section}]".encode()) or b""
             content = _mime.decode_body(raw, part.encoding, complete=True)
-            self._write(target, content)
-            shown = self.display_path(target)
+            shown = self._write(target, content, overwrite)
             self.say("result", f"Saved {shown} ({len(content)} bytes)")
             return {"success": True, "id": id, "folder": folder, "filename": info["filename"],
                     "index": info["index"], "content_type": part.content_type,
@@ -105,35 +102,56 @@ class SaveAttachment(MailTool):
                         attachments=names)
 
     def _target(self, path: str | None, name: str, *, index: int) -> str:
-        """The resolved file to write (WorkspaceError when it would leave the workspace)."""
+        """The workspace path to write: ``path``, or the attachment's own name in the
+        workspace root or in the folder ``path`` names (ending in "/" or existing)."""
         own = safe_filename(name, f"attachment-{index}")
         if path is None or not path.strip():
-            return self.resolve_path(own)
+            return own
         if path.endswith(("/", os.sep)):
-            return self.resolve_path(os.path.join(path, own))
-        resolved = self.resolve_path(path)
-        if os.path.isdir(resolved):
-            return self.resolve_path(os.path.join(path, own))
-        return resolved
-
-    def _write(self, target: str, content: bytes) -> None:
-        folder = os.path.dirname(target)
+            return path + own
         try:
-            os.makedirs(folder, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=folder, prefix=".janito-attachment-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(content)
-                os.replace(temporary, target)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
+            with self.workspace.locate(path) as where:
+                found = where.lookup()
+        except OSError:
+            return path  # a folder on the way is missing: made when the file is written
+        if found is not None and stat.S_ISDIR(found.st_mode):
+            return f"{path}/{own}"
+        return path
+
+    def _refuse_existing(self, target: str, overwrite: bool) -> None:
+        """Refuse before fetching anything when the file exists and may not be replaced (the
+        write refuses again, atomically, should it appear meanwhile)."""
+        if overwrite:
+            return
+        try:
+            with self.workspace.locate(target) as where:
+                found = where.lookup()
+                shown = where.shown
+        except OSError:
+            return
+        if found is not None:
+            raise MailError(EXISTS, f"{shown} exists; pass overwrite=true to replace it",
+                            path=shown)
+
+    def _write(self, target: str, content: bytes, overwrite: bool) -> str:
+        """Write the file atomically through the workspace; the path as the model sees it."""
+        shown = target
+        try:
+            with self.workspace.locate(target, make_parents=True) as where:
+                shown = where.shown
+                if where.is_root:
+                    raise IsADirectoryError(errno.EISDIR, "the path is a folder", shown)
+                where.write(content, overwrite=overwrite)
+        except FileExistsError:
+            raise MailError(EXISTS, f"{shown} exists; pass overwrite=true to replace it",
+                            path=shown) from None
+        except IsADirectoryError:
+            raise MailError(WRITE_FAILED, f"cannot write {shown}: it is a folder",
+                            path=shown) from None
         except OSError as exc:
-            raise MailError(WRITE_FAILED, f"cannot write {self.display_path(target)}: "
-                                          f"{exc.strerror or exc}") from None
+            raise MailError(WRITE_FAILED, f"cannot write {shown}: {exc.strerror or exc}",
+                            path=shown) from None
+        return shown
 
 
 def main(argv: list[str] | None = None) -> int:

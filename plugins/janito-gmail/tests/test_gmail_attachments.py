@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from email.message import EmailMessage
 from typing import Any
 
@@ -96,3 +97,69 @@ def test_unknown_attachment_message_and_folder(gmail: Any, dovecot: Any, folder:
         assert result["error_type"] == error_type, (arguments, result)
     listed = gmail.call("SaveAttachment", id=two, folder=folder, filename="x")
     assert listed["attachments"] == ["report.pdf", "data.csv"]
+
+
+def test_links_inside_are_followed_and_links_out_refused(gmail: Any, dovecot: Any, folder: str,
+                                                        tmp_path: Any) -> None:
+    two, _one = seed_attachments(dovecot, folder)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (gmail.workspace / "real").mkdir()
+    os.symlink(gmail.workspace / "real", gmail.workspace / "inside-link")
+    os.symlink(outside, gmail.workspace / "link-out")
+    os.symlink(outside / "planted.pdf", gmail.workspace / "dangling-out.pdf")
+    into = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path="inside-link")
+    assert into["success"] is True, into
+    assert into["path"] == "real/report.pdf"
+    assert gmail.path("real/report.pdf").read_bytes() == PDF
+    for path in ("link-out", "link-out/", "link-out/x.pdf", "link-out/new/x.pdf",
+                 "dangling-out.pdf"):
+        result = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path=path,
+                            overwrite=True)
+        assert result["success"] is False, (path, result)
+        assert result["error_type"] == "outside_workspace", (path, result)
+    assert list(outside.iterdir()) == []
+    loop = gmail.workspace / "loop"
+    os.symlink("loop", loop)
+    looped = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path="loop/x.pdf")
+    assert looped["error_type"] == "symlink_loop", looped
+    nul = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path="a\x00b")
+    assert nul["error_type"] == "invalid_path", nul
+
+
+def test_a_file_on_the_way_or_a_folder_as_target(gmail: Any, dovecot: Any, folder: str) -> None:
+    two, _one = seed_attachments(dovecot, folder)
+    gmail.path("plain.txt").write_text("x")
+    through = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path="plain.txt/x.pdf")
+    assert through["error_type"] == "write_failed", through
+    (gmail.workspace / "report.pdf").mkdir()
+    onto = gmail.call("SaveAttachment", id=two, folder=folder, index=1, path="./",
+                      overwrite=True)
+    assert onto["error_type"] == "write_failed" and "folder" in onto["error"], onto
+    assert not [p for p in gmail.workspace.rglob(".*.tmp")]
+
+
+def test_a_folder_swapped_for_a_link_never_leads_a_write_out(gmail: Any, dovecot: Any,
+                                                             folder: str, tmp_path: Any) -> None:
+    """The attachment is written into a folder that a thread keeps swapping for a link to
+    a folder outside: every write lands inside (or is refused), none outside."""
+    from janito_core.testing import FolderSwapper
+
+    two, _one = seed_attachments(dovecot, folder)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (gmail.workspace / "box").mkdir()
+    outcomes: dict[str, int] = {}
+    with FolderSwapper(gmail.workspace / "box", outside) as swapper:
+        for _ in range(ROUNDS):
+            result = gmail.call("SaveAttachment", id=two, folder=folder, index=1,
+                                path="box/report.pdf", overwrite=True)
+            key = "saved" if result["success"] else result["error_type"]
+            outcomes[key] = outcomes.get(key, 0) + 1
+    assert swapper.errors == [] and swapper.swaps > 0
+    assert list(outside.iterdir()) == [], outcomes
+    assert outcomes.get("saved") and len(outcomes) > 1, outcomes  # both states were met
+    assert gmail.path("box/report.pdf").read_bytes() == PDF
+
+
+ROUNDS = 300

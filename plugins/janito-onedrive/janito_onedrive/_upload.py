@@ -22,19 +22,37 @@ MAX_STALLS = 5
 
 
 class Source:
-    """The bytes to upload: text in memory or a file read range by range."""
+    """The bytes to upload: text in memory, or a file opened for reading.
 
-    def __init__(self, data: bytes | None = None, filename: str | None = None) -> None:
+    A file is given as an open descriptor and read range by range at its offsets
+    (``pread``): the file is the one opened, whatever its path names meanwhile. The caller
+    closes the descriptor; ``size`` is the file's size when it was opened.
+    """
+
+    def __init__(self, data: bytes | None = None, fd: int | None = None,
+                 size: int | None = None) -> None:
+        if (data is None) == (fd is None):
+            raise ValueError("a Source holds either data or a file descriptor")
         self.data = data
-        self.filename = filename
-        self.size = len(data) if data is not None else os.path.getsize(filename or "")
+        self.fd = fd
+        if data is not None:
+            self.size = len(data)
+        else:
+            self.size = size if size is not None else os.fstat(fd or 0).st_size
 
     def read(self, start: int, length: int) -> bytes:
         if self.data is not None:
             return self.data[start:start + length]
-        with open(self.filename or "", "rb") as handle:
-            handle.seek(start)
-            return handle.read(length)
+        assert self.fd is not None
+        chunks: list[bytes] = []
+        while length > 0:
+            chunk = os.pread(self.fd, length, start)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            start += len(chunk)
+            length -= len(chunk)
+        return b"".join(chunks)
 
 
 def conflict_behavior(overwrite: bool) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterator
 from typing import Any
 
 from janito_core import BaseTool, WorkspaceError, tool
@@ -33,9 +36,6 @@ class DownloadOneDriveFile(BaseTool):
         return guarded(self, lambda: self._download(path, output_path, overwrite), **echo)
 
     def _download(self, path: str, output_path: str | None, overwrite: bool) -> dict[str, Any]:
-        import os
-        import tempfile
-
         from . import _common
         from ._errors import GraphError
         from ._graph import clean_path, format_item, is_folder, item_action, item_target
@@ -47,20 +47,19 @@ class DownloadOneDriveFile(BaseTool):
             return invalid(str(exc), **echo)
         name = where.rsplit("/", 1)[-1]
         try:
-            target = self.resolve_path(output_path or name)
+            target, found, shown = self._target(output_path, name)
         except WorkspaceError as exc:
-            return {"success": False, "error": str(exc), "error_type": "outside_workspace",
-                    **echo}
-        if os.path.isdir(target):
-            target = self.resolve_path(os.path.join(target, name))
-        if os.path.exists(target) and not overwrite:
-            return {"success": False, "error_type": "file_exists",
-                    "error": f"{self.display_path(target)} already exists; pass overwrite=true "
-                             "to replace it", **echo}
-        if os.path.isdir(target):
+            return {"success": False, "error": str(exc), "error_type": exc.error_type, **echo}
+        except OSError as exc:
+            return _local_failure(exc, output_path or name, echo)
+        if found is not None and stat.S_ISDIR(found.st_mode):
             return {"success": False, "error_type": "is_directory",
-                    "error": f"{self.display_path(target)} is a folder", **echo}
-        self.report_start(f"Downloading OneDrive /{where} to {self.display_path(target)}")
+                    "error": f"{shown} is a folder", **echo}
+        if found is not None and not overwrite:
+            return {"success": False, "error_type": "file_exists",
+                    "error": f"{shown} already exists; pass overwrite=true to replace it",
+                    **echo}
+        self.report_start(f"Downloading OneDrive /{where} to {shown}")
         graph = _common.client()
         try:
             item = graph.get_json(item_target(where), f"reading '/{where}'")
@@ -72,36 +71,78 @@ class DownloadOneDriveFile(BaseTool):
             return {"success": False, "error_type": "is_directory",
                     "error": f"'/{where}' is a folder; only files can be downloaded", **echo}
         expected = item.get("size") if isinstance(item.get("size"), int) else None
-        folder = os.path.dirname(target)
-        os.makedirs(folder, exist_ok=True)
         response = graph.download(item_action(where, "content"), f"downloading '/{where}'")
-        fd, partial = tempfile.mkstemp(dir=folder, prefix=".onedrive-", suffix=".part")
         written = 0
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                while True:
-                    try:
-                        block = response.raw.read(BLOCK) if response.raw is not None else b""
-                    except Exception as exc:
-                        raise GraphError(
-                            f"the download of '/{where}' broke off after {written} bytes "
-                            f"({type(exc).__name__})", "connection_failed") from None
-                    if not block:
-                        break
-                    handle.write(block)
-                    written += len(block)
+
+        def blocks() -> Iterator[bytes]:
+            # Raising here leaves the target as it was: the workspace writes a hidden
+            # temporary file and renames it into place only once every block is in.
+            nonlocal written
+            while True:
+                try:
+                    block = response.raw.read(BLOCK) if response.raw is not None else b""
+                except Exception as exc:
+                    raise GraphError(
+                        f"the download of '/{where}' broke off after {written} bytes "
+                        f"({type(exc).__name__})", "connection_failed") from None
+                if not block:
+                    break
+                written += len(block)
+                yield block
             if expected is not None and written != expected:
                 raise GraphError(f"the download of '/{where}' stopped at {written} of {expected} "
                                  "bytes", "connection_failed")
-            os.replace(partial, target)
+
+        try:
+            with self.workspace.locate(target, make_parents=True) as place:
+                shown = place.shown
+                place.write(blocks(), overwrite=overwrite)
+        except WorkspaceError as exc:
+            return {"success": False, "error": str(exc), "error_type": exc.error_type, **echo}
+        except FileExistsError:
+            return {"success": False, "error_type": "file_exists",
+                    "error": f"{shown} already exists; pass overwrite=true to replace it",
+                    **echo}
+        except IsADirectoryError:
+            return {"success": False, "error_type": "is_directory",
+                    "error": f"{shown} is a folder", **echo}
+        except OSError as exc:
+            return _local_failure(exc, shown, echo)
         finally:
             response.close()
-            if os.path.exists(partial):
-                os.unlink(partial)
-        shown = self.display_path(target)
         self.report_result(f"Saved {written} bytes to {shown}")
         return {"success": True, "path": where, "output_path": output_path, "local_path": shown,
                 "size": written, "file": format_item(item)}
+
+    def _target(self, output_path: str | None, name: str
+                ) -> tuple[str, os.stat_result | None, str]:
+        """(workspace path to write, what is there now or None, that path as shown).
+
+        ``output_path`` naming a folder (existing, or ending in "/") means the file's own
+        name in that folder.
+        """
+        target = output_path or name
+        if not target.endswith("/"):
+            found, shown = self._look(target)
+            if found is None or not stat.S_ISDIR(found.st_mode):
+                return target, found, shown
+        target = f"{target.rstrip('/')}/{name}"
+        found, shown = self._look(target)
+        return target, found, shown
+
+    def _look(self, target: str) -> tuple[os.stat_result | None, str]:
+        try:
+            with self.workspace.locate(target) as place:
+                return place.lookup(), place.shown
+        except (FileNotFoundError, NotADirectoryError):
+            return None, target  # folders on the way are made, or refused, when it is written
+
+
+def _local_failure(exc: OSError, shown: str, echo: dict[str, Any]) -> dict[str, Any]:
+    """The result for a workspace file that could not be reached or written."""
+    kind = "not_a_directory" if isinstance(exc, NotADirectoryError) else "write_failed"
+    return {"success": False, "error_type": kind,
+            "error": f"cannot write {shown}: {exc.strerror or exc}", **echo}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from janito_core import BaseTool, WorkspaceError, tool
 
 from ._common import gate, guarded, invalid
+
+if TYPE_CHECKING:
+    from ._upload import Source
 
 
 @tool(permissions="w")
@@ -38,35 +41,52 @@ class UploadOneDriveFile(BaseTool):
                 overwrite: bool) -> dict[str, Any]:
         import os
 
-        from . import _common
-        from ._errors import GraphError
-        from ._graph import clean_path, format_item, split_parent
-        from ._upload import Source, upload
+        from ._upload import Source
 
         echo: dict[str, Any] = {"path": path}
-        if local_path is not None:
-            echo["local_path"] = local_path
-            try:
-                real = self.resolve_path(local_path)
-            except WorkspaceError as exc:
-                return {"success": False, "error": str(exc), "error_type": "outside_workspace",
-                        **echo}
-            if not os.path.isfile(real):
-                kind = "a folder" if os.path.isdir(real) else "not found"
-                return {"success": False, "error_type": "not_found" if kind == "not found"
-                        else "is_directory",
-                        "error": f"{self.display_path(real)} is {kind} in the workspace", **echo}
-            if path.endswith("/") or not path.strip():
-                path = path + os.path.basename(real)
-            source = Source(filename=real)
-        else:
+        if local_path is None:
             if path.rstrip().endswith(("/", "\\")):
                 return invalid("with content, path must name the file, not a folder", **echo)
             try:
                 data = (content or "").encode("utf-8")
             except UnicodeEncodeError:
                 return invalid("content must be valid Unicode text", **echo)
-            source = Source(data=data)
+            return self._send(path, Source(data=data), overwrite, echo, local_path)
+        from janito_core.workspace import NotRegularFile
+
+        echo["local_path"] = local_path
+        try:
+            fd, info, shown = self.workspace.open_regular(local_path)
+        except WorkspaceError as exc:
+            return {"success": False, "error": str(exc), "error_type": exc.error_type, **echo}
+        except FileNotFoundError:
+            return {"success": False, "error_type": "not_found",
+                    "error": f"{local_path} is not found in the workspace", **echo}
+        except IsADirectoryError:
+            return {"success": False, "error_type": "is_directory",
+                    "error": f"{local_path} is a folder in the workspace", **echo}
+        except NotRegularFile:
+            return {"success": False, "error_type": "not_a_file",
+                    "error": f"{local_path} is not a regular file (a FIFO, socket or device)",
+                    **echo}
+        except OSError as exc:
+            return {"success": False, "error_type": "read_failed",
+                    "error": f"cannot open {local_path}: {exc.strerror or exc}", **echo}
+        try:
+            if path.endswith("/") or not path.strip():
+                path = path + shown.rsplit("/", 1)[-1]
+            return self._send(path, Source(fd=fd, size=info.st_size), overwrite, echo,
+                              local_path)
+        finally:
+            os.close(fd)
+
+    def _send(self, path: str, source: Source, overwrite: bool, echo: dict[str, Any],
+              local_path: str | None) -> dict[str, Any]:
+        from . import _common
+        from ._errors import GraphError
+        from ._graph import clean_path, format_item, split_parent
+        from ._upload import upload
+
         try:
             where = clean_path(path, allow_root=False)
         except ValueError as exc:

@@ -27,4 +27,4 @@ def janito_toolset_loaded(registry: Any, toolset: str, tools: list[str]) -> None
         return
     from ._index import discover
 
-    discover(registry.workspace.root, report=True)
+    discover(registry.workspace, report=True)

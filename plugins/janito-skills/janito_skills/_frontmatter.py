@@ -9,7 +9,11 @@ and nested ``metadata`` mappings work as the Agent Skills format allows. Every p
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from janito_core.workspace import Workspace
 
 SKILL_FILE = "SKILL.md"
 DELIMITER = "---"
@@ -42,14 +46,54 @@ def split_front_matter(lines: list[bytes]) -> tuple[list[bytes], int] | None:
     return None
 
 
-def read_front_matter_bytes(path: str) -> bytes:
-    """The raw front matter of the SKILL.md at ``path``, reading no further than its end."""
+Source = str | os.PathLike[str] | BinaryIO
+"""A SKILL.md: a file opened through its skill folder, or the path of one."""
+
+
+def open_skill_file(folder: Workspace, name: str = SKILL_FILE) -> BinaryIO:
+    """File ``name`` of a skill folder (a workspace of its own), opened for reading.
+
+    A link is followed only while it stays inside the folder: a SKILL.md that is a link to
+    a file elsewhere, even elsewhere in the project, is refused like any resource would be.
+    SkillFileError says what is wrong.
+    """
+    from janito_core import WorkspaceError
+    from janito_core.workspace import NotRegularFile
+
     try:
-        handle = open(path, "rb")
+        return folder.open_file(name)
+    except WorkspaceError as exc:
+        if exc.error_type == "outside_workspace":
+            raise SkillFileError(f"{name} is a symbolic link leading outside the skill's "
+                                 "folder; refused") from None
+        if exc.error_type == "symlink_loop":
+            raise SkillFileError(f"{name} goes round a loop of symbolic links") from None
+        raise SkillFileError(f"the file cannot be opened ({exc.reason})") from None
     except FileNotFoundError:
         raise SkillFileError("the file does not exist") from None
+    except (IsADirectoryError, NotRegularFile):
+        raise SkillFileError(f"{name} must be a regular file") from None
     except OSError as exc:
         raise SkillFileError(f"the file cannot be opened ({exc.strerror or exc})") from None
+
+
+def _open(source: Source) -> BinaryIO:
+    if not isinstance(source, (str, os.PathLike)):
+        return source
+    # A path names a file in its own folder, confined to it like any skill's files.
+    folder, name = os.path.split(os.path.abspath(os.fspath(source)))
+    if not os.path.isdir(folder):
+        raise SkillFileError("the file does not exist")
+    from janito_core.workspace import Workspace
+
+    with Workspace(folder) as place:
+        return open_skill_file(place, name)
+
+
+def read_front_matter_bytes(source: Source) -> bytes:
+    """The raw front matter of a SKILL.md, reading no further than its end (a file object
+    given is read from where it stands and closed)."""
+    handle = _open(source)
     with handle:
         try:
             first = handle.readline(MAX_FRONT_MATTER_BYTES)
@@ -156,15 +200,15 @@ def _jsonable(value: Any, budget: list[int]) -> Any:
     return str(value)
 
 
-def read_front_matter(path: str) -> dict[str, Any]:
-    """Read and parse the front matter of the SKILL.md at ``path``."""
-    return parse_front_matter(read_front_matter_bytes(path))
+def read_front_matter(source: Source) -> dict[str, Any]:
+    """Read and parse the front matter of a SKILL.md (see :data:`Source`)."""
+    return parse_front_matter(read_front_matter_bytes(source))
 
 
-def read_body(path: str) -> tuple[str, bool]:
-    """The Markdown body of the SKILL.md at ``path`` (after the front matter), truncated?"""
+def read_body(source: Source) -> tuple[str, bool]:
+    """The Markdown body of a SKILL.md (after the front matter), truncated?"""
     try:
-        with open(path, "rb") as handle:
+        with _open(source) as handle:
             data = handle.read(MAX_SKILL_FILE_BYTES + 1)
     except OSError as exc:
         raise SkillFileError(f"the file cannot be read ({exc.strerror or exc})") from None

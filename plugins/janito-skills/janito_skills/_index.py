@@ -13,15 +13,23 @@ Within one folder, skill folders are taken in name order. When two skills declar
 same ``name``, the first in that order is used and the other is *shadowed*: it stays
 visible, with the skill that hides it. A SKILL.md that cannot be used is a diagnostic
 naming the file; it never stops the others from loading.
+
+Every file is read through the skill's folder held as a workspace of its own (see
+``Skill.open_folder``): a project skill's folder is reached through the project's
+workspace, so it cannot lie outside it; and whatever the source, a link in a skill folder
+(its SKILL.md included) is followed only while it stays inside that folder.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._frontmatter import SKILL_FILE, SkillFileError, read_front_matter
+from ._frontmatter import SKILL_FILE, SkillFileError, open_skill_file, read_front_matter
+
+if TYPE_CHECKING:
+    from janito_core.workspace import Workspace
 
 ENTRY_POINT_GROUP = "janito.skills"
 PROJECT_FOLDERS = (".janito/skills", ".agents/skills")
@@ -38,23 +46,29 @@ _PACKAGE_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)
 
 
 class SkillRoot(NamedTuple):
-    """A folder whose sub-folders are skills, and where it came from."""
+    """A folder whose sub-folders are skills, and where it came from.
+
+    ``inside`` is the folder's path in the workspace for a project root: it is listed and
+    its skills opened through the workspace, never through ``path`` (which is for showing).
+    """
 
     source: str
     path: str
     origin: str
     distribution: str | None = None
+    inside: str | None = None
 
 
 class Skill:
     """One usable skill: its front matter and where its folder is."""
 
-    __slots__ = ("description", "distribution", "folder", "front_matter", "name", "origin",
-                 "source", "warnings")
+    __slots__ = ("base", "description", "distribution", "folder", "front_matter", "name",
+                 "origin", "place", "source", "warnings")
 
     def __init__(self, name: str, description: str, source: str, origin: str, folder: str,
                  front_matter: dict[str, Any], distribution: str | None = None,
-                 warnings: list[str] | None = None) -> None:
+                 warnings: list[str] | None = None, *, base: Workspace | None = None,
+                 place: str | None = None) -> None:
         self.name = name
         self.description = description
         self.source = source
@@ -63,9 +77,24 @@ class Skill:
         self.front_matter = front_matter
         self.distribution = distribution
         self.warnings = warnings if warnings is not None else []
+        self.base = base
+        self.place = place
 
     def __repr__(self) -> str:
         return f"<Skill {self.name!r} ({self.source}) {self.folder}>"
+
+    def open_folder(self) -> Workspace:
+        """The skill's folder as a workspace of its own, to read every file of the skill
+        through (close it when done).
+
+        A project skill's folder is found again through the project's workspace (``base``
+        and ``place``), so a folder swapped for a link since discovery cannot lead out of
+        the project; a user or installed skill's folder is opened by its path. Raises
+        WorkspaceError or OSError when the folder cannot be opened.
+        """
+        if self.base is not None and self.place is not None:
+            return self.base.within(self.place)
+        return _trusted().within(self.folder)
 
     @property
     def skill_file(self) -> str:
@@ -87,13 +116,17 @@ class Skill:
 
 
 class Diagnostic(NamedTuple):
-    """A problem with one SKILL.md or one skill source, for whoever maintains it."""
+    """A problem with one SKILL.md or one skill source, for whoever maintains it.
+
+    ``skill`` is the name of the skill folder it is about, if it is about one.
+    """
 
     level: str
     path: str
     message: str
     source: str | None = None
     distribution: str | None = None
+    skill: str | None = None
 
     def as_dict(self, workspace_root: str | None = None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -113,12 +146,13 @@ class Diagnostic(NamedTuple):
 class SkillIndex:
     """What one look at every source found."""
 
-    __slots__ = ("diagnostics", "roots", "shadowed", "skills", "workspace_root")
+    __slots__ = ("diagnostics", "roots", "shadowed", "skills", "workspace", "workspace_root")
 
-    def __init__(self, workspace_root: str | None, roots: list[SkillRoot],
+    def __init__(self, workspace: Workspace | None, roots: list[SkillRoot],
                  skills: dict[str, Skill], shadowed: list[tuple[Skill, Skill]],
                  diagnostics: list[Diagnostic]) -> None:
-        self.workspace_root = workspace_root
+        self.workspace = workspace
+        self.workspace_root = workspace.root if workspace is not None else None
         self.roots = roots
         self.skills = skills
         self.shadowed = shadowed
@@ -130,10 +164,7 @@ class SkillIndex:
     def problem_for(self, name: str) -> Diagnostic | None:
         """The error that kept a skill folder called ``name`` from loading, if any."""
         for diagnostic in self.diagnostics:
-            if diagnostic.level != "error":
-                continue
-            parent = os.path.basename(os.path.dirname(diagnostic.path))
-            if os.path.basename(diagnostic.path) == SKILL_FILE and parent == name:
+            if diagnostic.level == "error" and diagnostic.skill == name:
                 return diagnostic
         return None
 
@@ -177,9 +208,19 @@ def display(path: str, workspace_root: str | None) -> str:
 
 def project_roots(workspace_root: str) -> list[SkillRoot]:
     return [
-        SkillRoot("project", os.path.join(workspace_root, *folder.split("/")), folder)
+        SkillRoot("project", os.path.join(workspace_root, *folder.split("/")), folder,
+                  inside=folder)
         for folder in PROJECT_FOLDERS
     ]
+
+
+def _trusted() -> Workspace:
+    """What the folders outside the project (user, installed packs) are opened through:
+    their paths come from janito's configuration and installed packages, not from a
+    model, so they may lead anywhere; a skill folder opened from them is still confined."""
+    from janito_core.workspace import Workspace
+
+    return Workspace.unconfined()
 
 
 def user_root() -> SkillRoot:
@@ -271,76 +312,122 @@ def package_folders(value: str) -> list[str]:
 # -- scanning ---------------------------------------------------------------------------
 
 
-def scan_root(root: SkillRoot, diagnostics: list[Diagnostic]) -> list[Skill]:
-    """The skills directly inside ``root``: each sub-folder holding a SKILL.md."""
+def scan_root(root: SkillRoot, diagnostics: list[Diagnostic],
+              workspace: Workspace | None = None) -> list[Skill]:
+    """The skills directly inside ``root``: each sub-folder holding a SKILL.md.
+
+    A project root is listed, and its skill folders opened, through ``workspace``: a
+    skill folder that is a link leading out of the project is refused, one leading
+    elsewhere inside it is followed. Other roots are opened by their paths.
+    """
+    from janito_core import WorkspaceError
+
+    if root.inside is not None and workspace is not None:
+        base, place = workspace, root.inside
+    else:
+        base, place = _trusted(), root.path
+
+    def problem(path: str, message: str, level: str = "error", skill: str | None = None) -> None:
+        diagnostics.append(Diagnostic(level, path, message, root.source, root.distribution,
+                                      skill))
+
     try:
-        entries = sorted(os.listdir(root.path))
+        entries = base.listdir(place)
     except FileNotFoundError:
         return []
     except NotADirectoryError:
-        diagnostics.append(Diagnostic("error", root.path, "a skills folder was expected here",
-                                      root.source, root.distribution))
+        problem(root.path, "a skills folder was expected here")
+        return []
+    except WorkspaceError as exc:
+        problem(root.path, f"the skills folder cannot be used: {_refusal(exc, 'workspace')}")
         return []
     except OSError as exc:
-        diagnostics.append(Diagnostic("error", root.path,
-                                      f"the skills folder cannot be listed ({exc.strerror or exc})",
-                                      root.source, root.distribution))
+        problem(root.path, f"the skills folder cannot be listed ({exc.strerror or exc})")
         return []
     skills: list[Skill] = []
     folders = 0
     for entry in entries:
         if entry.startswith((".", "__")):
             continue
-        folder = os.path.join(root.path, entry)
-        if not os.path.isdir(folder):
-            continue
+        folder_path = os.path.join(root.path, entry)
+        folder: Workspace | None = None
+        refusal = ""
+        try:
+            folder = base.within(f"{place.rstrip('/')}/{entry}")
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # a file, or a link leading nowhere: not a skill
+        except WorkspaceError as exc:
+            refusal = f"the skill folder cannot be used: {_refusal(exc, 'workspace')}"
+        except OSError as exc:
+            refusal = f"the skill folder cannot be opened ({exc.strerror or exc})"
         folders += 1
         if folders > MAX_FOLDERS_PER_ROOT:
-            diagnostics.append(Diagnostic(
-                "warning", root.path,
-                f"more than {MAX_FOLDERS_PER_ROOT} folders; the rest are not looked at",
-                root.source, root.distribution))
+            if folder is not None:
+                folder.close()
+            problem(root.path, f"more than {MAX_FOLDERS_PER_ROOT} folders; the rest are not "
+                    "looked at", level="warning")
             break
-        skill_file = os.path.join(folder, SKILL_FILE)
-        if not os.path.isfile(skill_file):
-            _missing_skill_file(folder, root, diagnostics)
+        if folder is None:
+            problem(folder_path, refusal, skill=entry)
             continue
-        skill = load_skill_file(folder, root, diagnostics)
+        with folder:
+            skill = load_skill_file(folder, folder_path, root, diagnostics)
         if skill is not None:
+            if root.inside is not None and workspace is not None:
+                skill.base, skill.place = workspace, f"{root.inside}/{entry}"
             skills.append(skill)
     return skills
 
 
-def _missing_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnostic]) -> None:
+def _refusal(exc: Any, boundary: str) -> str:
+    """Why a walk refused a path, for a diagnostic."""
+    if exc.error_type == "outside_workspace":
+        return f"it is a symbolic link leading outside the {boundary}; refused"
+    if exc.error_type == "symlink_loop":
+        return "it goes round a loop of symbolic links"
+    return str(exc.reason)
+
+
+def _missing_skill_file(folder: Workspace, folder_path: str, root: SkillRoot,
+                        diagnostics: list[Diagnostic]) -> None:
     """A folder without SKILL.md is ignored, unless it looks like a misnamed one."""
     try:
-        names = os.listdir(folder)
+        names = folder.listdir(".")
     except OSError:
         return
+    skill = os.path.basename(folder_path)
     for name in names:
-        if name == SKILL_FILE:
+        if name == SKILL_FILE:  # a link to a file that does not exist
             diagnostics.append(Diagnostic(
-                "error", os.path.join(folder, name), f"{SKILL_FILE} must be a regular file",
-                root.source, root.distribution))
+                "error", os.path.join(folder_path, name), f"{SKILL_FILE} must be a regular file",
+                root.source, root.distribution, skill))
             return
         if name.lower() == SKILL_FILE.lower():
             diagnostics.append(Diagnostic(
-                "error", os.path.join(folder, name),
-                f"the file must be named exactly {SKILL_FILE!r}", root.source, root.distribution))
+                "error", os.path.join(folder_path, name),
+                f"the file must be named exactly {SKILL_FILE!r}", root.source, root.distribution,
+                skill))
             return
 
 
-def load_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnostic]) -> Skill | None:
-    """The skill in ``folder`` from its front matter, or None with a diagnostic."""
-    skill_file = os.path.join(folder, SKILL_FILE)
+def load_skill_file(folder: Workspace, folder_path: str, root: SkillRoot,
+                    diagnostics: list[Diagnostic]) -> Skill | None:
+    """The skill in ``folder`` (held open, shown as ``folder_path``) from its front matter,
+    or None with a diagnostic (none for a folder without SKILL.md: it is no skill)."""
+    skill_file = os.path.join(folder_path, SKILL_FILE)
+    folder_name = os.path.basename(folder_path)
 
     def error(message: str) -> None:
-        diagnostics.append(Diagnostic("error", skill_file, message, root.source, root.distribution))
+        diagnostics.append(Diagnostic("error", skill_file, message, root.source,
+                                      root.distribution, folder_name))
 
     try:
-        front = read_front_matter(skill_file)
+        front = read_front_matter(open_skill_file(folder))
     except SkillFileError as exc:
-        error(str(exc))
+        if str(exc) == "the file does not exist":
+            _missing_skill_file(folder, folder_path, root, diagnostics)
+        else:
+            error(str(exc))
         return None
     name = front.get("name")
     description = front.get("description")
@@ -364,14 +451,14 @@ def load_skill_file(folder: str, root: SkillRoot, diagnostics: list[Diagnostic])
             f"name {name!r} should be at most {MAX_NAME} lowercase letters, digits and single "
             "hyphens, not starting or ending with a hyphen"
         )
-    if name != os.path.basename(folder):
-        warnings.append(f"name {name!r} differs from its folder name {os.path.basename(folder)!r}")
+    if name != folder_name:
+        warnings.append(f"name {name!r} differs from its folder name {folder_name!r}")
     if len(description) > MAX_DESCRIPTION:
         warnings.append(f"description is longer than {MAX_DESCRIPTION} characters")
     for warning in warnings:
         diagnostics.append(Diagnostic("warning", skill_file, warning, root.source,
-                                      root.distribution))
-    return Skill(name, description, root.source, root.origin, folder, front,
+                                      root.distribution, folder_name))
+    return Skill(name, description, root.source, root.origin, folder_path, front,
                  root.distribution, warnings)
 
 
@@ -390,7 +477,7 @@ def _show(value: object) -> str:
 
 
 def discover(
-    workspace_root: str | None,
+    workspace: Workspace | str | os.PathLike[str] | None,
     *,
     user: bool = True,
     installed: bool = True,
@@ -398,13 +485,18 @@ def discover(
 ) -> SkillIndex:
     """Look at every source in precedence order and return what was found.
 
-    ``workspace_root`` is the project (None: no project skills). ``report`` sends a summary
-    and every diagnostic through janito's standalone reporter functions.
+    ``workspace`` is the project, a Workspace or its folder (None: no project skills).
+    ``report`` sends a summary and every diagnostic through janito's standalone reporter
+    functions.
     """
+    if workspace is not None and isinstance(workspace, (str, os.PathLike)):
+        from janito_core.workspace import Workspace
+
+        workspace = Workspace(workspace)
     diagnostics: list[Diagnostic] = []
     roots: list[SkillRoot] = []
-    if workspace_root is not None:
-        roots.extend(project_roots(workspace_root))
+    if workspace is not None:
+        roots.extend(project_roots(workspace.root))
     if user:
         roots.append(user_root())
     if installed:
@@ -412,13 +504,13 @@ def discover(
     winners: dict[str, Skill] = {}
     shadowed: list[tuple[Skill, Skill]] = []
     for root in roots:
-        for skill in scan_root(root, diagnostics):
+        for skill in scan_root(root, diagnostics, workspace):
             existing = winners.get(skill.name)
             if existing is None:
                 winners[skill.name] = skill
             else:
                 shadowed.append((skill, existing))
-    index = SkillIndex(workspace_root, roots, dict(sorted(winners.items())), shadowed,
+    index = SkillIndex(workspace, roots, dict(sorted(winners.items())), shadowed,
                        diagnostics)
     if report:
         report_index(index)

@@ -1,17 +1,27 @@
 """A skill's resource files, confined to the skill's folder.
 
-``resolve_resource`` is the only way a resource path a model sent becomes a file to
-open. It refuses an absolute path (POSIX or Windows style), any ``..`` component, a NUL,
-and any path whose link-resolved form lies outside the skill's link-resolved folder (a
-symbolic link pointing out). A link that stays inside the folder is followed.
+Every file of a skill is opened through the skill's folder held as a workspace of its own
+(``Workspace.within`` for a project skill, a workspace rooted at the folder for the
+others): a path is walked from a descriptor of that folder one component at a time, a
+symbolic link is followed only while it stays inside the folder, and ``..`` never climbs
+above it. A path a model sent is never checked as a string and then opened.
+``clean_resource_path`` refuses, before any walk, what can never name a resource (an absolute
+path, POSIX or Windows style, a ``..`` component, a NUL), with a reason the model can act
+on.
 """
 
 from __future__ import annotations
 
-import os
 import re
+import stat
+from typing import TYPE_CHECKING, Any
 
 from ._frontmatter import SKILL_FILE
+
+if TYPE_CHECKING:
+    import os
+
+    from janito_core.workspace import Workspace
 
 MAX_LISTED = 500
 MAX_FOLDERS = 2000
@@ -27,82 +37,86 @@ class ResourceError(Exception):
         self.error_type = error_type
 
 
-def inside(real_path: str, real_folder: str) -> bool:
-    if real_path == real_folder:
-        return True
-    prefix = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep
-    return real_path.startswith(prefix)
-
-
-def resolve_resource(folder: str, resource_path: str) -> str:
-    """The real path of ``resource_path`` inside skill ``folder``, or ResourceError."""
-    if not isinstance(resource_path, str) or not resource_path.strip():
+def clean_resource_path(text: object) -> str:
+    """``text`` as a path relative to the skill's folder ("/"-separated), or ResourceError."""
+    if not isinstance(text, str) or not text.strip():
         raise ResourceError("resource_path must be a non-empty relative path",
                             "invalid_arguments")
-    if "\x00" in resource_path:
+    if "\x00" in text:
         raise ResourceError("resource_path must not contain a NUL character",
                             "invalid_arguments")
-    if (os.path.isabs(resource_path) or resource_path.startswith(("/", "\\"))
-            or _DRIVE.match(resource_path)):
+    if text.startswith(("/", "\\")) or _DRIVE.match(text):
         raise ResourceError(
             "resource_path must be relative to the skill's folder; absolute paths are refused",
             "outside_skill",
         )
-    parts = re.split(r"[\\/]+", resource_path)
+    parts = re.split(r"[\\/]+", text)
     if ".." in parts:
         raise ResourceError(
             "resource_path must not contain '..'; resources are confined to the skill's folder",
             "outside_skill",
         )
-    real_folder = os.path.realpath(folder)
-    candidate = os.path.join(real_folder, *[p for p in parts if p and p != "."])
-    try:
-        real = os.path.realpath(candidate)
-    except (OSError, ValueError) as exc:
-        raise ResourceError(f"the path cannot be resolved ({exc})", "invalid_arguments") from None
-    if not inside(real, real_folder):
-        raise ResourceError(
+    return "/".join(p for p in parts if p and p != ".") or "."
+
+
+def refused(exc: Any) -> ResourceError:
+    """The ResourceError for a WorkspaceError of a skill folder's walk."""
+    if exc.error_type == "outside_workspace":
+        return ResourceError(
             "resource_path leads outside the skill's folder (through a symbolic link); refused",
             "outside_skill",
         )
-    return real
+    if exc.error_type == "symlink_loop":
+        return ResourceError("resource_path goes round a loop of symbolic links",
+                             "symlink_loop")
+    return ResourceError(f"resource_path cannot be used: {exc.reason}", "invalid_arguments")
 
 
-def list_resources(folder: str) -> tuple[list[str], bool]:
+def list_resources(folder: Workspace) -> tuple[list[str], bool]:
     """Relative paths ('/'-separated) of the files in a skill folder besides SKILL.md.
 
     Hidden folders, ``__pycache__``, anything but regular files, and links that lead
     outside the folder are left out; at most ``MAX_LISTED`` paths from at most
-    ``MAX_FOLDERS`` folders, the boolean saying whether more were left out.
+    ``MAX_FOLDERS`` folders, the boolean saying whether more were left out. Each folder's
+    files come before its sub-folders.
     """
-    real_folder = os.path.realpath(folder)
+    from janito_core import WorkspaceError
+
     found: list[str] = []
+    visited = [0]
     truncated = False
-    for visited, (current, dirnames, filenames) in enumerate(
-            os.walk(real_folder, followlinks=False)):
-        if visited >= MAX_FOLDERS:
+
+    def enter(_current: Any, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+        nonlocal truncated
+        visited[0] += 1
+        if visited[0] > MAX_FOLDERS:
+            truncated = True
+            return []
+        files, folders = [], []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_folder:
+                files.append(entry)
+            elif not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
+                folders.append(entry)
+        return files + folders
+
+    for entry in folder.walk(".", enter=enter):
+        if entry.kind == "symlink":
+            try:  # followed only while it stays inside the skill's folder
+                if not stat.S_ISREG(folder.stat(entry.relative).st_mode):
+                    continue
+            except (OSError, WorkspaceError):
+                continue
+        elif entry.kind != "file":  # folders are walked; FIFOs, sockets, devices left out
+            continue
+        if entry.relative == SKILL_FILE:
+            continue
+        if len(found) >= MAX_LISTED:
             truncated = True
             break
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if not d.startswith(".") and d not in _SKIPPED_DIRS
-            and not os.path.islink(os.path.join(current, d))
-        )
-        for filename in sorted(filenames):
-            path = os.path.join(current, filename)
-            relative = os.path.relpath(path, real_folder).replace(os.sep, "/")
-            if relative == SKILL_FILE:
-                continue
-            if os.path.islink(path):
-                target = os.path.realpath(path)
-                if not inside(target, real_folder):
-                    continue
-            if not os.path.isfile(path):  # FIFOs, sockets, devices, dangling links
-                continue
-            if len(found) >= MAX_LISTED:
-                truncated = True
-                break
-            found.append(relative)
-        if truncated:
-            break
+        found.append(entry.relative)
     return found, truncated

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, WorkspaceError, tool
 
-from ._frontmatter import SkillFileError, read_body
+from ._frontmatter import SkillFileError, open_skill_file, read_body
 from ._index import discover, display, missing_skill
 from ._resources import list_resources
 
@@ -25,18 +25,24 @@ class LoadSkill(BaseTool):
         from janito_core.reporter import report_info
 
         root = self.workspace.root
-        index = discover(root)
+        index = discover(self.workspace)
         skill = index.get(name)
         if skill is None:
             return missing_skill(index, name)
+        shown = display(skill.skill_file, root)
         try:
-            instructions, truncated = read_body(skill.skill_file)
-        except SkillFileError as exc:
-            return failure(
-                f"Skill {name!r} cannot be loaded: {display(skill.skill_file, root)}: {exc}.",
-                "invalid_skill", name=name, path=display(skill.skill_file, root),
-            )
-        resources, more = list_resources(skill.folder)
+            folder = skill.open_folder()
+        except (OSError, WorkspaceError) as exc:
+            reason = exc.reason if isinstance(exc, WorkspaceError) else exc.strerror or exc
+            return failure(f"Skill {name!r} cannot be loaded: its folder cannot be opened "
+                           f"({reason}).", "invalid_skill", name=name, path=shown)
+        with folder:
+            try:
+                instructions, truncated = read_body(open_skill_file(folder))
+            except SkillFileError as exc:
+                return failure(f"Skill {name!r} cannot be loaded: {shown}: {exc}.",
+                               "invalid_skill", name=name, path=shown)
+            resources, more = list_resources(folder)
         report_info(f"Loaded skill {name!r} ({skill.source}) from {display(skill.folder, root)}"
                     f" with {len(resources)} resource file{'' if len(resources) == 1 else 's'}")
         result: dict[str, Any] = {

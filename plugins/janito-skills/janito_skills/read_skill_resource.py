@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import stat
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, WorkspaceError, tool
 
 from ._index import discover, display, missing_skill
-from ._resources import ResourceError, resolve_resource
+from ._resources import ResourceError, clean_resource_path, refused
 
 DEFAULT_MAX_BYTES = 100_000
 LIMIT_MAX_BYTES = 5_000_000
@@ -30,77 +29,66 @@ class ReadSkillResource(BaseTool):
             max_bytes: Read at most this many bytes of the file (1 to 5000000).
         """
         from janito_core.dispatch import failure
+        from janito_core.workspace import NotRegularFile, read_fd
 
-        echo = {"skill_name": skill_name, "resource_path": resource_path}
+        resource = resource_path
+        echo = {"skill_name": skill_name, "resource_path": resource}
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) \
                 or not 1 <= max_bytes <= LIMIT_MAX_BYTES:
             return failure(f"max_bytes must be an integer from 1 to {LIMIT_MAX_BYTES}.",
                            "invalid_arguments", **echo)
         root = self.workspace.root
-        index = discover(root)
+        index = discover(self.workspace)
         skill = index.get(skill_name)
         if skill is None:
             return {**missing_skill(index, skill_name), **echo}
         try:
-            real = resolve_resource(skill.folder, resource_path)
+            relative = clean_resource_path(resource)
         except ResourceError as exc:
             return failure(f"{exc}.", exc.error_type, **echo)
-        real_folder = os.path.realpath(skill.folder)
-        if os.path.isdir(real):
-            return failure(f"{resource_path!r} is a folder of skill {skill_name!r}, not a file.",
-                           "is_directory", **echo)
         try:
-            data, size = _read_regular_file(real, max_bytes + 1)
-        except _NotRegular:
-            return failure(f"{resource_path!r} is not a regular file.", "not_a_file", **echo)
-        except FileNotFoundError:
-            return failure(f"Skill {skill_name!r} has no file {resource_path!r}.", "not_found",
+            folder = skill.open_folder()
+        except (OSError, WorkspaceError) as exc:
+            reason = exc.reason if isinstance(exc, WorkspaceError) else exc.strerror or exc
+            return failure(f"The folder of skill {skill_name!r} cannot be opened ({reason}).",
+                           "invalid_skill", **echo)
+        try:
+            with folder:
+                fd, info, shown = folder.open_regular(relative)
+        except WorkspaceError as exc:
+            problem = refused(exc)
+            return failure(f"{problem}.", problem.error_type, **echo)
+        except IsADirectoryError:
+            return failure(f"{resource!r} is a folder of skill {skill_name!r}, not a file.",
+                           "is_directory", **echo)
+        except NotRegularFile:
+            return failure(f"{resource!r} is not a regular file.", "not_a_file", **echo)
+        except (FileNotFoundError, NotADirectoryError):
+            return failure(f"Skill {skill_name!r} has no file {resource!r}.", "not_found",
                            **echo)
         except OSError as exc:
-            return failure(f"{resource_path!r} cannot be read: {exc.strerror or exc}.",
+            return failure(f"{resource!r} cannot be read: {exc.strerror or exc}.",
                            "read_error", **echo)
+        try:
+            data = read_fd(fd, info.st_size, max_bytes + 1)
+        except OSError as exc:
+            return failure(f"{resource!r} cannot be read: {exc.strerror or exc}.",
+                           "read_error", **echo)
+        finally:
+            os.close(fd)
         truncated = len(data) > max_bytes
         data = data[:max_bytes]
         content, encoding = _decode(data, truncated)
-        self.report_result(f"Read {resource_path} of skill {skill_name} ({len(data)} bytes)")
+        self.report_result(f"Read {resource} of skill {skill_name} ({len(data)} bytes)")
         return {
             "success": True,
             **echo,
-            "path": display(os.path.join(skill.folder, os.path.relpath(real, real_folder)), root),
+            "path": display(os.path.join(skill.folder, shown), root),
             "encoding": encoding,
             "content": content,
-            "size": size,
+            "size": info.st_size,
             "truncated": truncated,
         }
-
-
-class _NotRegular(Exception):
-    pass
-
-
-def _read_regular_file(real: str, limit: int) -> tuple[bytes, int]:
-    """At most ``limit`` bytes of a regular file, and its size; a FIFO or device never blocks.
-
-    The resolved path is opened without following a final link, so a file swapped for a
-    link after the confinement check is not read through it.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(real, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _NotRegular(real)
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks), info.st_size
-    finally:
-        os.close(fd)
 
 
 def _decode(data: bytes, truncated: bool) -> tuple[str, str]:

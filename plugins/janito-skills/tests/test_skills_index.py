@@ -133,12 +133,21 @@ def test_a_skills_path_that_is_a_file(project: Path) -> None:
 
 
 def test_symlinked_skill_folder(project: Path, tmp_path: Path) -> None:
-    elsewhere = write_skill(tmp_path / "shared-skills", "linked")
+    """A project skill folder may be a link to a folder elsewhere in the project; one
+    leading out of the project is refused with a diagnostic, as any path out is."""
+    inside = write_skill(project / "shared-skills", "linked")
+    elsewhere = write_skill(tmp_path / "shared-skills", "out")
     skills = project / ".janito" / "skills"
     skills.mkdir(parents=True)
-    os.symlink(elsewhere, skills / "linked")
+    os.symlink(inside, skills / "linked")
+    os.symlink(elsewhere, skills / "out")
     index = discover(str(project), user=False, installed=False)
+    assert list(index.skills) == ["linked"]
     assert index.skills["linked"].as_row(str(project))["path"] == ".janito/skills/linked"
+    (problem,) = index.diagnostics
+    assert (problem.level, problem.skill) == ("error", "out")
+    assert problem.as_dict(str(project))["path"] == ".janito/skills/out"
+    assert "leading outside the workspace" in problem.message
 
 
 def test_package_folders_refuses_bad_values() -> None:

@@ -258,8 +258,9 @@ def test_symlink_inside_the_skill_is_followed(loaded: Any, project: Path) -> Non
 
 def test_a_symlinked_skill_folder_confines_to_its_target(janito: Any, project: Path,
                                                          tmp_path: Path) -> None:
-    target = write_skill(tmp_path / "store", "linked", files={"a.md": "A"})
-    (tmp_path / "store" / "neighbour.txt").write_text(SECRET)
+    target = write_skill(project / "store", "linked", files={"a.md": "A"})
+    (project / "store" / "neighbour.txt").write_text(SECRET)
+    os.symlink("../neighbour.txt", target / "next-door.txt")  # inside the project, not the skill
     skills = project / ".janito" / "skills"
     skills.mkdir(parents=True)
     os.symlink(target, skills / "linked")
@@ -268,6 +269,24 @@ def test_a_symlinked_skill_folder_confines_to_its_target(janito: Any, project: P
         "content"] == "A"
     _refused(janito.call("ReadSkillResource", skill_name="linked",
                          resource_path="../neighbour.txt"))
+    _refused(janito.call("ReadSkillResource", skill_name="linked",
+                         resource_path="next-door.txt"))
+    assert janito.call("LoadSkill", name="linked")["resources"] == ["a.md"]
+
+
+def test_a_skill_folder_linked_out_of_the_project_is_refused(janito: Any, project: Path,
+                                                            tmp_path: Path) -> None:
+    target = write_skill(tmp_path / "store", "linked", body=SECRET, files={"a.md": SECRET})
+    skills = project / ".janito" / "skills"
+    skills.mkdir(parents=True)
+    os.symlink(target, skills / "linked")
+    janito.load("skills", privileges="r")
+    loaded = janito.call("LoadSkill", name="linked")
+    assert (loaded["success"], loaded["error_type"]) == (False, "invalid_skill")
+    assert "outside the workspace" in loaded["error"] and SECRET not in json.dumps(loaded)
+    read = janito.call("ReadSkillResource", skill_name="linked", resource_path="a.md")
+    assert read["success"] is False and SECRET not in json.dumps(read)
+    assert janito.call("ListSkills")["count"] == 0
 
 
 def test_a_fifo_is_refused_without_blocking(loaded: Any, project: Path) -> None:

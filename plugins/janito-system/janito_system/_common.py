@@ -98,7 +98,16 @@ class RunCall:
         return None
 
     def folder(self, tool: BaseTool) -> str | dict[str, Any]:
-        """The absolute working folder (by default the workspace root), or the failure."""
+        """The absolute working folder (by default the workspace root), or the failure.
+
+        The folder is found through the workspace (a link is followed only while it stays
+        inside), then handed over as its absolute real path, because a child's working
+        folder can only be given by path. That string is not a check later trusted to open
+        anything: what the child then touches is bounded by the run tools' sandbox, not by
+        this path, and code that runs can name any path it likes anyway.
+        """
+        import stat
+
         working_directory = self.working_directory
         if working_directory is None or working_directory == "":
             root = tool.workspace.root
@@ -106,13 +115,21 @@ class RunCall:
                 return self.fail(f"the workspace folder {root} does not exist", "not_found")
             return root
         try:
-            real = tool.resolve_path(working_directory)
+            with tool.workspace.locate(working_directory) as where:
+                info = where.stat()
+                real = where.absolute
         except WorkspaceError as exc:
             return self.fail(str(exc), "outside_workspace")
-        if not os.path.exists(real):
+        except FileNotFoundError:
             return self.fail(f"the working directory {working_directory!r} does not exist",
                              "not_found")
-        if not os.path.isdir(real):
+        except NotADirectoryError:
+            return self.fail(f"the working directory {working_directory!r} is not a folder",
+                             "not_a_directory")
+        except OSError as exc:
+            return self.fail(f"the working directory {working_directory!r} cannot be reached "
+                             f"({exc.strerror or exc})", "not_found")
+        if not stat.S_ISDIR(info.st_mode):
             return self.fail(f"the working directory {working_directory!r} is not a folder",
                              "not_a_directory")
         return real

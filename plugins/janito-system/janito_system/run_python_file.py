@@ -16,6 +16,33 @@ from ._common import (
 )
 from ._errors import guarded
 
+MAX_SCRIPT_BYTES = 64 * 1024 * 1024
+"""The largest script RunPythonFile runs (it is read whole before the run)."""
+
+BOOTSTRAP = """\
+def _janito_run():
+    import sys
+    path = sys.argv[1]
+    del sys.argv[0]
+    sys.path[0] = path.rpartition("/")[0] or "/"
+    namespace = sys.modules["__main__"].__dict__
+    del namespace["_janito_run"]
+    namespace["__file__"] = path
+    namespace["__cached__"] = None
+    try:
+        code = compile(sys.stdin.buffer.read(), path, "exec", dont_inherit=True)
+        exec(code, namespace)
+    except Exception as exc:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == "<string>":
+            tb = tb.tb_next
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+        sys.exit(1)
+_janito_run()
+"""
+"""Runs a script as ``python FILE ARGS`` would (``__file__``, ``sys.argv``, ``sys.path[0]``,
+tracebacks naming the file), from its bytes on stdin instead of from its path."""
+
 
 @tool(permissions="x")
 class RunPythonFile(BaseTool):
@@ -62,22 +89,53 @@ class RunPythonFile(BaseTool):
             return problem
         if any("\x00" in arg for arg in args):
             return call.fail("an additional argument contains a NUL character", "invalid_arguments")
-        try:
-            script = self.resolve_path(file_path)
-        except WorkspaceError as exc:
-            return call.fail(str(exc), "outside_workspace")
-        if not os.path.exists(script):
-            return call.fail(f"the file {file_path!r} does not exist", "not_found")
-        if not os.path.isfile(script):
-            return call.fail(f"{file_path!r} is not a file", "not_a_file")
-        shown = call.echo["file_path"] = self.display_path(script)
+        script = self._read_script(file_path, call)
+        if isinstance(script, dict):
+            return script
+        absolute, shown, source = script
+        call.echo["file_path"] = shown
         place = call.python_place(self, python_executable)
         if isinstance(place, dict):
             return place
         cwd, interpreter = place
         self.report_start(f"Running {shown} in {self.display_path(cwd)}")
-        return call.execute(self, what=f"the script {shown}", argv=[interpreter, script, *args],
-                            cwd=cwd, env=child_env(PYTHON_ENV))
+        # The script runs from the bytes read through the workspace, passed on stdin, so
+        # a file swapped in under its name after it was opened is never what runs.
+        return call.execute(self, what=f"the script {shown}",
+                            argv=[interpreter, "-c", BOOTSTRAP, absolute, *args],
+                            cwd=cwd, env=child_env(PYTHON_ENV), input_data=source)
+
+    def _read_script(self, file_path: str, call: RunCall
+                     ) -> tuple[str, str, bytes] | dict[str, Any]:
+        """(absolute real path, path as shown, content) of the script, or the failure."""
+        from janito_core.workspace import NotRegularFile, read_fd
+
+        try:
+            with self.workspace.locate(file_path) as where:
+                fd, info = where.open_regular()
+                absolute, shown = where.absolute, where.shown
+        except WorkspaceError as exc:
+            return call.fail(str(exc), "outside_workspace")
+        except FileNotFoundError:
+            return call.fail(f"the file {file_path!r} does not exist", "not_found")
+        except (IsADirectoryError, NotRegularFile):
+            return call.fail(f"{file_path!r} is not a file", "not_a_file")
+        except OSError as exc:
+            return call.fail(f"{file_path!r} cannot be opened ({exc.strerror or exc})",
+                             "not_found")
+        try:
+            if info.st_size > MAX_SCRIPT_BYTES:
+                return call.fail(f"{shown} is {info.st_size} bytes; a script may hold at most "
+                                 f"{MAX_SCRIPT_BYTES}", "file_too_large")
+            source = read_fd(fd, info.st_size, MAX_SCRIPT_BYTES + 1)
+        except OSError as exc:
+            return call.fail(f"{shown} cannot be read ({exc.strerror or exc})", "not_found")
+        finally:
+            os.close(fd)
+        if len(source) > MAX_SCRIPT_BYTES:
+            return call.fail(f"{shown} grew past {MAX_SCRIPT_BYTES} bytes while it was read",
+                             "file_too_large")
+        return absolute, shown, source
 
     @classmethod
     def should_load(cls) -> bool:
