@@ -32,6 +32,9 @@ LOOP = "symlink_loop"
 MAX_LINKS = 40
 """Symbolic links one resolution may follow, as the kernel allows (then ``symlink_loop``)."""
 
+MAX_RETRIES = 8
+"""Times one walk looks again at a component that changed kind while it looked at it."""
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -155,7 +158,7 @@ class Resolver:
         pending = _components(self._below(path, text))
         trailing = text.endswith("/") or text.endswith("/.")
         chain = _Chain(self.base_fd)   # the folders opened below the base, and their names
-        links = 0
+        links = retries = 0
         part = ""
         try:
             while pending:
@@ -196,6 +199,10 @@ class Resolver:
                     if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
                         raise
                     info = os.stat(part, dir_fd=top, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode) and retries < MAX_RETRIES:
+                        retries += 1  # a link turned back into a folder meanwhile: again
+                        pending.append(part)
+                        continue
                     if not stat.S_ISLNK(info.st_mode):
                         raise NotADirectoryError(
                             errno.ENOTDIR, "a part of the path is a file, not a folder",
@@ -206,7 +213,15 @@ class Resolver:
                 if links > MAX_LINKS:
                     raise WorkspaceError(path, f"the path goes through more than {MAX_LINKS} "
                                          "symbolic links (a link loop)", LOOP)
-                target = os.readlink(part, dir_fd=top)
+                try:
+                    target = os.readlink(part, dir_fd=top)
+                except OSError as exc:
+                    if exc.errno != errno.EINVAL or retries >= MAX_RETRIES:
+                        raise
+                    retries += 1  # no longer a link: walk the component again
+                    links -= 1
+                    pending.append(part)
+                    continue
                 if target.startswith("/"):
                     try:
                         target = self._below(path, target)
