@@ -349,6 +349,9 @@ def cmd_secrets(args: argparse.Namespace) -> int:
                 return EXIT_OK
             _warn(f"no stored secret called {args.name}")
             return EXIT_FAILED
+    except secrets.SecretStoreError as exc:  # not a usage error: the store needs repair
+        _warn(f"error: {exc}")
+        return EXIT_FAILED
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise UsageError(f"unknown action {args.action!r}")

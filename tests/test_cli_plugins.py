@@ -71,6 +71,26 @@ def test_secrets_round_trip_without_echoing_the_value(janito: Janito) -> None:
     assert (again.code, again.out) == (1, ""), again
 
 
+def test_secrets_refuse_a_store_that_cannot_be_parsed(janito: Janito) -> None:
+    janito.config.mkdir(parents=True)
+    store = janito.config / "secrets.json"
+    content = b'{"gmail_password": "kept"}\n' + b"\x00"  # one stray byte
+    store.write_bytes(content)
+    runs = janito.many({
+        "set": ["secrets", "set", "other"],
+        "get": ["secrets", "get", "gmail_password"],
+        "list": ["secrets", "list"],
+        "list-json": ["secrets", "list", "--json"],
+        "delete": ["secrets", "delete", "gmail_password"],
+    }, stdin="new-value\n")
+    for action, ran in runs.items():
+        assert ran.code == 1, (action, ran)
+        assert ran.out == "", (action, ran)
+        assert f"the secrets store {store} is not valid JSON" in ran.err, (action, ran)
+        assert "Traceback" not in ran.err and "kept" not in ran.err
+    assert store.read_bytes() == content
+
+
 def _talk_to_a_terminal(command: list[str], env: dict[str, str], cwd: Path, prompt: str,
                         answer: str) -> tuple[int, str]:
     """Run ``command`` on a new pseudo-terminal that is its controlling terminal; answer
