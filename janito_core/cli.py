@@ -354,7 +354,7 @@ def cmd_secrets(args: argparse.Namespace) -> int:
 
                 value = getpass.getpass(f"Value for {args.name}: ")
             else:
-                value = sys.stdin.read()
+                value = _read_text_from_stdin()
                 value = value[:-1] if value.endswith("\n") else value
                 value = value[:-1] if value.endswith("\r") else value
             if not value:
@@ -381,6 +381,20 @@ def cmd_secrets(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise UsageError(f"unknown action {args.action!r}")
+
+
+def _read_text_from_stdin() -> str:
+    """Standard input as UTF-8 text, whatever the locale's error handler would make of it."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # replaced by a text-only stream (an embedding host)
+        return sys.stdin.read()
+    data = stream.read()
+    try:
+        return str(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        # A store keeps text; bytes that are not UTF-8 would not come back out as they went in.
+        raise UsageError(f"the value is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                         f"{exc.start}); nothing was stored") from None
 
 
 # -- plugins ----------------------------------------------------------------------------

@@ -91,6 +91,25 @@ def test_secrets_refuse_a_store_that_cannot_be_parsed(janito: Janito) -> None:
     assert store.read_bytes() == content
 
 
+def test_secrets_set_refuses_a_value_that_is_not_utf8(janito: Janito) -> None:
+    import subprocess
+
+    def set_with(data: bytes, *, encoding: str = "utf-8") -> subprocess.CompletedProcess[bytes]:
+        env = clean_env({"JANITO_CONFIG_DIR": str(janito.config), "PYTHONIOENCODING": encoding})
+        return subprocess.run([*janito.command, "secrets", "set", "token"], input=data, env=env,
+                              capture_output=True, timeout=60, check=False)
+
+    for encoding in ("utf-8", "utf-8:surrogateescape"):
+        refused = set_with(b"ab\xffcd\n", encoding=encoding)
+        assert refused.returncode == 2, refused
+        assert b"not UTF-8 text (byte 0xff at offset 2); nothing was stored" in refused.stderr
+        assert b"Traceback" not in refused.stderr
+    assert not (janito.config / "secrets.json").exists()
+    stored = set_with("h\u00e9 \u65e5\r\n".encode())
+    assert stored.returncode == 0, stored
+    assert janito("secrets", "get", "token").out == "h\u00e9 \u65e5\n"
+
+
 def _talk_to_a_terminal(command: list[str], env: dict[str, str], cwd: Path, prompt: str,
                         answer: str) -> tuple[int, str]:
     """Run ``command`` on a new pseudo-terminal that is its controlling terminal; answer
