@@ -159,14 +159,15 @@ class Registry:
 
     @privileges.setter
     def privileges(self, value: Privileges) -> None:
-        self._privileges = value
-        for record in self._records:
-            if record.status == "skipped":
-                continue
-            if value.allows(record.permissions):
-                record.status, record.reason = "loaded", None
-            else:
-                record.status, record.reason = "denied", _denied_reason(record.permissions, value)
+        with self._lock:  # a toolset loading meanwhile is gated with one set or the other
+            self._privileges = value
+            for record in self._records:
+                if record.status == "skipped":
+                    continue
+                if value.allows(record.permissions):
+                    record.status, record.reason = "loaded", None
+                else:
+                    record.status, record.reason = "denied", _denied_reason(record.permissions, value)
 
     @property
     def workspace(self) -> Workspace:
