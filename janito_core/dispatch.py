@@ -269,60 +269,66 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     elif not isinstance(success, bool):
         return failure(f"{name} returned success={success!r}, which is not a boolean",
                        INVALID_RESULT, tool=name)
-    problem, size, dirty = _inspect(result, "result", 0)
+    wide: list[str] = []
+    problem, size = _inspect(result, "result", 0, wide)
     if problem is not None:
         return failure(f"{name} returned a result that is not JSON: {problem}; this is a bug in "
                        "the tool", INVALID_RESULT, tool=name)
-    if dirty:
+    if wide and not _encodes("".join(wide)):
         result = _utf8_safe(result)
-        size = _inspect(result, "result", 0)[1]
+        size = _inspect(result, "result", 0, [])[1]
     if size > max_chars:
         return truncate_result(result, max_chars)
     checked: dict[str, Any] = result
     return checked
 
 
-def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int, bool]:
-    """(where the value stops being JSON, or None; its approximate size in characters;
-    whether a key or string in it holds a lone surrogate)."""
+def _inspect(value: Any, path: str, depth: int, wide: list[str]) -> tuple[str | None, int]:
+    """(where the value stops being JSON, or None; its approximate size in characters).
+
+    ``wide`` collects the keys and strings that are not ASCII, so that one encode of them
+    all can tell whether a lone surrogate is among them (most results have none at all).
+    """
     kind = type(value)
     if kind is str:
-        return None, len(value) + 2, not value.isascii() and not _encodes(value)
+        if not value.isascii():
+            wide.append(value)
+        return None, len(value) + 2
     if kind is bool or value is None or kind is int:
-        return None, 5, False
+        return None, 5
     if kind is float:
         if math.isfinite(value):
-            return None, 8, False
-        return f"{path} is {value!r}, which JSON cannot carry", 0, False
+            return None, 8
+        return f"{path} is {value!r}, which JSON cannot carry", 0
     if depth > MAX_DEPTH:
-        return f"{path} is nested more than {MAX_DEPTH} levels deep", 0, False
+        return f"{path} is nested more than {MAX_DEPTH} levels deep", 0
     if kind is dict or isinstance(value, dict):
         size = 2
-        dirty = False
         for key, item in value.items():
             if type(key) is not str:
-                return f"{path} has a key {key!r} that is not a string", 0, False
-            problem, item_size, item_dirty = _inspect(item, f"{path}[{key!r}]", depth + 1)
+                return f"{path} has a key {key!r} that is not a string", 0
+            if not key.isascii():
+                wide.append(key)
+            problem, item_size = _inspect(item, f"{path}[{key!r}]", depth + 1, wide)
             if problem is not None:
-                return problem, 0, False
+                return problem, 0
             size += item_size + len(key) + 4
-            dirty = dirty or item_dirty or (not key.isascii() and not _encodes(key))
-        return None, size, dirty
+        return None, size
     if kind is list or kind is tuple:
         size = 2
-        dirty = False
         for index, item in enumerate(value):
-            problem, item_size, item_dirty = _inspect(item, f"{path}[{index}]", depth + 1)
+            problem, item_size = _inspect(item, f"{path}[{index}]", depth + 1, wide)
             if problem is not None:
-                return problem, 0, False
+                return problem, 0
             size += item_size + 1
-            dirty = dirty or item_dirty
-        return None, size, dirty
+        return None, size
     if isinstance(value, str):
-        return None, len(value) + 2, not _encodes(value)
+        if not value.isascii():
+            wide.append(str(value))
+        return None, len(value) + 2
     if isinstance(value, int) and not isinstance(value, bool):
-        return None, 5, False
-    return f"{path} is a {kind.__name__}", 0, False
+        return None, 5
+    return f"{path} is a {kind.__name__}", 0
 
 
 def _encodes(text: str) -> bool:
@@ -357,8 +363,9 @@ def _utf8_safe(value: Any) -> Any:
 
 def _refused(result: dict[str, Any]) -> dict[str, Any]:
     """A failure dispatch built itself, which may quote the model's keys or the tool name."""
-    _, _, dirty = _inspect(result, "result", 0)
-    if dirty:
+    wide: list[str] = []
+    _inspect(result, "result", 0, wide)
+    if wide and not _encodes("".join(wide)):
         cleaned: dict[str, Any] = _utf8_safe(result)
         return cleaned
     return result
@@ -409,7 +416,7 @@ def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
     """A copy of ``result`` cut to about ``max_chars``: longest strings first, then lists."""
     out: dict[str, Any] = _thaw(result)
     max_chars = max(max_chars, 200)
-    _, size, _ = _inspect(out, "result", 0)
+    _, size = _inspect(out, "result", 0, [])
     excess = size - max_chars
     strings: list[tuple[int, tuple[Any, ...]]] = []
     _strings(out, (), strings)
@@ -436,7 +443,7 @@ def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
             items = _get(out, path)
             keep = length
             while keep > 1 and excess > 0:
-                _, item_size, _ = _inspect(items[keep - 1], "", 0)
+                _, item_size = _inspect(items[keep - 1], "", 0, [])
                 excess -= item_size + 1
                 keep -= 1
             _set(out, path, [*items[:keep], f"[... truncated: {keep} of {length} items shown]"])
