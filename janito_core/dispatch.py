@@ -45,7 +45,7 @@ __all__ = [
     "CANCELLED", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
     "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT", "TOOL_EXCEPTION", "UNAVAILABLE",
     "UNKNOWN_TOOL", "ToolCall", "call_tool", "execute_tool_calls", "failure", "normalise_result",
-    "truncate_result",
+    "truncate_result", "utf8_text",
 ]
 
 
