@@ -334,23 +334,30 @@ def test_run_usage_errors(janito: Janito) -> None:
 # unescaped would stop it with UnicodeEncodeError.
 
 ODD_TOOL = '''
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
 
 
 @tool(permissions="r")
 class OddNames(BaseTool):
-    # no class docstring: CPython cannot store one holding a lone surrogate; the
-    # description comes from run()'s
+    """List names that are not UTF-8, as a folder listing would."""
 
-    def run(self, prefix: str = "") -> dict[str, Any]:
-        """List odd \\udcff names.
-
-        Args:
-            prefix: Put before each name \\ud800.
-        """
+    # Not in a docstring: Python 3.13 cannot compile a docstring holding a lone surrogate.
+    def run(self, prefix: Annotated[str, "Put before each name \\ud800."] = "") -> dict[str, Any]:
         return {"success": True, "names": [prefix + "a\\udcffb.txt"], "k\\ud800": 1}
+
+
+@tool(permissions="r")
+class OddSkipped(BaseTool):
+    """Never loads here."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        return cls.skip("the folder \\udcff is missing")
+
+    def run(self) -> dict[str, Any]:
+        return {"success": True}
 '''
 
 
@@ -420,10 +427,10 @@ def test_results_and_listings_with_lone_surrogates(janito: Janito, odd_site: Pat
         assert "Traceback" not in done.err and "\ufffd" not in done.out, (key, done)
     assert _utf8_json(ran["run"]) == {"success": True, "names": ["pa\\udcffb.txt"], "k\\ud800": 1}
     # The command's own JSON keeps a lone surrogate as its \u escape: the same string.
-    (row,) = [r for r in _utf8_json(ran["tools json"]) if r["name"] == "OddNames"]
-    assert row["description"] == "List odd \udcff names."
+    (row,) = [r for r in _utf8_json(ran["tools json"]) if r["name"] == "OddSkipped"]
+    assert row["reason"] == "the folder \udcff is missing"
     assert "\\udcff" in ran["tools json"].out
-    assert "List odd \\udcff names." in ran["tools"].out
+    assert "the folder \\udcff is missing" in ran["tools"].out
     (schema,) = _utf8_json(ran["schema openai"])
     assert schema["function"]["parameters"]["properties"]["prefix"]["description"] == (
         "Put before each name \ud800.")
@@ -435,7 +442,7 @@ def test_json_output_on_an_ascii_stdout(janito: Janito, odd_site: Path) -> None:
     ran = janito("tools", "-t", "odd", "--json", path=[odd_site], env={"PYTHONIOENCODING": "ascii"})
     assert ran.code == 0, ran
     assert ran.out.isascii()
-    assert any(r["description"] == "List odd \udcff names." for r in ran.json())
+    assert any(r["reason"] == "the folder \udcff is missing" for r in ran.json())
     table = janito("tools", "-t", "odd", path=[odd_site], env={"PYTHONIOENCODING": "ascii"})
     assert table.code == 0, table
-    assert "List odd \\udcff names." in table.out
+    assert "the folder \\udcff is missing" in table.out
