@@ -69,9 +69,31 @@ def build_registry(args: argparse.Namespace) -> Registry:
 
 
 def _dump(data: Any) -> None:
+    """``data`` as JSON on stdout, always valid UTF-8 (RFC 8259), whatever strings it holds."""
     import json
 
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (from JSON text, or a name that is not UTF-8) can only sit
+            # inside a JSON string, where its \\uXXXX escape stands for the same string.
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # an encoding without these characters (PYTHONIOENCODING=ascii)
+        _write(json.dumps(data, indent=2) + "\n")
+
+
+def _write(text: str) -> None:
+    """Text for people on stdout; what its encoding cannot carry is shown backslash-escaped,
+    as Python shows it on stderr, rather than stopping the command."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # the text was encoded whole before anything was written
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _warn(message: str) -> None:
@@ -133,7 +155,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
             out.append(_table([
                 [e.toolset or "-", e.distribution or "-", e.reason] for e in registry.load_errors
             ], "  "))
-        sys.stdout.write("".join(out))
+        _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
 
 
@@ -178,7 +200,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
             else:
                 state = "available" + ("" if row["autoload"] else f" (load with -t {row['name']})")
             table.append([str(row["name"]), str(row["distribution"]), str(row["version"]), state])
-        sys.stdout.write(_table(table) if rows else "No toolsets are installed.\n")
+        _write(_table(table) if rows else "No toolsets are installed.\n")
     return EXIT_FAILED if args.strict and failures else EXIT_OK
 
 
@@ -247,6 +269,8 @@ def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, 
         if key in array_params:
             try:
                 decoded = json.loads(value)
+            except RecursionError:
+                raise UsageError(f"--{key}: the JSON array is nested too deeply to be read") from None
             except ValueError:
                 decoded = value
             items = decoded if isinstance(decoded, list) else [value]
@@ -267,6 +291,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.args is not None:
         try:
             arguments: Any = json.loads(args.args)
+        except RecursionError:
+            raise UsageError("--args is nested too deeply to be read as JSON") from None
         except ValueError as exc:
             raise UsageError(f"--args is not valid JSON: {exc}") from None
     else:
@@ -318,7 +344,7 @@ def cmd_secrets(args: argparse.Namespace) -> int:
             if args.json:
                 _dump(names)
             else:
-                sys.stdout.write("".join(f"{n}\n" for n in names) or "No secrets are stored.\n")
+                _write("".join(f"{n}\n" for n in names) or "No secrets are stored.\n")
                 sys.stderr.write(f"(stored in {secrets.backend_name()})\n")
             return EXIT_OK
         if not args.name:
@@ -329,7 +355,7 @@ def cmd_secrets(args: argparse.Namespace) -> int:
 
                 value = getpass.getpass(f"Value for {args.name}: ")
             else:
-                value = sys.stdin.read()
+                value = _read_text_from_stdin()
                 value = value[:-1] if value.endswith("\n") else value
                 value = value[:-1] if value.endswith("\r") else value
             if not value:
@@ -342,7 +368,7 @@ def cmd_secrets(args: argparse.Namespace) -> int:
             if found is None:
                 _warn(f"no secret called {args.name}")
                 return EXIT_FAILED
-            sys.stdout.write(found + "\n")
+            _write(found + "\n")
             return EXIT_OK
         if args.action == "delete":
             if secrets.delete_secret(args.name):
@@ -350,9 +376,26 @@ def cmd_secrets(args: argparse.Namespace) -> int:
                 return EXIT_OK
             _warn(f"no stored secret called {args.name}")
             return EXIT_FAILED
+    except secrets.SecretStoreError as exc:  # not a usage error: the store needs repair
+        _warn(f"error: {exc}")
+        return EXIT_FAILED
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise UsageError(f"unknown action {args.action!r}")
+
+
+def _read_text_from_stdin() -> str:
+    """Standard input as UTF-8 text, whatever the locale's error handler would make of it."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # replaced by a text-only stream (an embedding host)
+        return sys.stdin.read()
+    data = stream.read()
+    try:
+        return str(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        # A store keeps text; bytes that are not UTF-8 would not come back out as they went in.
+        raise UsageError(f"the value is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                         f"{exc.start}); nothing was stored") from None
 
 
 # -- plugins ----------------------------------------------------------------------------
@@ -373,7 +416,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         rows.extend({"name": None, "distribution": e.distribution, "error": e.reason} for e in errors)
         _dump(rows)
     else:
-        sys.stdout.write(_table([["PLUGIN", "DISTRIBUTION"], *[[n, d or "-"] for n, d in names]]))
+        _write(_table([["PLUGIN", "DISTRIBUTION"], *[[n, d or "-"] for n, d in names]]))
         for error in errors:
             _warn(f"error: {error.distribution}: {error.reason}")
     return EXIT_OK
@@ -390,7 +433,7 @@ def cmd_new_toolset(args: argparse.Namespace) -> int:
     except ScaffoldError as exc:
         raise UsageError(str(exc)) from None
     sys.stderr.write(f"Created {folder}\n")
-    sys.stdout.write(str(folder) + "\n")
+    _write(str(folder) + "\n")
     return EXIT_OK
 
 

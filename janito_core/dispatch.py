@@ -45,7 +45,7 @@ __all__ = [
     "CANCELLED", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
     "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT", "TOOL_EXCEPTION", "UNAVAILABLE",
     "UNKNOWN_TOOL", "ToolCall", "call_tool", "execute_tool_calls", "failure", "normalise_result",
-    "truncate_result",
+    "truncate_result", "utf8_text",
 ]
 
 
@@ -115,44 +115,44 @@ def call_tool(
     elif isinstance(arguments, (str, bytes, bytearray)):
         parsed, problem = _parse_json(arguments)
         if problem is not None:
-            return failure(
+            return _refused(failure(
                 f"the arguments are not valid JSON ({problem}); send one JSON object",
                 INVALID_JSON, tool=name if isinstance(name, str) else None,
-            )
+            ))
     else:
         parsed = arguments
     if type(parsed) is not dict and not isinstance(parsed, Mapping):
-        return failure(
+        return _refused(failure(
             f"the arguments must be a JSON object, got {_json_kind(parsed)}",
             INVALID_ARGUMENTS, tool=name if isinstance(name, str) else None,
             details=[{"field": "(arguments)", "error": f"expected an object, got {_json_kind(parsed)}"}],
-        )
+        ))
     if not isinstance(name, str):
-        return failure(f"the tool name must be a string, got {_json_kind(name)}", UNKNOWN_TOOL)
+        return _refused(failure(f"the tool name must be a string, got {_json_kind(name)}", UNKNOWN_TOOL))
     try:
         record = registry.record(name)
     except Exception as exc:  # a registry that cannot initialise still answers
-        return failure(f"the tool registry failed: {exc}", PLUGIN_ERROR, tool=name)
+        return _refused(failure(f"the tool registry failed: {exc}", PLUGIN_ERROR, tool=name))
     if record is None:
-        return _unknown_tool(name, registry)
+        return _refused(_unknown_tool(name, registry))
     if record.status == "skipped":
-        return failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name)
+        return _refused(failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name))
     if record.status == "denied" or not registry.privileges.allows(record.permissions):
         from .registry import _denied_reason
 
-        return failure(
+        return _refused(failure(
             f"{name} {_denied_reason(record.permissions, registry.privileges)}",
             PERMISSION_DENIED, tool=name,
-        )
+        ))
     kwargs = _validate(record, parsed)
     if isinstance(kwargs, list):
         fields = ", ".join(d["field"] for d in kwargs)
-        return failure(
+        return _refused(failure(
             f"invalid arguments for {name}: {fields}; see details and call again",
             INVALID_ARGUMENTS, tool=name, details=kwargs,
-        )
+        ))
     if cancel_token is not None and cancel_token.cancelled:
-        return failure(f"{name} was not run: {cancel_token.reason}", CANCELLED, tool=name)
+        return _refused(failure(f"{name} was not run: {cancel_token.reason}", CANCELLED, tool=name))
     call = ToolCall(record, kwargs, registry, arguments, call_id)
     token = active_registry.set(registry)
     call_token = current_call_id.set(call_id) if call_id is not None else None
@@ -163,7 +163,7 @@ def call_tool(
                 result = registry.plugins.manager.hook.janito_tool_call(call=call)
             except Exception as exc:
                 error = registry.plugins.blame(exc, "janito_tool_call")
-                return failure(error.reason, PLUGIN_ERROR, tool=name)
+                return _refused(failure(error.reason, PLUGIN_ERROR, tool=name))
         else:
             result = call.run()
     finally:
@@ -256,7 +256,8 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
 
 
 def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
-    """Check a tool's result is a JSON object with ``success`` and cap its size."""
+    """Check a tool's result is a JSON object with ``success``, make every key and string
+    of it encodable as UTF-8 (see ``utf8_text``) and cap its size."""
     if not isinstance(result, dict):
         return failure(
             f"{name} returned {type(result).__name__}, not a dict; this is a bug in the tool",
@@ -268,20 +269,30 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     elif not isinstance(success, bool):
         return failure(f"{name} returned success={success!r}, which is not a boolean",
                        INVALID_RESULT, tool=name)
-    problem, size = _inspect(result, "result", 0)
+    wide: list[str] = []
+    problem, size = _inspect(result, "result", 0, wide)
     if problem is not None:
         return failure(f"{name} returned a result that is not JSON: {problem}; this is a bug in "
                        "the tool", INVALID_RESULT, tool=name)
+    if wide and not _encodes("".join(wide)):
+        result = _utf8_safe(result)
+        size = _inspect(result, "result", 0, [])[1]
     if size > max_chars:
         return truncate_result(result, max_chars)
     checked: dict[str, Any] = result
     return checked
 
 
-def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int]:
-    """(where the value stops being JSON, or None; its approximate size in characters)."""
+def _inspect(value: Any, path: str, depth: int, wide: list[str]) -> tuple[str | None, int]:
+    """(where the value stops being JSON, or None; its approximate size in characters).
+
+    ``wide`` collects the keys and strings that are not ASCII, so that one encode of them
+    all can tell whether a lone surrogate is among them (most results have none at all).
+    """
     kind = type(value)
     if kind is str:
+        if not value.isascii():
+            wide.append(value)
         return None, len(value) + 2
     if kind is bool or value is None or kind is int:
         return None, 5
@@ -296,7 +307,9 @@ def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int]:
         for key, item in value.items():
             if type(key) is not str:
                 return f"{path} has a key {key!r} that is not a string", 0
-            problem, item_size = _inspect(item, f"{path}[{key!r}]", depth + 1)
+            if not key.isascii():
+                wide.append(key)
+            problem, item_size = _inspect(item, f"{path}[{key!r}]", depth + 1, wide)
             if problem is not None:
                 return problem, 0
             size += item_size + len(key) + 4
@@ -304,16 +317,58 @@ def _inspect(value: Any, path: str, depth: int) -> tuple[str | None, int]:
     if kind is list or kind is tuple:
         size = 2
         for index, item in enumerate(value):
-            problem, item_size = _inspect(item, f"{path}[{index}]", depth + 1)
+            problem, item_size = _inspect(item, f"{path}[{index}]", depth + 1, wide)
             if problem is not None:
                 return problem, 0
             size += item_size + 1
         return None, size
     if isinstance(value, str):
+        if not value.isascii():
+            wide.append(str(value))
         return None, len(value) + 2
     if isinstance(value, int) and not isinstance(value, bool):
         return None, 5
     return f"{path} is a {kind.__name__}", 0
+
+
+def _encodes(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8: false only for a lone surrogate, which JSON text
+    (a ``\\ud800`` escape), a file name that is not UTF-8 or a ``surrogateescape`` decode
+    can put in a Python string."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def utf8_text(text: str) -> str:
+    """``text`` with every lone surrogate written as its escape, six characters such as
+    ``\\udcff``; other text is returned as it is."""
+    if text.isascii() or _encodes(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _utf8_safe(value: Any) -> Any:
+    """A copy of the JSON value ``value`` whose keys and strings all encode as UTF-8."""
+    if isinstance(value, str):
+        return utf8_text(value)
+    if isinstance(value, dict):
+        return {utf8_text(k) if isinstance(k, str) else k: _utf8_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_utf8_safe(v) for v in value]
+    return value
+
+
+def _refused(result: dict[str, Any]) -> dict[str, Any]:
+    """A failure dispatch built itself, which may quote the model's keys or the tool name."""
+    wide: list[str] = []
+    _inspect(result, "result", 0, wide)
+    if wide and not _encodes("".join(wide)):
+        cleaned: dict[str, Any] = _utf8_safe(result)
+        return cleaned
+    return result
 
 
 def _strings(value: Any, path: tuple[Any, ...], out: list[tuple[int, tuple[Any, ...]]]) -> None:
@@ -361,7 +416,7 @@ def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
     """A copy of ``result`` cut to about ``max_chars``: longest strings first, then lists."""
     out: dict[str, Any] = _thaw(result)
     max_chars = max(max_chars, 200)
-    _, size = _inspect(out, "result", 0)
+    _, size = _inspect(out, "result", 0, [])
     excess = size - max_chars
     strings: list[tuple[int, tuple[Any, ...]]] = []
     _strings(out, (), strings)
@@ -388,7 +443,7 @@ def truncate_result(result: dict[str, Any], max_chars: int) -> dict[str, Any]:
             items = _get(out, path)
             keep = length
             while keep > 1 and excess > 0:
-                _, item_size = _inspect(items[keep - 1], "", 0)
+                _, item_size = _inspect(items[keep - 1], "", 0, [])
                 excess -= item_size + 1
                 keep -= 1
             _set(out, path, [*items[:keep], f"[... truncated: {keep} of {length} items shown]"])
@@ -446,7 +501,13 @@ def _calls_of(turn: Any) -> Iterable[Any]:
 
 
 def _content(result: dict[str, Any]) -> str:
+    # call_tool's results hold no lone surrogate, so this text always encodes as UTF-8
     return json.dumps(result, ensure_ascii=False)
+
+
+def _echo(value: Any) -> Any:
+    """An id or name from the call, repeated in its result item (as UTF-8-safe text)."""
+    return utf8_text(value) if isinstance(value, str) else value
 
 
 def _execute_one(item: Any, registry: Registry | None, limit: int | None) -> dict[str, Any]:
@@ -456,25 +517,25 @@ def _execute_one(item: Any, registry: Registry | None, limit: int | None) -> dic
         function = item["function"]
         result = call_tool(function.get("name"), function.get("arguments"),
                            registry=registry, max_result_chars=limit, call_id=item.get("id"))
-        return {"role": "tool", "tool_call_id": item.get("id"), "content": _content(result)}
+        return {"role": "tool", "tool_call_id": _echo(item.get("id")), "content": _content(result)}
     kind = item.get("type")
     if kind == "function_call":
         result = call_tool(item.get("name"), item.get("arguments"),
                            registry=registry, max_result_chars=limit, call_id=item.get("call_id"))
-        return {"type": "function_call_output", "call_id": item.get("call_id"),
+        return {"type": "function_call_output", "call_id": _echo(item.get("call_id")),
                 "output": _content(result)}
     if kind == "tool_use":
         result = call_tool(item.get("name"), item.get("input"),
                            registry=registry, max_result_chars=limit, call_id=item.get("id"))
-        return {"type": "tool_result", "tool_use_id": item.get("id"),
+        return {"type": "tool_result", "tool_use_id": _echo(item.get("id")),
                 "content": _content(result), "is_error": not result.get("success", False)}
     if isinstance(item.get("functionCall"), Mapping):
         call = item["functionCall"]
         result = call_tool(call.get("name"), call.get("args"),
                            registry=registry, max_result_chars=limit, call_id=call.get("id"))
-        response: dict[str, Any] = {"name": call.get("name"), "response": result}
+        response: dict[str, Any] = {"name": _echo(call.get("name")), "response": result}
         if call.get("id") is not None:
-            response["id"] = call["id"]
+            response["id"] = _echo(call["id"])
         return {"functionResponse": response}
     raise TypeError(
         "unrecognised tool call shape: expected OpenAI chat, OpenAI responses, Anthropic or "

@@ -48,5 +48,21 @@ class WorkspaceError(JanitoError, ValueError):
         super().__init__(f"{reason}: {path!r}")
 
 
+class SecretStoreError(JanitoError):
+    """The secrets store holds something janito cannot read back, so it will not write it.
+
+    ``where`` names the store (the file's path, or the keyring entry). Nothing is changed:
+    a store that cannot be parsed is never read as empty and never overwritten.
+    """
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        self.problem = problem
+        super().__init__(
+            f"the secrets store {where} {problem}; it was left as it is: repair it or move "
+            "it away (`janito secrets set` then starts a new one)"
+        )
+
+
 class PluginValidationError(JanitoError):
     """A hook implementation does not match any janito hook specification."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from ._marker import MARK
@@ -69,11 +70,21 @@ def allowed_names(variable: str) -> set[str] | None:
 
 
 class PluginHost:
-    """A registry's hooks: the pluggy manager and what it knows about each plugin."""
+    """A registry's hooks: the pluggy manager and what it knows about each plugin.
+
+    Safe to share between threads: the manager is created once, and published only when
+    every entry-point plugin is registered on it, so no call can run before a plugin that
+    would refuse it is in place. Registering happens under a lock; calling hooks does not
+    lock (pluggy calls a copy of the implementation list, so a call sees the plugins
+    registered before it or after it, never a mix).
+    """
 
     def __init__(self, specs: list[PluginSpec] | None = None) -> None:
         self._specs = specs
         self._manager: pluggy.PluginManager | None = None
+        # Re-entrant: importing a plugin runs its code, which may use the registry again.
+        self._lock = threading.RLock()
+        self._creating: pluggy.PluginManager | None = None
         self._imported: dict[str, tuple[PluginSpec, object]] = {}
         self._wanted: dict[str, bool] = {}
         self.errors: list[LoadError] = []
@@ -81,10 +92,11 @@ class PluginHost:
 
     def set_specs(self, specs: list[PluginSpec]) -> None:
         """The ``janito.plugins`` entry points; registered now if the manager exists already."""
-        self._specs = specs
-        self._wanted.clear()
-        if self._manager is not None:
-            self._register_imported()
+        with self._lock:
+            self._specs = specs
+            self._wanted.clear()
+            if self._manager is not None:
+                self._register_imported()
 
     @property
     def active(self) -> bool:
@@ -92,9 +104,20 @@ class PluginHost:
 
     @property
     def manager(self) -> pluggy.PluginManager:
-        if self._manager is None:
-            self._manager = self._create()
-        return self._manager
+        manager = self._manager
+        if manager is not None:
+            return manager
+        with self._lock:
+            if self._manager is not None:
+                return self._manager
+            if self._creating is not None:
+                return self._creating  # asked again while this thread sets it up
+            try:
+                self._creating = self._create()
+                self._manager = self._creating
+            finally:
+                self._creating = None
+            return self._manager
 
     def _create(self) -> pluggy.PluginManager:
         import pluggy
@@ -113,7 +136,7 @@ class PluginHost:
         manager.add_hookspecs(hookspecs)
         manager.register(StderrReporter(), name=STDERR_PLUGIN)
         manager.register(ToolRunner(), name=RUNNER_PLUGIN)
-        self._manager = manager
+        self._creating = manager
         self.owners[STDERR_PLUGIN] = ("janito.stderr", "janito-core")
         self.owners[RUNNER_PLUGIN] = ("janito.runner", "janito-core")
         self._register_imported()
@@ -152,9 +175,9 @@ class PluginHost:
         return self._imported
 
     def _register_imported(self) -> None:
-        assert self._manager is not None
-        for name, (spec, plugin) in self._import_specs().items():
-            if plugin is not None and self._manager.get_plugin(name) is None:
+        manager = self.manager
+        for name, (spec, plugin) in list(self._import_specs().items()):
+            if plugin is not None and manager.get_plugin(name) is None:
                 self.register(plugin, name, spec.distribution)
 
     def wants(self, hook: str) -> bool:
@@ -164,16 +187,22 @@ class PluginHost:
             return True
         known = self._wanted.get(hook)
         if known is None:
-            known = any(
-                plugin is not None and _implements(plugin, hook)
-                for _, plugin in self._import_specs().values()
-            )
-            self._wanted[hook] = known
+            with self._lock:
+                known = any(
+                    plugin is not None and _implements(plugin, hook)
+                    for _, plugin in list(self._import_specs().values())
+                )
+                self._wanted[hook] = known
         return known
 
     def register(self, plugin: object, name: str, distribution: str | None,
                  toolset: str | None = None) -> LoadError | None:
         """Register ``plugin``; a hook it implements that janito lacks is an error, not silence."""
+        with self._lock:
+            return self._register(plugin, name, distribution, toolset)
+
+    def _register(self, plugin: object, name: str, distribution: str | None,
+                  toolset: str | None) -> LoadError | None:
         manager = self.manager
         if manager.get_plugin(name) is not None:
             return None
@@ -200,13 +229,18 @@ class PluginHost:
         """Re-register the tool runner so it stays after every other ``trylast`` implementation.
 
         pluggy calls the most recently registered ``trylast`` implementation last; the runner
-        answers every call, so anything ordered after it would never run.
+        answers every call, so anything ordered after it would never run. A stand-in runner
+        is registered before the runner leaves, and leaves after it is back, so a call made
+        meanwhile on another thread still finds one.
         """
         manager = self.manager
         runner = manager.get_plugin(RUNNER_PLUGIN)
         if runner is not None:
+            stand_in = RUNNER_PLUGIN + ".stand-in"
+            manager.register(ToolRunner(), name=stand_in)
             manager.unregister(name=RUNNER_PLUGIN)
             manager.register(runner, name=RUNNER_PLUGIN)
+            manager.unregister(name=stand_in)
 
     def blame(self, exc: BaseException, hook_name: str) -> LoadError:
         """The plugin whose implementation raised ``exc``, as an error naming it."""
@@ -224,8 +258,9 @@ class PluginHost:
         who = f"plugin {culprit!r}" if culprit else "a plugin"
         error = LoadError(None, distribution,
                           f"{who} raised in {hook_name}: {describe_exception(exc)}", "hook")
-        if all(e.reason != error.reason for e in self.errors):
-            self.errors.append(error)
+        with self._lock:  # one entry per fault, however many threads hit it at once
+            if all(e.reason != error.reason for e in self.errors):
+                self.errors.append(error)
         return error
 
     def report(self, event: ReportEvent) -> None:

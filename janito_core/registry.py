@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from .discovery import (
@@ -75,6 +76,13 @@ class Registry:
     those in ``autoload`` are loaded. ``add_toolset(name)`` loads an on-demand one.
     A toolset that fails, a tool that clashes, a plugin that raises: each becomes an
     entry of ``load_errors`` naming its distribution; the rest keep working.
+
+    A registry may be used from many threads. Loading (first use, ``add_toolset``,
+    ``add_tool``) happens under one lock, once; a thread that arrives meanwhile waits
+    and then sees the whole result. A toolset's tools become visible together, after
+    it is loaded and before ``janito_toolset_loaded`` runs. Plugin hooks and tools that
+    call back into the registry while it loads run on the loading thread and see what
+    is loaded so far.
     """
 
     def __init__(
@@ -92,7 +100,16 @@ class Registry:
         self._autoload = tuple(AUTOLOAD_TOOLSETS if autoload is None else autoload)
         self._allowed = allowed if allowed is not None else allowed_names("JANITO_TOOLSETS")
         self._discovered: Discovered | None = None
+        # Set only once autoload has finished, so the lock-free check in _ensure never
+        # lets a thread through to a half-filled registry.
         self._initialized = False
+        # Re-entrant: loading runs toolset imports, should_load() and plugin hooks, and
+        # any of them may call back into the registry on the loading thread.
+        self._lock = threading.RLock()
+        self._autoloading = False
+        self._loading: set[str] = set()  # toolsets being loaded by the lock's holder
+        # Replaced, never changed in place, so a reader without the lock sees either the
+        # state before a toolset loaded or the state after it.
         self._records: list[ToolRecord] = []
         self._by_name: dict[str, ToolRecord] = {}
         self._loaded: dict[str, list[str]] = {}
@@ -103,22 +120,34 @@ class Registry:
     # -- initialisation ---------------------------------------------------------------
 
     def _discover(self) -> Discovered:
-        if self._discovered is None:
-            found = scan()
-            self._discovered = found
-            self._errors.extend(found.errors)
-            self.warnings.extend(found.warnings)
-            self.plugins.set_specs(found.plugins)
-        return self._discovered
+        found = self._discovered
+        if found is not None:
+            return found
+        with self._lock:
+            if self._discovered is None:
+                found = scan()
+                self._errors.extend(found.errors)
+                self.warnings.extend(found.warnings)
+                self.plugins.set_specs(found.plugins)
+                self._discovered = found
+            return self._discovered
 
     def _ensure(self) -> None:
         if self._initialized:
             return
-        self._initialized = True
-        found = self._discover()
-        for name in self._autoload:
-            if name in found.toolsets and self.is_allowed(name):
-                self._load(found.toolsets[name])
+        with self._lock:
+            if self._initialized or self._autoloading:
+                return  # loaded meanwhile, or called back from this thread's own autoload
+            self._autoloading = True
+            try:
+                found = self._discover()
+                for name in self._autoload:
+                    # a plugin hook may have added an autoload toolset already
+                    if name in found.toolsets and name not in self._loaded and self.is_allowed(name):
+                        self._load(found.toolsets[name])
+            finally:
+                self._autoloading = False
+                self._initialized = True
 
     def is_allowed(self, name: str) -> bool:
         """Whether ``JANITO_TOOLSETS`` (or ``allowed=``) lets toolset ``name`` load."""
@@ -130,22 +159,27 @@ class Registry:
 
     @privileges.setter
     def privileges(self, value: Privileges) -> None:
-        self._privileges = value
-        for record in self._records:
-            if record.status == "skipped":
-                continue
-            if value.allows(record.permissions):
-                record.status, record.reason = "loaded", None
-            else:
-                record.status, record.reason = "denied", _denied_reason(record.permissions, value)
+        with self._lock:  # a toolset loading meanwhile is gated with one set or the other
+            self._privileges = value
+            for record in self._records:
+                if record.status == "skipped":
+                    continue
+                if value.allows(record.permissions):
+                    record.status, record.reason = "loaded", None
+                else:
+                    record.status, record.reason = "denied", _denied_reason(record.permissions, value)
 
     @property
     def workspace(self) -> Workspace:
-        if self._workspace is None:
-            from .workspace import Workspace
+        workspace = self._workspace
+        if workspace is None:
+            with self._lock:  # one Workspace for every thread, not one each
+                if self._workspace is None:
+                    from .workspace import Workspace
 
-            self._workspace = Workspace()
-        return self._workspace
+                    self._workspace = Workspace()
+                workspace = self._workspace
+        return workspace
 
     @workspace.setter
     def workspace(self, value: Workspace) -> None:
@@ -170,32 +204,44 @@ class Registry:
         raise: they are recorded in ``load_errors``.
         """
         self._ensure()
-        found = self._discover()
-        if name in self._loaded:
-            return [t for t in self._loaded[name] if self._by_name[t].status == "loaded"]
-        spec = found.toolsets.get(name)
-        if spec is None:
-            import difflib
+        names = self._loaded.get(name)
+        if names is None:
+            found = self._discover()
+            spec = found.toolsets.get(name)
+            if spec is None:
+                import difflib
 
-            close = difflib.get_close_matches(name, list(found.toolsets), n=3, cutoff=0.5)
-            raise ToolsetNotFoundError(name, close)
-        if not self.is_allowed(name):
-            raise ToolsetNotAllowedError(
-                f"toolset {name!r} is installed but JANITO_TOOLSETS does not include it"
-            )
-        self._load(spec)
-        return [t for t in self._loaded.get(name, []) if self._by_name[t].status == "loaded"]
+                close = difflib.get_close_matches(name, list(found.toolsets), n=3, cutoff=0.5)
+                raise ToolsetNotFoundError(name, close)
+            if not self.is_allowed(name):
+                raise ToolsetNotAllowedError(
+                    f"toolset {name!r} is installed but JANITO_TOOLSETS does not include it"
+                )
+            with self._lock:
+                if name not in self._loaded and name not in self._loading:
+                    self._load(spec)
+                # empty only for a call back from the import of this very toolset
+                names = self._loaded.get(name, [])
+        by_name = self._by_name
+        return [t for t in names if by_name[t].status == "loaded"]
 
     def _load(self, spec: ToolsetSpec) -> None:
+        """Import, gate and publish one toolset; the caller holds the lock."""
+        self._loading.add(spec.name)
+        try:
+            self._load_locked(spec)
+        finally:
+            self._loading.discard(spec.name)
+
+    def _load_locked(self, spec: ToolsetSpec) -> None:
         imported = import_toolset(spec)
         self._errors.extend(imported.errors)
         if imported.seconds > SLOW_IMPORT_SECONDS:
             self.warnings.append(
                 f"toolset {spec.name!r} ({spec.distribution}) took {imported.seconds:.1f} s to import"
             )
-        names: list[str] = []
-        self._loaded[spec.name] = names
         if imported.package is None:
+            self._loaded = {**self._loaded, spec.name: []}
             return
         from ._marker import has_hooks
 
@@ -212,9 +258,10 @@ class Registry:
                 )
                 if error is not None:
                     self._errors.append(error)
+        records: dict[str, ToolRecord] = {}
         for cls in imported.classes:
             record = self._gate(cls, spec)
-            existing = self._by_name.get(record.name)
+            existing = records.get(record.name) or self._by_name.get(record.name)
             if existing is not None:
                 self._errors.append(LoadError(
                     spec.name, spec.distribution,
@@ -224,10 +271,10 @@ class Registry:
                     "clash", cls.__module__,
                 ))
                 continue
-            self._records.append(record)
-            self._by_name[record.name] = record
-            names.append(record.name)
-        available = [n for n in names if self._by_name[n].status == "loaded"]
+            records[record.name] = record
+        names = list(records)
+        self._publish(list(records.values()), {spec.name: names})
+        available = [n for n in names if records[n].status == "loaded"]
         from ._context import active_registry
 
         token = active_registry.set(self)
@@ -247,16 +294,29 @@ class Registry:
         if cls.__dict__.get("_is_tool") is not True:
             raise TypeError(f"{cls!r} is not decorated with @tool")
         spec = ToolsetSpec(toolset, distribution, "0", cls.__module__)
-        record = self._gate(cls, spec)
-        existing = self._by_name.get(record.name)
-        if existing is not None:
-            raise ValueError(
-                f"a tool called {record.name!r} is loaded already (toolset {existing.toolset!r})"
-            )
-        self._records.append(record)
-        self._by_name[record.name] = record
-        self._loaded.setdefault(toolset, []).append(record.name)
+        with self._lock:
+            record = self._gate(cls, spec)
+            existing = self._by_name.get(record.name)
+            if existing is not None:
+                raise ValueError(
+                    f"a tool called {record.name!r} is loaded already (toolset {existing.toolset!r})"
+                )
+            self._publish([record], {toolset: [*self._loaded.get(toolset, []), record.name]})
         return record
+
+    def _publish(self, records: list[ToolRecord], loaded: dict[str, list[str]]) -> None:
+        """Make ``records`` visible to every thread at once; the caller holds the lock.
+
+        Each container is replaced by a new one rather than changed, and in this order, so
+        a reader without the lock that finds a toolset in ``_loaded`` or a name in
+        ``_records`` also finds its record in ``_by_name``.
+        """
+        by_name = dict(self._by_name)
+        for record in records:
+            by_name[record.name] = record
+        self._by_name = by_name
+        self._records = [*self._records, *records]
+        self._loaded = {**self._loaded, **loaded}
 
     def _gate(self, cls: type, spec: ToolsetSpec) -> ToolRecord:
         permissions = getattr(cls, "_tool_permissions", "")
@@ -364,14 +424,19 @@ def _denied_reason(permissions: str, privileges: Privileges) -> str:
 
 
 _default: Registry | None = None
+_default_lock = threading.Lock()
 
 
 def default_registry() -> Registry:
     """The process-wide registry the module-level functions use."""
     global _default
-    if _default is None:
-        _default = Registry()
-    return _default
+    registry = _default
+    if registry is None:
+        with _default_lock:  # two threads asking first must get the same registry
+            if _default is None:
+                _default = Registry()
+            registry = _default
+    return registry
 
 
 def add_toolset(name: str) -> list[str]:

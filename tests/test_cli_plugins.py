@@ -71,6 +71,45 @@ def test_secrets_round_trip_without_echoing_the_value(janito: Janito) -> None:
     assert (again.code, again.out) == (1, ""), again
 
 
+def test_secrets_refuse_a_store_that_cannot_be_parsed(janito: Janito) -> None:
+    janito.config.mkdir(parents=True)
+    store = janito.config / "secrets.json"
+    content = b'{"gmail_password": "kept"}\n' + b"\x00"  # one stray byte
+    store.write_bytes(content)
+    runs = janito.many({
+        "set": ["secrets", "set", "other"],
+        "get": ["secrets", "get", "gmail_password"],
+        "list": ["secrets", "list"],
+        "list-json": ["secrets", "list", "--json"],
+        "delete": ["secrets", "delete", "gmail_password"],
+    }, stdin="new-value\n")
+    for action, ran in runs.items():
+        assert ran.code == 1, (action, ran)
+        assert ran.out == "", (action, ran)
+        assert f"the secrets store {store} is not valid JSON" in ran.err, (action, ran)
+        assert "Traceback" not in ran.err and "kept" not in ran.err
+    assert store.read_bytes() == content
+
+
+def test_secrets_set_refuses_a_value_that_is_not_utf8(janito: Janito) -> None:
+    import subprocess
+
+    def set_with(data: bytes, *, encoding: str = "utf-8") -> subprocess.CompletedProcess[bytes]:
+        env = clean_env({"JANITO_CONFIG_DIR": str(janito.config), "PYTHONIOENCODING": encoding})
+        return subprocess.run([*janito.command, "secrets", "set", "token"], input=data, env=env,
+                              capture_output=True, timeout=60, check=False)
+
+    for encoding in ("utf-8", "utf-8:surrogateescape"):
+        refused = set_with(b"ab\xffcd\n", encoding=encoding)
+        assert refused.returncode == 2, refused
+        assert b"not UTF-8 text (byte 0xff at offset 2); nothing was stored" in refused.stderr
+        assert b"Traceback" not in refused.stderr
+    assert not (janito.config / "secrets.json").exists()
+    stored = set_with("h\u00e9 \u65e5\r\n".encode())
+    assert stored.returncode == 0, stored
+    assert janito("secrets", "get", "token").out == "h\u00e9 \u65e5\n"
+
+
 def _talk_to_a_terminal(command: list[str], env: dict[str, str], cwd: Path, prompt: str,
                         answer: str) -> tuple[int, str]:
     """Run ``command`` on a new pseudo-terminal that is its controlling terminal; answer

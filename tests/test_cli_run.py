@@ -327,3 +327,122 @@ def test_run_usage_errors(janito: Janito) -> None:
         assert fragment in done.err, done
     no_tool = janito("run")
     assert no_tool.code == 2 and "TOOL" in no_tool.err and no_tool.out == ""
+
+
+# -- hostile input: lone surrogates and deep nesting ------------------------------------------
+# The command runs with PYTHONIOENCODING=utf-8 (strict): a lone surrogate that reached stdout
+# unescaped would stop it with UnicodeEncodeError.
+
+ODD_TOOL = '''
+from typing import Annotated, Any
+
+from janito_core import BaseTool, tool
+
+
+@tool(permissions="r")
+class OddNames(BaseTool):
+    """List names that are not UTF-8, as a folder listing would."""
+
+    # Not in a docstring: Python 3.13 cannot compile a docstring holding a lone surrogate.
+    def run(self, prefix: Annotated[str, "Put before each name \\ud800."] = "") -> dict[str, Any]:
+        return {"success": True, "names": [prefix + "a\\udcffb.txt"], "k\\ud800": 1}
+
+
+@tool(permissions="r")
+class OddSkipped(BaseTool):
+    """Never loads here."""
+
+    @classmethod
+    def should_load(cls) -> bool:
+        return cls.skip("the folder \\udcff is missing")
+
+    def run(self) -> dict[str, Any]:
+        return {"success": True}
+'''
+
+
+@pytest.fixture(scope="module")
+def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from helpers.distributions import write_distribution
+
+    root = tmp_path_factory.mktemp("odd-site")
+    write_distribution(root, "acme-odd", toolsets={"odd": "acme_odd"},
+                       files={"acme_odd/__init__.py": "", "acme_odd/odd_names.py": ODD_TOOL})
+    return root
+
+
+def _utf8_json(ran: Ran) -> Any:
+    assert "Traceback" not in ran.err, ran
+    assert "\ufffd" not in ran.out, ran  # the output decoded as UTF-8 without a replacement
+    return ran.json()
+
+
+def test_run_with_a_lone_surrogate_in_a_key_or_a_value(janito: Janito) -> None:
+    ran = janito.many({
+        "key": ["run", "-t", "testkit", "Typed", "--args", '{"count": 1, "\\ud800": 1}'],
+        "value": ["run", "-t", "testkit", "Typed", "--args", '{"count": 1, "name": "\\udcff"}'],
+        "option key": ["run", "-t", "testkit", "Typed", "--count", "1", "--n\udcffame", "x"],
+        "option value": ["run", "-t", "testkit", "Typed", "--count", "1", "--name", "x\udcff"],
+        "tool name": ["run", "-t", "testkit", "Ty\udcffped", "--args", "{}"],
+    })
+    for done in ran.values():
+        assert done.code == 1, done
+        _utf8_json(done)
+    assert _failed(ran["key"], "invalid_arguments")["details"] == [
+        {"field": "\\ud800", "error": "unknown field"}]
+    assert _failed(ran["option key"], "invalid_arguments")["details"][0]["field"] == "n\\udcffame"
+    for key in ("value", "option value"):
+        details = _failed(ran[key], "invalid_arguments")["details"]
+        assert details == [{"field": "name",
+                            "error": "the string holds an unpaired surrogate (invalid Unicode)"}]
+    assert "Ty\\udcffped" in _failed(ran["tool name"], "unknown_tool")["error"]
+
+
+def test_run_with_json_nested_100000_deep_is_a_usage_error(janito: Janito) -> None:
+    deep = {
+        "array": "[" * 100_000,
+        "object": '{"a":' * 20_000 + "1" + "}" * 20_000,  # an argument holds at most 128 KiB
+        "inside": '{"count": 1, "items": ' + "[" * 100_000 + "}",
+    }
+    ran = janito.many({
+        **{key: ["run", "-t", "testkit", "Typed", "--args", text] for key, text in deep.items()},
+        "option": ["run", "-t", "testkit", "Typed", "--count", "1", "--items", "[" * 100_000],
+    })
+    for key, done in ran.items():
+        assert done.code == 2, (key, done)
+        assert done.out == "", (key, done)
+        assert "nested too deeply" in done.err and "Traceback" not in done.err, (key, done)
+
+
+def test_results_and_listings_with_lone_surrogates(janito: Janito, odd_site: Path) -> None:
+    ran = janito.many({
+        "run": ["run", "-t", "odd", "OddNames", "--prefix", "p"],
+        "tools json": ["tools", "-t", "odd", "--json"],
+        "tools": ["tools", "-t", "odd"],
+        **{f"schema {fmt}": ["schema", "-t", "odd", "OddNames", "--format", fmt]
+           for fmt in ("openai", "openai-responses", "anthropic", "gemini", "mcp")},
+    }, path=[odd_site])
+    for key, done in ran.items():
+        assert done.code == 0, (key, done)
+        assert "Traceback" not in done.err and "\ufffd" not in done.out, (key, done)
+    assert _utf8_json(ran["run"]) == {"success": True, "names": ["pa\\udcffb.txt"], "k\\ud800": 1}
+    # The command's own JSON keeps a lone surrogate as its \u escape: the same string.
+    (row,) = [r for r in _utf8_json(ran["tools json"]) if r["name"] == "OddSkipped"]
+    assert row["reason"] == "the folder \udcff is missing"
+    assert "\\udcff" in ran["tools json"].out
+    assert "the folder \\udcff is missing" in ran["tools"].out
+    (schema,) = _utf8_json(ran["schema openai"])
+    assert schema["function"]["parameters"]["properties"]["prefix"]["description"] == (
+        "Put before each name \ud800.")
+    for fmt in ("openai-responses", "anthropic", "gemini", "mcp"):
+        _utf8_json(ran[f"schema {fmt}"])
+
+
+def test_json_output_on_an_ascii_stdout(janito: Janito, odd_site: Path) -> None:
+    ran = janito("tools", "-t", "odd", "--json", path=[odd_site], env={"PYTHONIOENCODING": "ascii"})
+    assert ran.code == 0, ran
+    assert ran.out.isascii()
+    assert any(r["reason"] == "the folder \udcff is missing" for r in ran.json())
+    table = janito("tools", "-t", "odd", path=[odd_site], env={"PYTHONIOENCODING": "ascii"})
+    assert table.code == 0, table
+    assert "the folder \\udcff is missing" in table.out

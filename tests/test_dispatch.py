@@ -18,6 +18,7 @@ from janito_core.dispatch import ToolCall, call_tool, execute_tool_calls, failur
 def call(registry: Registry, name: Any, arguments: Any = None, **kwargs: Any) -> dict[str, Any]:
     result = call_tool(name, arguments, registry=registry, **kwargs)
     json.dumps(result, allow_nan=False)  # whatever happens, the answer is plain JSON
+    json.dumps(result, ensure_ascii=False).encode("utf-8")  # ... and valid UTF-8
     assert isinstance(result.get("success"), bool)
     if not result["success"]:
         assert isinstance(result["error"], str) and result["error"]
@@ -385,6 +386,122 @@ def test_the_size_limit_is_configurable_per_registry(registry: Registry) -> None
     assert len(json.dumps(cut)) <= 1_100
     untouched = call(registry, "Huge", {"chars": 5_000}, max_result_chars=10_000)
     assert "truncated" not in untouched
+
+
+# -- lone surrogates ---------------------------------------------------------------------------------
+# JSON text can carry a lone surrogate ("\\ud800"), and a file name that is not UTF-8 decodes to
+# one; neither can be encoded as UTF-8, so no answer of dispatch may hold one.
+
+
+@tool()
+class Surrogates(BaseTool):
+    """Return lone surrogates in keys and values, as a tool listing odd file names would."""
+
+    def run(self, chars: int = 0) -> dict[str, Any]:
+        """Return them.
+
+        Args:
+            chars: Also return a string this long made of lone surrogates.
+        """
+        out: dict[str, Any] = {"name": "a\udcffb.txt", "k\ud800": ["x\udfff", {"\udc80": 1}],
+                               "plain": "é 日本 🙂"}
+        if chars:
+            out["long"] = "\udcff" * chars
+        return out
+
+
+@tool()
+class RaisesSurrogate(BaseTool):
+    """Raise an error quoting a file name that is not UTF-8."""
+
+    def run(self) -> dict[str, Any]:
+        raise RuntimeError("cannot read bad\udcffname")
+
+
+def assert_utf8(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    text.encode("utf-8")
+    return text
+
+
+def test_lone_surrogates_in_a_result_are_escaped(registry: Registry) -> None:
+    registry.add_tool(Surrogates)
+    result = call(registry, "Surrogates", {})
+    assert result == {"success": True, "name": "a\\udcffb.txt", "k\\ud800": ["x\\udfff", {"\\udc80": 1}],
+                      "plain": "é 日本 🙂"}
+
+
+def test_escaping_happens_before_the_size_limit(registry: Registry) -> None:
+    registry.add_tool(Surrogates)
+    result = call(registry, "Surrogates", {"chars": 20_000}, max_result_chars=50_000)
+    assert result["truncated"] is True  # 20,000 surrogates are 120,000 characters escaped
+    assert result["long"].startswith("\\udcff" * 10)
+    assert len(result["long"]) <= 50_000
+    assert_utf8(result)
+
+
+def test_an_exception_quoting_a_lone_surrogate(registry: Registry) -> None:
+    registry.add_tool(RaisesSurrogate)
+    result = call(registry, "RaisesSurrogate", {})
+    assert result["error_type"] == "tool_exception"
+    assert "bad\\udcffname" in result["error"]
+
+
+@pytest.mark.parametrize("arguments", [{"\ud800": 1}, '{"\\ud800": 1}', b'{"\\udcff": 1}',
+                                       {"count": 1, "x\udcff": [1]}])
+def test_a_key_with_a_lone_surrogate_is_named_escaped(registry: Registry, arguments: Any) -> None:
+    result = call(registry, "Typed", arguments)
+    assert result["error_type"] == "invalid_arguments"
+    assert any(f.endswith(("\\ud800", "\\udcff")) for f in fields(result))
+
+
+@pytest.mark.parametrize("name", ["Typ\ud800ed", "\udcff"])
+def test_a_tool_name_with_a_lone_surrogate(registry: Registry, name: str) -> None:
+    assert call(registry, name, {})["error_type"] == "unknown_tool"
+    assert call(registry, name, "{")["error_type"] == "invalid_json"
+
+
+def test_a_hook_error_quoting_a_lone_surrogate(registry: Registry) -> None:
+    class Broken:
+        @hookimpl(tryfirst=True)
+        def janito_tool_call(self, call: Any) -> Any:
+            raise RuntimeError("cannot open log \udcff")
+
+    registry.plugins.register(Broken(), "tests:broken-surrogate", "acme-broken")
+    result = call(registry, "Nothing", {})
+    assert result["error_type"] == "plugin_error"
+    assert "\\udcff" in result["error"]
+
+
+def test_every_turn_shape_answers_in_utf8(registry: Registry) -> None:
+    registry.add_tool(Surrogates)
+    bad = '{"\\ud800": 1}'
+    turns = [
+        [{"id": "call\ud800", "type": "function", "function": {"name": "Surrogates", "arguments": "{}"}},
+         {"id": "c2", "type": "function", "function": {"name": "Typed", "arguments": bad}}],
+        [{"type": "function_call", "call_id": "fc\udcff", "name": "Surrogates", "arguments": "{}"},
+         {"type": "function_call", "call_id": "fc2", "name": "N\ud800", "arguments": bad}],
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tu\ud800", "name": "Surrogates", "input": {}},
+            {"type": "tool_use", "id": "tu2", "name": "Typed", "input": {"\ud800": 1}}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"name": "Surrogates", "args": {}, "id": "g\udcff"}},
+            {"functionCall": {"name": "Ty\ud800ped", "args": {"\ud800": 1}}}]},
+    ]
+    for turn in turns:
+        items = execute_tool_calls(turn, registry=registry)
+        assert len(items) == 2
+        assert_utf8(items)
+        first = items[0]
+        content = first.get("content") or first.get("output")
+        answer = json.loads(content) if content else first["functionResponse"]["response"]
+        assert answer["name"] == "a\\udcffb.txt"
+    chat, responses, anthropic, gemini = (execute_tool_calls(t, registry=registry) for t in turns)
+    assert chat[0]["tool_call_id"] == "call\\ud800"
+    assert responses[0]["call_id"] == "fc\\udcff"
+    assert anthropic[0]["tool_use_id"] == "tu\\ud800"
+    assert gemini[0]["functionResponse"]["id"] == "g\\udcff"
+    assert gemini[1]["functionResponse"]["name"] == "Ty\\ud800ped"
 
 
 # -- one assistant turn in each provider's shape ---------------------------------------------------

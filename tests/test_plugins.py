@@ -257,3 +257,43 @@ def test_hook_names_match_the_specifications() -> None:
     from janito_core.plugins import HOOK_NAMES
 
     assert {name for name in vars(specs) if name.startswith("janito_")} == HOOK_NAMES
+
+
+def test_calls_made_while_plugins_register_on_another_thread_still_run(registry: Registry) -> None:
+    """Registering a plugin moves the tool runner back to the end of the hook; a call made at
+    that moment on another thread must still find a runner."""
+    import sys
+    import threading
+
+    from janito_core.dispatch import call_tool
+
+    class Audit:
+        @hookimpl(trylast=True)
+        def janito_tool_call(self, call: Any) -> None:
+            return None
+
+    registry.plugins.register(Audit(), "tests:audit-0", None)
+    stop = threading.Event()
+    failures: list[dict[str, Any]] = []
+
+    def caller() -> None:
+        while not stop.is_set():
+            result = call_tool("Nothing", {}, registry=registry)
+            if result.get("success") is not True:
+                failures.append(result)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    callers = [threading.Thread(target=caller) for _ in range(3)]
+    try:
+        for thread in callers:
+            thread.start()
+        for index in range(1, 300):
+            registry.plugins.register(Audit(), f"tests:audit-{index}", None)
+    finally:
+        stop.set()
+        for thread in callers:
+            thread.join()
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert registry.plugins.manager.get_plugin("janito.runner.stand-in") is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -329,3 +331,80 @@ def test_privileges_are_checked_again_at_call_time(registry: Registry, workspace
     assert (workspace / "note.txt").read_text(encoding="utf-8") == "two"
     # Raising privileges does not revive a tool that should_load() skipped.
     assert registry.record("SaysNo").status == "skipped"  # type: ignore[union-attr]
+
+
+# -- first use from many threads --------------------------------------------------------------
+
+
+@pytest.fixture
+def slow_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The acme-slow distribution on sys.path (see helpers/first_use.py)."""
+    from helpers.first_use import forget_slow_toolset
+
+    site = tmp_path / "slow-site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    forget_slow_toolset()
+    sys.modules.pop("acme_slow_counter", None)
+
+
+def test_first_use_from_many_threads_loads_once(slow_site: Path) -> None:
+    from helpers.first_use import first_use_rounds, write_slow_toolset
+
+    write_slow_toolset(slow_site)
+    problems = first_use_rounds(lambda: Registry(autoload=("slow",), allowed=None),
+                                rounds=4, threads=8)
+    assert problems == []
+
+
+def test_add_toolset_from_many_threads_loads_once(slow_site: Path) -> None:
+    from helpers.first_use import first_use_rounds, write_slow_toolset
+
+    write_slow_toolset(slow_site)
+    problems = first_use_rounds(lambda: Registry(autoload=(), allowed=None),
+                                rounds=4, threads=8, only_add=True)
+    assert problems == []
+
+
+def test_a_call_hook_plugin_is_in_place_for_every_thread_of_a_first_use(slow_site: Path) -> None:
+    from helpers.first_use import first_use_rounds, write_guard_plugin, write_slow_toolset
+
+    write_slow_toolset(slow_site, hooks=False)  # nothing creates the plugin manager early
+    write_guard_plugin(slow_site)
+    problems = first_use_rounds(lambda: Registry(autoload=("slow",), allowed=None),
+                                rounds=4, threads=8, guarded=True)
+    assert problems == []
+
+
+def test_a_hook_may_use_the_registry_while_it_loads(testkit_dir: Path, sandbox: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading holds the registry's lock; a hook run by the load calls back on the same
+    thread and must neither wait for itself nor load anything twice."""
+    write_distribution(sandbox, "acme-caller", toolsets={"caller": "acme_caller"}, files={
+        "acme_caller/__init__.py": '''
+            from janito_core import hookimpl
+
+            SEEN = []
+
+
+            @hookimpl
+            def janito_toolset_loaded(registry, toolset, tools):
+                if toolset == "caller":
+                    SEEN.append(("names", sorted(registry.names())))
+                    SEEN.append(("again", registry.add_toolset("caller")))
+                    SEEN.append(("testkit", len(registry.add_toolset("testkit")) > 0))
+        ''',
+        "acme_caller/caller_ping.py": PING.format(name="CallerPing", permissions=""),
+    })
+    monkeypatch.syspath_prepend(str(sandbox))
+    registry = Registry(autoload=("caller", "testkit"), allowed=None)
+    names = registry.names()
+    import acme_caller  # type: ignore[import-not-found]
+
+    assert acme_caller.SEEN == [("names", ["CallerPing"]), ("again", ["CallerPing"]),
+                                ("testkit", True)]
+    assert names[0] == "CallerPing" and "ReadNote" in names
+    assert registry.load_errors == []  # testkit, loaded by the hook, is not loaded twice
+    sys.modules.pop("acme_caller", None)
+    sys.modules.pop("acme_caller.caller_ping", None)

@@ -390,3 +390,96 @@ def test_the_limit_helper_really_limits(workspace: Path) -> None:
     result = write_under_limit(workspace, "CreateFile", {"filepath": "n.txt", "content": "q" * 1000},
                                limit=100)
     assert result["success"] is False and not (workspace / "n.txt").exists(), result
+
+
+# -- the secrets store ----------------------------------------------------------------------------
+
+SECRET_CYCLES = max(10, CYCLES // 4)
+
+
+def stored_secrets(config: Path) -> dict[str, str]:
+    """The file store as JSON (the environment overrides of the suite are not in it)."""
+    import json
+
+    data: dict[str, str] = json.loads((config / "secrets.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_secrets_set_from_16_threads_and_4_processes_lose_nothing(isolated: Path) -> None:
+    from helpers.concurrent_secrets import set_from_processes, set_from_threads
+
+    names = set_from_threads(threads=16, each=10)
+    names += set_from_processes(isolated, processes=4, each=25)
+    stored = stored_secrets(isolated)
+    lost = sorted(set(names) - set(stored))
+    assert lost == [], f"{len(lost)} of {len(names)} secrets lost: {lost[:10]}"
+    assert all(stored[name] == f"value-of-{name}" for name in names)
+    assert not list(isolated.glob(".secrets.*"))
+    rel.count("secrets: concurrent sets (16 threads, 4 processes)", len(names))
+    rel.count("secrets: concurrent sets lost", len(lost))
+
+
+@pytest.mark.parametrize("stray", [b"x", b"\x00", b"\xff", b","], ids=["x", "NUL", "0xff", "comma"])
+def test_a_secrets_store_with_one_stray_byte_is_refused_and_kept(isolated: Path, stray: bytes,
+                                                                  tmp_path: Path) -> None:
+    from janito_core.secrets import SecretStoreError, delete_secret, get_secret, list_secrets, set_secret
+
+    set_secret("mail_password", "kept-1")
+    set_secret("api_token", "kept-2")
+    store = isolated / "secrets.json"
+    content = store.read_bytes() + stray
+    store.write_bytes(content)
+    before = os.stat(store)
+    for attempt in (lambda: set_secret("other", "v"), lambda: delete_secret("api_token"),
+                    lambda: get_secret("mail_password"), list_secrets):
+        with pytest.raises(SecretStoreError, match=re.escape(str(store))):
+            attempt()
+    env = rel.base_env(isolated)
+    for args, stdin in ((["secrets", "set", "other"], "v\n"), (["secrets", "get", "api_token"], ""),
+                        (["secrets", "delete", "api_token"], ""), (["secrets", "list"], "")):
+        done = subprocess.run([*rel.janito_command(), *args], env=env, cwd=tmp_path, input=stdin,
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert str(store) in done.stderr and "Traceback" not in done.stderr, done.stderr
+        rel.count("commands run")
+    after = os.stat(store)
+    assert store.read_bytes() == content
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    rel.count("secrets: stores with a stray byte refused and kept")
+
+
+SECRET_WRITER = """
+import sys
+from janito_core.secrets import set_secret
+n = 0
+while True:
+    n += 1
+    set_secret("big", str(n) + ":" + "v" * 2_000_000)
+"""
+
+
+def test_secrets_set_killed_at_random_moments(isolated: Path) -> None:
+    """A writer killed with SIGKILL in the middle of set_secret leaves a whole store."""
+    from janito_core.secrets import get_secret, set_secret
+
+    set_secret("keep", "kept")
+    rng = random.Random(1602)
+    env = rel.base_env(isolated)
+    left = 0
+    for cycle in range(SECRET_CYCLES):
+        writer = subprocess.Popen([sys.executable, "-c", SECRET_WRITER], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.15, 0.6))
+        writer.kill()
+        writer.wait()
+        stored = stored_secrets(isolated)  # raises if the store was left half written
+        assert stored["keep"] == "kept", cycle
+        assert "big" not in stored or stored["big"].endswith("v" * 100), cycle
+        leftovers = list(isolated.glob(".secrets.*.tmp"))
+        left += len(leftovers)
+        for leftover in leftovers:
+            leftover.unlink()
+        rel.count("kill cycles: secrets set")
+        rel.count("kill cycles")
+    assert get_secret("keep") == "kept"
+    rel.count("kill cycles: secrets, hidden temporary files left and removed", left)

@@ -10,7 +10,8 @@ that are not an object, and malformed JSON text. Each input goes through ``call_
 four provider shapes. Then:
 
 - no exception escapes; every result is a JSON object (strict JSON: no NaN) with a boolean
-  ``success``, and a failure has ``error`` and ``error_type``;
+  ``success``, and a failure has ``error`` and ``error_type``; every result, and every item
+  ``execute_tool_calls`` returns, encodes as UTF-8 (no lone surrogate gets through);
 - nothing outside the workspace changes: a sentinel tree next to it (and the current
   directory, which is outside it too) keeps every entry's kind, size, mtime, mode and
   content hash, and the sentinel's text never shows up in a result.
@@ -117,6 +118,8 @@ MALFORMED = [
     '{"__proto__": {"polluted": true}}', "{}" * 1000,
 ]
 malformed_text = st.one_of(st.sampled_from(MALFORMED), text)
+# keys a model cannot mean, but JSON text can carry ("\\ud800"); dispatch names them back
+SURROGATE_KEYS = ["\ud800", "a\udcffb", "\udfff\ud800", "path\udc80"]
 
 
 def valid_for(prop: dict[str, Any]) -> st.SearchStrategy[Any]:
@@ -169,7 +172,8 @@ def arguments_for(schema: dict[str, Any], override: dict[str, st.SearchStrategy[
 
     typed = objects(valid_for)
     mixed = objects(field_values)
-    extra = st.dictionaries(st.text(max_size=12), json_values, min_size=1, max_size=2)
+    extra = st.dictionaries(st.one_of(st.text(max_size=12), st.sampled_from(SURROGATE_KEYS)),
+                            json_values, min_size=1, max_size=2)
     with_extra = st.tuples(mixed, extra).map(lambda t: {**t[1], **t[0]})
     branches = {"typed": typed, "mixed": mixed, "extra": with_extra, "json": json_values,
                 "deep": deep, "malformed": malformed_text}
@@ -198,6 +202,12 @@ def encode(arguments: Any) -> Any:
         return arguments
 
 
+def utf8(value: Any) -> Any:
+    """``value`` after checking that its JSON text encodes as UTF-8."""
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
+    return value
+
+
 def send(route: str, name: str, arguments: Any, registry: Registry) -> dict[str, Any]:
     """Send one call along ``route``; return the result dict the model would get."""
     if route == "call_tool:mapping":
@@ -209,32 +219,32 @@ def send(route: str, name: str, arguments: Any, registry: Registry) -> dict[str,
         data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
         return call_tool(name, data, registry=registry)
     if route == "openai-chat":
-        items = execute_tool_calls({"role": "assistant", "tool_calls": [
+        items = utf8(execute_tool_calls({"role": "assistant", "tool_calls": [
             {"id": "call_1", "type": "function", "function": {"name": name, "arguments": encode(arguments)}}
-        ]}, registry=registry)
+        ]}, registry=registry))
         assert len(items) == 1 and items[0]["role"] == "tool" and items[0]["tool_call_id"] == "call_1"
         return json.loads(items[0]["content"])
     if route == "openai-responses":
-        items = execute_tool_calls([
+        items = utf8(execute_tool_calls([
             {"type": "reasoning", "id": "r1"},
             {"type": "function_call", "call_id": "fc_1", "name": name, "arguments": encode(arguments)},
-        ], registry=registry)
+        ], registry=registry))
         assert len(items) == 1 and items[0]["type"] == "function_call_output"
         assert items[0]["call_id"] == "fc_1"
         return json.loads(items[0]["output"])
     if route == "anthropic":
-        items = execute_tool_calls({"role": "assistant", "content": [
+        items = utf8(execute_tool_calls({"role": "assistant", "content": [
             {"type": "text", "text": "calling"},
             {"type": "tool_use", "id": "tu_1", "name": name, "input": arguments},
-        ]}, registry=registry)
+        ]}, registry=registry))
         assert len(items) == 1 and items[0]["type"] == "tool_result"
         assert items[0]["tool_use_id"] == "tu_1"
         result = json.loads(items[0]["content"])
         assert items[0]["is_error"] is (not result.get("success", False))
         return result
-    items = execute_tool_calls({"role": "model", "parts": [
+    items = utf8(execute_tool_calls({"role": "model", "parts": [
         {"text": "calling"}, {"functionCall": {"name": name, "args": arguments}},
-    ]}, registry=registry)
+    ]}, registry=registry))
     assert len(items) == 1 and set(items[0]) == {"functionResponse"}
     response = items[0]["functionResponse"]
     assert response["name"] == name
@@ -245,6 +255,7 @@ def check_result(result: Any, name: str) -> dict[str, Any]:
     assert isinstance(result, dict), result
     assert isinstance(result.get("success"), bool), result
     text = json.dumps(result, allow_nan=False)  # strict JSON: raises on NaN or odd types
+    utf8(result)
     if not result["success"]:
         assert isinstance(result.get("error"), str) and result["error"], result
         assert isinstance(result.get("error_type"), str) and result["error_type"], result
@@ -280,6 +291,9 @@ class Arena:
         (ws / "sub").mkdir(exist_ok=True)
         (ws / "sub" / "inner.txt").write_text("inner\n", encoding="utf-8")
         (ws / "script.py").write_text("print('hello')\n", encoding="utf-8")
+        # a name that is not UTF-8: listings and searches must still answer in UTF-8
+        with open(os.path.join(os.fsencode(ws), b"odd-\xff-name.txt"), "wb") as odd:
+            odd.write(b"odd \xfe content\n")
         skill = ws / ".janito" / "skills" / "demo"
         skill.mkdir(parents=True, exist_ok=True)
         (skill / "SKILL.md").write_text("---\nname: demo\ndescription: A demo skill.\n---\n"
@@ -487,3 +501,39 @@ def test_a_catastrophic_regex_does_not_hang_search_text(tmp_path: Path) -> None:
     result = rel.json_of(done)
     assert isinstance(result.get("success"), bool)
     rel.count("hostile inputs sent")
+
+
+CLI_TOOLS = ("ReadFile", "ListFiles", "SearchText", "CreateFile", "ReplaceTextInFile",
+             "RunBashCode", "LoadSkill")
+
+
+def test_janito_run_with_hostile_arguments(arena: Arena) -> None:
+    """The same kind of input through the real command: exit 1 with UTF-8 JSON on stdout, or
+    exit 2 with one line on stderr; never a traceback."""
+    env = rel.base_env(arena.config, {"PYTHONIOENCODING": "utf-8"})  # strict: no silent escape
+    deep_array = "[" * 100_000
+    deep_object = '{"a":' * 20_000 + "1" + "}" * 20_000  # one argument holds at most 128 KiB
+    cases: dict[str, tuple[list[str], int]] = {}
+    for tool in CLI_TOOLS:
+        base = ["run", "-t", "skills", "--workspace", str(arena.workspace), tool]
+        cases[f"{tool} surrogate key"] = ([*base, "--args", '{"\\ud800": 1, "path\\udcff": "x"}'], 1)
+        cases[f"{tool} surrogate value"] = ([*base, "--args", '{"filepath": "\\udcff", "paths": "\\ud800"}'], 1)
+        cases[f"{tool} option key"] = ([*base, "--file\udcffpath", "x"], 1)
+        cases[f"{tool} deep array"] = ([*base, "--args", deep_array], 2)
+        cases[f"{tool} deep object"] = ([*base, "--args", deep_object], 2)
+    cases["tool name"] = (["run", "Read\udcffFile", "--args", '{"\\ud800": 1}'], 1)
+    keys = list(cases)
+    done = rel.run_many([cases[k][0] for k in keys], env=env, cwd=arena.cwd)
+    for key, ran in zip(keys, done, strict=True):
+        expected = cases[key][1]
+        assert ran.returncode == expected, (key, ran.returncode, ran.stdout[-2000:], ran.stderr[-2000:])
+        assert "Traceback" not in ran.stderr, (key, ran.stderr[-3000:])
+        if expected == 2:
+            assert ran.stdout == "" and "nested too deeply" in ran.stderr, (key, ran.stderr)
+        else:
+            assert "\ufffd" not in ran.stdout, (key, ran.stdout)  # the bytes were UTF-8
+            result = check_result(rel.json_of(ran), key)
+            assert result["success"] is False, (key, result)
+        rel.count("hostile inputs sent")
+        rel.count("hostile inputs: janito run")
+    arena.check()
