@@ -93,15 +93,22 @@ def test_a_fifo_is_refused_by_every_reading_tool(files: Any, ws: Path) -> None:
 
 def test_a_tree_made_in_one_call_is_removed_in_one_call(files: Any, ws: Path) -> None:
     deep = "d/" * 1500
-    ok(files.call("CreateDirectory", path=deep))
-    ok(files.call("CreateFile", filepath=deep + "leaf.txt", content="leaf"))
-    listing = ok(files.call("ListFiles", paths=["."], max_depth=0, max_results=100_000))
-    assert listing["count"] == 1501
-    found = ok(files.call("SearchText", paths=["."], query="leaf"))
-    assert found["matches"][0]["path"] == deep + "leaf.txt"
-    removed = ok(files.call("RemoveDirectory", path="d", recursive=True))
-    assert removed["removed_files"] == 1 and removed["removed_directories"] == 1499
-    assert os.listdir(ws) == []
+    try:
+        ok(files.call("CreateDirectory", path=deep))
+        ok(files.call("CreateFile", filepath=deep + "leaf.txt", content="leaf"))
+        listing = ok(files.call("ListFiles", paths=["."], max_depth=0, max_results=100_000))
+        assert listing["count"] == 1501
+        found = ok(files.call("SearchText", paths=["."], query="leaf"))
+        assert found["matches"][0]["path"] == deep + "leaf.txt"
+        removed = ok(files.call("RemoveDirectory", path="d", recursive=True))
+        assert removed["removed_files"] == 1 and removed["removed_directories"] == 1499
+        assert os.listdir(ws) == []
+    finally:
+        # pytest removes old temporary folders recursively: a tree this deep would stop it
+        from janito_core import Workspace
+
+        if (ws / "d").exists():
+            Workspace(ws).rmdir("d", recursive=True)
 
 
 def test_result_counts_have_a_ceiling_enforced_before_any_work(files: Any, ws: Path) -> None:
