@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any, NamedTuple
 
 TOOLSETS_GROUP = "janito.toolsets"
@@ -228,9 +228,14 @@ def _pkgutil_names(package: ModuleType) -> list[str]:
 
 
 def tool_classes(module: ModuleType) -> list[type]:
-    """``@tool`` classes defined in ``module`` itself, in definition order."""
+    """``@tool`` classes and the classes of ``@tool`` functions defined in ``module``
+    itself, in definition order."""
     found: dict[int, type] = {}
     for value in list(vars(module).values()):
+        if isinstance(value, FunctionType):
+            value = value.__dict__.get("_janito_tool")
+            if not isinstance(value, type):
+                continue
         if (
             isinstance(value, type)
             and value.__dict__.get("_is_tool") is True
