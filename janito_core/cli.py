@@ -138,6 +138,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_toolsets(args: argparse.Namespace) -> int:
+    from .discovery import package_location
     from .registry import AUTOLOAD_TOOLSETS
 
     registry = build_registry(args)
@@ -155,6 +156,8 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
             "name": name,
             "distribution": spec.distribution,
             "version": spec.version,
+            "location": package_location(spec.module),  # the copy `import` uses
+            "installed_in": spec.location or None,
             "autoload": name in AUTOLOAD_TOOLSETS,
             "allowed": registry.is_allowed(name),
             "loaded": name in loaded and not any(
@@ -167,7 +170,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
     if args.json:
         _dump(rows)
     else:
-        table = [["TOOLSET", "DISTRIBUTION", "VERSION", "STATE"]]
+        table = [["TOOLSET", "DISTRIBUTION", "VERSION", "LOCATION", "STATE"]]
         for row in rows:
             if row["error"]:
                 state = "error: " + str(row["error"])
@@ -177,7 +180,8 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
                 state = "not allowed by JANITO_TOOLSETS"
             else:
                 state = "available" + ("" if row["autoload"] else f" (load with -t {row['name']})")
-            table.append([str(row["name"]), str(row["distribution"]), str(row["version"]), state])
+            table.append([str(row["name"]), str(row["distribution"]), str(row["version"]),
+                          str(row["location"] or "(not found)"), state])
         sys.stdout.write(_table(table) if rows else "No toolsets are installed.\n")
     return EXIT_FAILED if args.strict and failures else EXIT_OK
 
