@@ -390,7 +390,8 @@ def cmd_new_toolset(args: argparse.Namespace) -> int:
     from .scaffold import ScaffoldError, write_toolset
 
     try:
-        folder = write_toolset(args.name, args.path or os.getcwd())
+        folder = write_toolset(args.name, args.path or os.getcwd(), dist=args.dist,
+                               package=args.package, allow_clash=args.allow_clash)
     except ScaffoldError as exc:
         raise UsageError(str(exc)) from None
     sys.stderr.write(f"Created {folder}\n")
@@ -473,7 +474,12 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
     if wanted("new-toolset"):
         new = sub.add_parser("new-toolset", help="write a new toolset distribution to start from")
         new.add_argument("name", metavar="NAME", help="the toolset name, e.g. wordtools")
-        new.add_argument("--path", metavar="DIR", help="where to create janito-NAME/ (default: .)")
+        new.add_argument("--dist", metavar="DIST", help="the distribution name (default: janito-NAME)")
+        new.add_argument("--package", metavar="PACKAGE",
+                         help="the import package (default: the distribution name with _)")
+        new.add_argument("--path", metavar="DIR", help="where to create the DIST/ folder (default: .)")
+        new.add_argument("--allow-clash", action="store_true",
+                         help="write it even if the toolset or package name is taken already")
         new.set_defaults(handler=cmd_new_toolset)
 
     if with_plugins:
