@@ -6,7 +6,7 @@ showed it and the fix. Statically, for every tool:
 - the ``@tool`` mark and its permission string; a first docstring line (the description
   the model reads); a fully typed ``run()`` (or function); every parameter documented,
   and nothing documented that is not a parameter; valid JSON Schemas (ordinary and strict);
-- the time it takes to import the toolset (in a fresh interpreter).
+- the CPU time it takes to import the toolset (in a fresh interpreter).
 
 Dynamically, each tool that loads is called through dispatch, exactly as a model's call
 is, in a sandbox (``_sandbox``): a temporary workspace with sentinel files outside it.
@@ -365,15 +365,17 @@ def _schema_problem(parameters: dict[str, Any]) -> str | None:
 
 
 def _import_seconds(module: str) -> float:
+    # CPU time of the import: on a shared machine another process's load stretches wall
+    # time, never this process's CPU time
     code = (
         "import time, importlib, os, sys\n"
-        "t = time.perf_counter()\n"
+        "t = time.process_time()\n"
         f"m = importlib.import_module({module!r})\n"
         "for p in getattr(m, '__path__', []):\n"
         "    for n in sorted(os.listdir(p)):\n"
         "        if n.endswith('.py') and not n.startswith('_'):\n"
         f"            importlib.import_module({module!r} + '.' + n[:-3])\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.process_time() - t)\n"
     )
     try:
         # the child sees what this process sees, a folder put on sys.path by a test included
