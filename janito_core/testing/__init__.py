@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .conformance import ConformanceError, Report, check, check_toolset
+from .conformance import ConformanceError, Finding, Report, check, check_toolset
 from .tester import ToolsetTester
 
-__all__ = ["ConformanceError", "Report", "ToolsetTester", "check", "check_toolset"]
+__all__ = ["ConformanceError", "Finding", "Report", "ToolsetTester", "check", "check_toolset"]
