@@ -263,18 +263,23 @@ class StdoutTrap:
         streams = {id(s): s for s in (sys.stdout, sys.__stdout__) if s is not None}
         for stream in streams.values():
             _flush(stream)
-        saved_fd = os.dup(1)
+        try:
+            saved_fd: int | None = os.dup(1)
+        except OSError:  # no descriptor 1 at all (a daemon): only sys.stdout can be watched
+            saved_fd = None
         saved_stream = sys.stdout
         buffer = io.StringIO()
-        os.dup2(self._file.fileno(), 1)
+        if saved_fd is not None:
+            os.dup2(self._file.fileno(), 1)
         sys.stdout = buffer
         try:
             yield
         finally:
             for stream in streams.values():
                 _flush(stream)
-            os.dup2(saved_fd, 1)
-            os.close(saved_fd)
+            if saved_fd is not None:
+                os.dup2(saved_fd, 1)
+                os.close(saved_fd)
             sys.stdout = saved_stream
             self._file.seek(0)
             written = self._file.read().decode("utf-8", "replace")
