@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from types import FunctionType, ModuleType
 from typing import Any, NamedTuple
 
+from .decorator import FUNCTION_TOOL_ATTR
+
 TOOLSETS_GROUP = "janito.toolsets"
 PLUGINS_GROUP = "janito.plugins"
 SLOW_IMPORT_SECONDS = 1.0
@@ -270,7 +272,7 @@ def tool_classes(module: ModuleType) -> list[type]:
     found: dict[int, type] = {}
     for value in list(vars(module).values()):
         if isinstance(value, FunctionType):
-            value = value.__dict__.get("_janito_tool")
+            value = value.__dict__.get(FUNCTION_TOOL_ATTR)
             if not isinstance(value, type):
                 continue
         if (
