@@ -1,8 +1,9 @@
 """janito-core: the framework of tools that large language models call.
 
-Write a tool as a ``BaseTool`` subclass decorated with ``@tool(permissions=...)``;
-ship toolsets as distributions advertising a ``janito.toolsets`` entry point; let
-``Registry`` discover them and ``call_tool`` execute what a model asks for.
+Write a tool as a ``BaseTool`` subclass or a plain function decorated with
+``@tool(permissions=...)``; ship toolsets as distributions advertising a
+``janito.toolsets`` entry point; let ``Registry`` discover them and ``call_tool``
+execute what a model asks for.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .errors import (
 from .path_utils import norm_path
 from .privileges import Privileges
 from .registry import AUTOLOAD_TOOLSETS, Registry, default_registry
+from .reporter import Reporter
 from .results import failure
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ __all__ = [
     "PluginValidationError",
     "Privileges",
     "Registry",
+    "Reporter",
     "SecretStoreError",
     "ToolsetNotAllowedError",
     "ToolsetNotFoundError",

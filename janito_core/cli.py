@@ -160,6 +160,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_toolsets(args: argparse.Namespace) -> int:
+    from .discovery import package_location
     from .registry import AUTOLOAD_TOOLSETS
 
     registry = build_registry(args)
@@ -177,6 +178,8 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
             "name": name,
             "distribution": spec.distribution,
             "version": spec.version,
+            "location": package_location(spec.module),  # the copy `import` uses
+            "installed_in": spec.location or None,
             "autoload": name in AUTOLOAD_TOOLSETS,
             "allowed": registry.is_allowed(name),
             "loaded": name in loaded and not any(
@@ -189,7 +192,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
     if args.json:
         _dump(rows)
     else:
-        table = [["TOOLSET", "DISTRIBUTION", "VERSION", "STATE"]]
+        table = [["TOOLSET", "DISTRIBUTION", "VERSION", "LOCATION", "STATE"]]
         for row in rows:
             if row["error"]:
                 state = "error: " + str(row["error"])
@@ -199,7 +202,8 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
                 state = "not allowed by JANITO_TOOLSETS"
             else:
                 state = "available" + ("" if row["autoload"] else f" (load with -t {row['name']})")
-            table.append([str(row["name"]), str(row["distribution"]), str(row["version"]), state])
+            table.append([str(row["name"]), str(row["distribution"]), str(row["version"]),
+                          str(row["location"] or "(not found)"), state])
         _write(_table(table) if rows else "No toolsets are installed.\n")
     return EXIT_FAILED if args.strict and failures else EXIT_OK
 
@@ -429,7 +433,8 @@ def cmd_new_toolset(args: argparse.Namespace) -> int:
     from .scaffold import ScaffoldError, write_toolset
 
     try:
-        folder = write_toolset(args.name, args.path or os.getcwd())
+        folder = write_toolset(args.name, args.path or os.getcwd(), dist=args.dist,
+                               package=args.package, allow_clash=args.allow_clash)
     except ScaffoldError as exc:
         raise UsageError(str(exc)) from None
     sys.stderr.write(f"Created {folder}\n")
@@ -512,7 +517,12 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
     if wanted("new-toolset"):
         new = sub.add_parser("new-toolset", help="write a new toolset distribution to start from")
         new.add_argument("name", metavar="NAME", help="the toolset name, e.g. wordtools")
-        new.add_argument("--path", metavar="DIR", help="where to create janito-NAME/ (default: .)")
+        new.add_argument("--dist", metavar="DIST", help="the distribution name (default: janito-NAME)")
+        new.add_argument("--package", metavar="PACKAGE",
+                         help="the import package (default: the distribution name with _)")
+        new.add_argument("--path", metavar="DIR", help="where to create the DIST/ folder (default: .)")
+        new.add_argument("--allow-clash", action="store_true",
+                         help="write it even if the toolset or package name is taken already")
         new.set_defaults(handler=cmd_new_toolset)
 
     if with_plugins:

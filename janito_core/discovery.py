@@ -13,8 +13,10 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any, NamedTuple
+
+from .decorator import FUNCTION_TOOL_ATTR
 
 TOOLSETS_GROUP = "janito.toolsets"
 PLUGINS_GROUP = "janito.plugins"
@@ -193,6 +195,43 @@ def import_module(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
+def package_location(module: str) -> str | None:
+    """The folder (or file) ``module`` is imported from, found the way ``import`` would
+    find it but without importing anything; None when it cannot be found."""
+    loaded = sys.modules.get(module)
+    if loaded is not None:
+        paths = list(getattr(loaded, "__path__", None) or [])
+        return paths[0] if paths else getattr(loaded, "__file__", None)
+    search: list[str] | None = None
+    spec: Any = None
+    parts = module.split(".")
+    for index in range(len(parts)):
+        name = ".".join(parts[: index + 1])
+        parent = sys.modules.get(name)
+        if parent is not None and index < len(parts) - 1:
+            search = list(getattr(parent, "__path__", None) or [])
+            continue
+        spec = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if find is None:
+                continue
+            try:
+                spec = find(name, search)
+            except Exception:
+                spec = None
+            if spec is not None:
+                break
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return str(next(iter(spec.submodule_search_locations)))
+    return str(spec.origin) if spec.origin else None
+
+
 def public_submodules(package: ModuleType) -> list[str]:
     """Dotted names of a package's public submodules, sorted, without importing them."""
     paths = getattr(package, "__path__", None)
@@ -228,9 +267,14 @@ def _pkgutil_names(package: ModuleType) -> list[str]:
 
 
 def tool_classes(module: ModuleType) -> list[type]:
-    """``@tool`` classes defined in ``module`` itself, in definition order."""
+    """``@tool`` classes and the classes of ``@tool`` functions defined in ``module``
+    itself, in definition order."""
     found: dict[int, type] = {}
     for value in list(vars(module).values()):
+        if isinstance(value, FunctionType):
+            value = value.__dict__.get(FUNCTION_TOOL_ATTR)
+            if not isinstance(value, type):
+                continue
         if (
             isinstance(value, type)
             and value.__dict__.get("_is_tool") is True

@@ -10,6 +10,10 @@ In a tool module::
     if __name__ == "__main__":
         main()
 
+A module without ``main()`` runs the same way with
+``python -m janito_core.harness PACKAGE.MODULE[:TOOL] ARGS`` (TOOL only when the module
+holds several tools).
+
 Required parameters become positional arguments in order, optional ones ``--name``
 options; ``--json`` prints the whole result as JSON. The call goes through dispatch, so
 arguments are validated exactly as a model's would be; the workspace is the current
@@ -25,11 +29,13 @@ import sys
 from typing import Any
 
 
-def build_parser(cls: type) -> argparse.ArgumentParser:
+def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
+    from .decorator import tool_class
     from .schema import tool_schema
 
+    cls = tool_class(cls)
     schema = tool_schema(cls)
-    parser = argparse.ArgumentParser(prog=f"python -m {module_name(cls)}",
+    parser = argparse.ArgumentParser(prog=prog or f"python -m {module_name(cls)}",
                                      description=schema.description)
     for name, param in schema.params.items():
         node = param.info.schema
@@ -63,14 +69,17 @@ def module_name(cls: type) -> str:
     return module
 
 
-def run_main(cls: type, argv: list[str] | None = None) -> int:
-    """Parse ``argv``, call the tool through dispatch, print the result; exit status 0 on
-    success, 1 on failure, 2 when the tool cannot work here (``should_load`` said why)."""
+def run_main(cls: Any, argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    """Parse ``argv``, call the tool (a ``@tool`` class or function) through dispatch, print
+    the result; exit status 0 on success, 1 on failure, 2 when the tool cannot work here
+    (``should_load`` said why)."""
+    from .decorator import tool_class
     from .dispatch import call_tool
     from .registry import Registry
     from .workspace import Workspace
 
-    parser = build_parser(cls)
+    cls = tool_class(cls)
+    parser = build_parser(cls, prog)
     namespace = vars(parser.parse_args(argv))
     as_json = namespace.pop("_json")
     workspace_root = namespace.pop("_workspace")
@@ -121,3 +130,48 @@ def _write(text: str, stream: Any) -> None:
         buffer.flush()
     else:
         stream.write(data.decode("utf-8"))
+
+
+USAGE = """usage: python -m janito_core.harness PACKAGE.MODULE[:TOOL] [ARGS ...] [--json]
+
+Run one tool of a module from the shell, as the module's own main() would: required
+parameters are positional, optional ones --name options (PACKAGE.MODULE:TOOL --help
+lists them). TOOL is needed only when the module holds several tools.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m janito_core.harness PACKAGE.MODULE[:TOOL] ARGS``: the harness for a
+    module that has no ``main()`` of its own."""
+    import importlib
+
+    from .discovery import describe_exception, tool_classes
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        sys.stderr.write(USAGE)
+        return 0 if args else 2
+    target, _, wanted = args[0].partition(":")
+    try:
+        module = importlib.import_module(target)
+    except (Exception, SystemExit) as exc:
+        sys.stderr.write(f"error: cannot import {target}: {describe_exception(exc)}\n")
+        return 2
+    classes = tool_classes(module)
+    names = [c.__name__ for c in classes]
+    if wanted:
+        classes = [c for c in classes if c.__name__ == wanted]
+    if len(classes) != 1:
+        if not names:
+            problem = f"{target} holds no @tool class or function"
+        elif wanted:
+            problem = f"{target} has no tool {wanted!r}; it has {', '.join(names)}"
+        else:
+            problem = f"{target} holds several tools; name one: {target}:{names[0]} ({', '.join(names)})"
+        sys.stderr.write(f"error: {problem}\n")
+        return 2
+    return run_main(classes[0], args[1:], prog=f"python -m janito_core.harness {args[0]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -284,15 +284,16 @@ class Registry:
             active_registry.reset(token)
         self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
 
-    def add_tool(self, cls: type, *, toolset: str = "local", distribution: str = "local") -> ToolRecord:
-        """Register one ``@tool`` class directly, without an entry point.
+    def add_tool(self, cls: Any, *, toolset: str = "local", distribution: str = "local") -> ToolRecord:
+        """Register one ``@tool`` class (or function) directly, without an entry point.
 
         It is gated like any discovered tool; a name clash raises ValueError, since the
         caller is code, not an installed distribution.
         """
+        from .decorator import tool_class
+
         self._ensure()
-        if cls.__dict__.get("_is_tool") is not True:
-            raise TypeError(f"{cls!r} is not decorated with @tool")
+        cls = tool_class(cls)  # a @tool function stands for its class
         spec = ToolsetSpec(toolset, distribution, "0", cls.__module__)
         with self._lock:
             record = self._gate(cls, spec)

@@ -69,6 +69,42 @@ class ReportEvent(NamedTuple):
     call_id: str | None = None
 
 
+class Reporter:
+    """Progress reports of one tool, for a function tool that asks for ``reporter: Reporter``.
+
+    The same reports as ``BaseTool.report_*``, in the tool's permission colour. A test
+    calling the function directly can pass ``Reporter("Name")`` or any object with
+    these five methods.
+    """
+
+    __slots__ = ("color", "tool")
+
+    def __init__(self, tool: str | None = None, permissions: str = "") -> None:
+        self.tool = tool
+        self.color = permission_color(permissions)
+
+    def _report(self, kind: str, message: str, end: str, color: str | None) -> None:
+        emit(ReportEvent(kind, str(message), color, end, self.tool, PREFIXES[kind]))
+
+    def report_start(self, message: str, end: str = "\n") -> None:
+        self._report("start", message, end, self.color)
+
+    def report_progress(self, message: str, end: str = "\n") -> None:
+        self._report("progress", message, end, self.color)
+
+    def report_result(self, message: str, end: str = "\n") -> None:
+        self._report("result", message, end, self.color)
+
+    def report_error(self, message: str, end: str = "\n") -> None:
+        self._report("error", message, end, Colors.RED)
+
+    def report_warning(self, message: str, end: str = "\n") -> None:
+        self._report("warning", message, end, Colors.YELLOW)
+
+    def __repr__(self) -> str:
+        return f"<Reporter {self.tool or '-'}>"
+
+
 def use_color(stream: TextIO) -> bool:
     if os.environ.get("NO_COLOR"):
         return False

@@ -1,22 +1,89 @@
-"""``janito new-toolset NAME``: a complete distribution to start a toolset from."""
+"""``janito new-toolset NAME``: a complete distribution to start a toolset from.
+
+The toolset name (what ``-t`` takes), the distribution name (what ``pip install`` takes)
+and the import package are separate choices; by default the distribution is
+``janito-NAME`` and the package its name with underscores. A toolset name that janito
+ships or that an installed distribution advertises already, or a package name that is
+importable already, is refused unless the caller allows the clash.
+"""
 
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from . import __version__ as core_version
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+_DIST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$")
+_PACKAGE = re.compile(r"^[a-z][a-z0-9_]{0,60}$")
+#: The toolsets of janito's own distributions, whether installed here or not.
+BUILTIN_TOOLSETS = ("files", "gmail", "mcp", "onedrive", "skills", "system")
 
 
 class ScaffoldError(Exception):
-    """The toolset name is unusable or the target folder exists already."""
+    """A name is unusable or clashes, or the target folder exists already."""
 
 
-def _files(name: str) -> dict[str, str]:
-    package = f"janito_{name}"
-    dist = f"janito-{name.replace('_', '-')}"
+class Names(NamedTuple):
+    toolset: str
+    dist: str
+    package: str
+
+
+def choose_names(name: str, dist: str | None = None, package: str | None = None) -> Names:
+    """The three names of a new toolset, checked; ScaffoldError says what is wrong."""
+    if not _NAME.match(name):
+        raise ScaffoldError(
+            f"invalid toolset name {name!r}: use lower-case letters, digits and underscores, "
+            "starting with a letter"
+        )
+    dist = dist if dist is not None else f"janito-{name.replace('_', '-')}"
+    if not _DIST.match(dist):
+        raise ScaffoldError(
+            f"invalid distribution name {dist!r}: use letters, digits, '-', '_' and '.', "
+            "starting and ending with a letter or digit"
+        )
+    package = package if package is not None else re.sub(r"[-.]+", "_", dist).lower()
+    if not _PACKAGE.match(package) or keyword.iskeyword(package):
+        raise ScaffoldError(
+            f"invalid package name {package!r}: use lower-case letters, digits and "
+            "underscores, starting with a letter (choose one with --package)"
+        )
+    return Names(name, dist, package)
+
+
+def clashes(names: Names) -> list[str]:
+    """Why these names would collide with what janito or this environment has already."""
+    import importlib.util
+
+    from .discovery import _canonical, scan
+
+    problems = []
+    if names.toolset in BUILTIN_TOOLSETS:
+        problems.append(f"toolset {names.toolset!r} is one of janito's own "
+                        f"(janito-{names.toolset}), which wins any clash over the name")
+    else:
+        spec = scan().toolsets.get(names.toolset)
+        if spec is not None and spec.distribution != _canonical(names.dist):
+            problems.append(
+                f"toolset {names.toolset!r} is advertised already by {spec.distribution} "
+                f"{spec.version} (installed in {spec.location or 'an unknown place'})"
+            )
+    try:
+        found = importlib.util.find_spec(names.package)  # a top-level name: nothing is imported
+    except (ImportError, ValueError):
+        found = None
+    if found is not None:
+        where = found.origin or ", ".join(found.submodule_search_locations or []) or "?"
+        problems.append(f"a module called {names.package!r} is importable already ({where})")
+    return problems
+
+
+def _files(names: Names) -> dict[str, str]:
+    name, dist, package = names
     return {
         "pyproject.toml": f'''[build-system]
 requires = ["hatchling>=1.21"]
@@ -52,56 +119,105 @@ The `{name}` toolset for [janito](https://pypi.org/project/janito-core/).
 pip install {dist}
 janito tools -t {name}
 janito run -t {name} Greet --name Ada
+janito run -t {name} CountLines --filepath README.md
 ```
 
 | tool | permissions | description |
 |---|---|---|
-| Greet | r | Greet someone by name. |
+| Greet | - | Greet someone by name. |
+| CountLines | r | Count the lines of a text file in the workspace. |
 
-Run the tests with `pytest`; they include janito's conformance check.
+Run the tests with `pip install -e '.[test]'` and `pytest`; they include janito's
+conformance check.
+''',
+        ".gitignore": '''__pycache__/
+*.py[cod]
+.hypothesis/
+.pytest_cache/
+*.egg-info/
+build/
+dist/
+.venv/
 ''',
         f"{package}/__init__.py": f'"""The {name} toolset for janito."""\n',
-        f"{package}/greet.py": '''"""Greet: the example tool of this toolset."""
+        f"{package}/greet.py": '''"""Greet: a tool written as a function."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from janito_core import BaseTool, tool
+from janito_core import failure, tool
 
 
-@tool(permissions="r")
-class Greet(BaseTool):
-    """Greet someone by name."""
+@tool(permissions="")
+def greet(name: str, times: int = 1) -> dict[str, Any]:
+    """Greet someone by name.
 
-    def run(self, name: str, times: int = 1) -> dict[str, Any]:
-        """Say hello.
-
-        Args:
-            name: Who to greet.
-            times: How many times to say it, from 1 to 10.
-        """
-        if not 1 <= times <= 10:
-            return {"success": False, "error": "times must be between 1 and 10",
-                    "error_type": "invalid_arguments", "name": name, "times": times}
-        self.report_start(f"Greeting {name}")
-        return {"success": True, "name": name, "times": times,
-                "greeting": " ".join([f"Hello, {name}!"] * times)}
+    Args:
+        name: Who to greet.
+        times: How many times to say it, from 1 to 10.
+    """
+    if not 1 <= times <= 10:
+        return failure("times must be between 1 and 10", "invalid_arguments", name=name,
+                       times=times)
+    return {"success": True, "name": name, "times": times,
+            "greeting": " ".join([f"Hello, {name}!"] * times)}
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     from janito_core.harness import run_main
 
-    run_main(Greet, argv)
+    return run_main(greet, argv)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
 ''',
-        "tests/test_greet.py": f'''from janito_core.testing import check_toolset
+        f"{package}/count_lines.py": '''"""CountLines: a tool written as a class, reading through the workspace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, WorkspaceError, failure, tool
 
 
-def test_conformance() -> None:
+@tool(permissions="r")
+class CountLines(BaseTool):
+    """Count the lines of a text file in the workspace."""
+
+    def run(self, filepath: str) -> dict[str, Any]:
+        """Count lines.
+
+        Args:
+            filepath: The file, relative to the workspace.
+        """
+        try:
+            data = self.workspace.read_bytes(filepath)
+        except WorkspaceError as exc:
+            return failure(str(exc), exc.error_type, filepath=filepath)
+        except OSError as exc:
+            return failure(f"cannot read {filepath}: {exc.strerror or exc}", "os_error",
+                           filepath=filepath)
+        self.report_start(f"Counting lines of {filepath}")
+        return {"success": True, "filepath": filepath, "lines": len(data.splitlines())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from janito_core.harness import run_main
+
+    return run_main(CountLines, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+''',
+        f"tests/test_{package}.py": f'''from pathlib import Path
+
+from janito_core.testing import check_toolset
+
+
+def test_conformance(janito_isolated: Path) -> None:
     check_toolset("{name}")
 
 
@@ -123,21 +239,30 @@ def test_greet_needs_a_name(janito) -> None:
     result = janito.call("Greet", "{{}}")
     assert result["error_type"] == "invalid_arguments"
     assert result["details"][0]["field"] == "name"
+
+
+def test_count_lines(janito) -> None:
+    janito.load("{name}", privileges="r")
+    (janito.workspace / "notes.txt").write_text("one\\ntwo\\n")
+    assert janito.call("CountLines", filepath="notes.txt")["lines"] == 2
+    assert janito.call("CountLines", filepath="../x")["error_type"] == "outside_workspace"
 ''',
     }
 
 
-def write_toolset(name: str, parent: str | Path) -> Path:
-    """Write ``janito-NAME/`` under ``parent`` and return its path."""
-    if not _NAME.match(name):
-        raise ScaffoldError(
-            f"invalid toolset name {name!r}: use lower-case letters, digits and underscores, "
-            "starting with a letter"
-        )
-    folder = Path(parent) / f"janito-{name.replace('_', '-')}"
+def write_toolset(name: str, parent: str | Path, *, dist: str | None = None,
+                  package: str | None = None, allow_clash: bool = False) -> Path:
+    """Write the distribution folder (named after the distribution) under ``parent``."""
+    names = choose_names(name, dist, package)
+    folder = Path(parent) / names.dist
     if folder.exists():
         raise ScaffoldError(f"{folder} exists already; choose another --path or name")
-    for relative, text in _files(name).items():
+    if not allow_clash:
+        problems = clashes(names)
+        if problems:
+            raise ScaffoldError("; ".join(problems) + ": choose another name, or pass "
+                                "--allow-clash to write it anyway")
+    for relative, text in _files(names).items():
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

@@ -163,8 +163,9 @@ def _build(cls: type) -> ToolSchema:
         params[name] = Parameter(name, info, required, default, doc or None,
                                  default is _MISSING and info.nullable)
 
+    supplied = getattr(cls, "_injected", None) or {}  # a function tool's workspace, reporter...
     for documented in sorted((set(run_docs) | set(class_docs)) - set(params)):
-        if documented in signature.parameters:
+        if documented in signature.parameters or documented in supplied:
             continue
         diagnostics.append(f"the docstring documents {documented!r}, which run() does not take")
 

@@ -1,7 +1,8 @@
 """docs/authoring-toolsets.md is executed: its files are written, its commands run.
 
 Also: `janito new-toolset` writes a distribution that installs into a clean environment,
-passes its own tests (conformance included) and shows its tool in `janito tools -t`.
+passes its own tests (the conformance check included) and shows its tools in
+`janito tools -t`. Under nox this runs on every Python of the matrix (3.10 to 3.13).
 Both build real virtual environments with uv; without uv they skip, except under CI.
 """
 
@@ -96,11 +97,16 @@ def test_the_guide_runs_end_to_end(tmp_path: Path) -> None:
             tomllib.loads(body)
     joined = "\n".join(outputs)
     assert "WordCount" in joined and "SummariseWords" in joined
+    assert "LetterCount" in joined and "LongestLine" in joined  # the function tools
+    assert '"counts": {' in joined and '"length":' in joined
     assert "schema ok" in joined
     assert "paths ok" in joined and "rewrote notes/today.txt" in joined
     assert '"words"' in joined
-    assert "passed" in joined
+    assert "5 passed" in joined
     assert (work / "scaffold" / "janito-wordtools" / "pyproject.toml").exists()
+    assert (work / "scaffold" / "acme-sqlite-tools" / "acme_sqlite" / "greet.py").exists()
+    toolsets_line = next(line for line in joined.splitlines() if line.startswith("wordtools "))
+    assert str(work / "janito-wordtools" / "acme_wordtools") in toolsets_line  # the editable copy
     assert list((work / "dist").glob("janito_wordtools-0.1.0-py3-none-any.whl"))
 
 
@@ -116,14 +122,17 @@ def test_new_toolset_installs_and_passes_its_own_tests(tmp_path: Path) -> None:
                             "-p", "no:cacheprovider"], cwd=folder, env=env,
                            capture_output=True, text=True, timeout=600)
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "4 passed" in tests.stdout
+    assert "5 passed" in tests.stdout
+    assert (folder / ".gitignore").read_text().count(".hypothesis/") == 1
     listed = subprocess.run(["janito", "tools", "-t", "scaffolded", "--json"], env=env,
                             capture_output=True, text=True, check=True)
     import json
 
     rows = json.loads(listed.stdout)
-    greet = [r for r in rows if r["name"] == "Greet"]
-    assert greet and greet[0]["status"] == "loaded" and greet[0]["distribution"] == "janito-scaffolded"
+    mine = {r["name"]: r for r in rows if r["toolset"] == "scaffolded"}
+    assert sorted(mine) == ["CountLines", "Greet"]
+    assert all(r["status"] == "loaded" and r["distribution"] == "janito-scaffolded"
+               for r in mine.values())
     again = subprocess.run(["janito", "new-toolset", "scaffolded", "--path", str(tmp_path)],
                            env=env, capture_output=True, text=True)
     assert again.returncode == 2 and "exists already" in again.stderr

@@ -36,7 +36,8 @@ PARALLEL = 4  # invocations at once in Janito.many
 
 ROW_KEYS = {"name", "toolset", "distribution", "permissions", "description", "status", "reason"}
 ERROR_ROW_KEYS = ROW_KEYS | {"kind"}
-TOOLSET_KEYS = {"name", "distribution", "version", "autoload", "allowed", "loaded", "tools", "error"}
+TOOLSET_KEYS = {"name", "distribution", "version", "location", "installed_in", "autoload", "allowed",
+                "loaded", "tools", "error"}
 
 
 # -- the distributions --------------------------------------------------------------------
@@ -658,6 +659,8 @@ def test_autoload_toolsets_load_without_t(janito: Janito, sites: Sites) -> None:
                            path=[sites.autoload], env={"JANITO_TOOLSETS": "files"}))
     rows = {r["name"]: r for r in ran["toolsets"].json()}
     assert rows["files"] == {"name": "files", "distribution": "acme-files", "version": "0.5.0",
+                             "location": str(sites.autoload / "acme_autofiles"),
+                             "installed_in": str(sites.autoload),
                              "autoload": True, "allowed": True, "loaded": True, "tools": ["AutoFiles"],
                              "error": None}
     assert rows["system"]["autoload"] is True and rows["system"]["loaded"] is False
@@ -722,6 +725,12 @@ def test_toolsets_json_imports_only_what_it_loads(janito: Janito, sites: Sites, 
     for row in rows:
         assert set(row) == TOOLSET_KEYS, row
     mine = {r["name"]: r for r in rows if r["name"] in ("testkit", "marker", "broken", "odd")}
+    # where each is installed, and the copy `import` would use: found without importing it
+    places = {name: (row.pop("installed_in"), row.pop("location")) for name, row in mine.items()}
+    assert places["marker"] == (str(sites.marker), str(sites.marker / "acme_marker"))
+    assert places["broken"] == (str(sites.broken), str(sites.broken / "acme_broken"))
+    assert places["odd"] == (str(sites.broken), str(sites.broken / "acme_odd"))
+    assert places["testkit"][1] == os.path.join(places["testkit"][0], "janito_testkit")
     assert mine == {
         "testkit": {"name": "testkit", "distribution": "janito-testkit", "version": "1.2.3",
                     "autoload": False, "allowed": True, "loaded": False, "tools": [], "error": None},
@@ -743,6 +752,7 @@ def test_toolsets_json_imports_only_what_it_loads(janito: Janito, sites: Sites, 
     assert (marks / "imported").read_text(encoding="utf-8") == "acme_marker"
     rows = {r["name"]: r for r in loaded.json()}
     assert rows["marker"]["loaded"] is True and rows["marker"]["tools"] == ["MarkerTool"]
+    assert rows["marker"]["location"] == str(sites.marker / "acme_marker")
     assert rows["marker"]["error"] is None
     assert rows["testkit"]["loaded"] is False  # on the path, not asked for
     assert rows["broken"]["loaded"] is False
@@ -760,7 +770,9 @@ def test_toolsets_tools_lists_only_what_became_available(janito: Janito) -> None
     assert rows["testkit"]["tools"] == expected
     human = janito("toolsets", "-t", "testkit", "-r")
     line = next(line for line in human.out.splitlines() if line.startswith("testkit "))
-    assert line.split(None, 3)[1:] == ["janito-testkit", "1.2.3", f"loaded ({len(expected)} tools)"]
+    assert line.split(None, 4)[1:] == ["janito-testkit", "1.2.3",
+                                       str(Path(rows["testkit"]["location"])),
+                                       f"loaded ({len(expected)} tools)"]
 
 
 def test_toolsets_human_output(janito: Janito, sites: Sites, tmp_path: Path) -> None:
@@ -768,9 +780,10 @@ def test_toolsets_human_output(janito: Janito, sites: Sites, tmp_path: Path) -> 
                  env={"ACME_MARKER_DIR": str(tmp_path)})
     assert ran.code == 0, ran
     lines = ran.out.splitlines()
-    assert lines[0].split() == ["TOOLSET", "DISTRIBUTION", "VERSION", "STATE"]
+    assert lines[0].split() == ["TOOLSET", "DISTRIBUTION", "VERSION", "LOCATION", "STATE"]
     state_column = lines[0].index("STATE")
     rows = {line.split()[0]: line for line in lines[1:]}
+    assert rows["odd"].split()[3] == str(sites.broken / "acme_odd")
     assert rows["testkit"][state_column:] == "available (load with -t testkit)"
     assert rows["odd"].split()[1:3] == ["acme-odd", "2.0.0"]
     assert rows["broken"][state_column:].startswith("error: cannot import acme_broken")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from janito_core import BaseTool, Workspace, tool
 from janito_core.testing import ToolsetTester
 
 
@@ -63,3 +67,57 @@ def test_folder_swapper_swaps_and_puts_the_folder_back(tmp_path: Path) -> None:
     assert swapper.swaps > 0 and swapper.errors == []
     assert not folder.is_symlink() and os.listdir(folder) == ["inside.txt"]
     assert sorted(os.listdir(folder.parent)) == ["out"]
+
+
+def test_add_registers_function_and_class_tools_defined_in_the_test(janito: ToolsetTester) -> None:
+    @tool(permissions="r")
+    def root_name(workspace: Workspace) -> dict[str, Any]:
+        """The workspace folder's name."""
+        return {"success": True, "name": os.path.basename(workspace.root)}
+
+    @tool()
+    class Ping(BaseTool):
+        """Answer."""
+
+        def run(self) -> dict[str, Any]:
+            return {"success": True}
+
+    janito.add(root_name, Ping, privileges="r")
+    assert janito.call("RootName") == {"success": True, "name": "workspace"}
+    assert janito.call("Ping") == {"success": True}
+    with pytest.raises(TypeError, match="load"):
+        janito.add(Ping, privileges="rw")
+
+
+def _pytest_in(folder: Path, *args: str, path: list[Path]) -> subprocess.CompletedProcess[str]:
+    from helpers.distributions import clean_env
+
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                          cwd=folder, env=clean_env(path=path), capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_option_adds_a_conformance_item_per_toolset(tmp_path: Path) -> None:
+    from helpers.distributions import sources_of_package, write_distribution
+
+    site = tmp_path / "site"
+    write_distribution(site, "janito-goodkit", "1.0.0", toolsets={"goodkit": "janito_goodkit"},
+                       files=sources_of_package("janito_goodkit"))
+    write_distribution(site, "janito-probes", "0.0.1",
+                       toolsets={"probe_prints": "janito_probes.prints",
+                                 "probe_gated": "janito_probes.gated"},
+                       files=sources_of_package("janito_probes"))
+    project = tmp_path / "project"
+    project.mkdir()
+    done = _pytest_in(project, "--janito-toolset", "goodkit", "--janito-toolset", "probe_prints",
+                      "--janito-toolset", "probe_gated", "--janito-examples", "5",
+                      "--janito-seed", "7", path=[site])
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "2 passed, 1 failed" in out or "1 failed, 2 passed" in out
+    assert "CountWords: [stdout] wrote to standard output: 'counting words\\n'" in out
+    assert "input: {" in out
+    assert "janito conformance" in out
+    assert "not exercised: AskService: skipped here: PROBE_SERVICE_URL is not set" in out
+    assert "note: ListNotes: module janito_goodkit.notes has no main() harness" in out
+    assert "seed 7" in out

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .conformance import ConformanceError, Report, check, check_toolset
+from .conformance import ConformanceError, Finding, Report, check, check_toolset
 from .races import FolderSwapper
 from .tester import ToolsetTester
 
-__all__ = ["ConformanceError", "FolderSwapper", "Report", "ToolsetTester", "check",
+__all__ = ["ConformanceError", "Finding", "FolderSwapper", "Report", "ToolsetTester", "check",
            "check_toolset"]

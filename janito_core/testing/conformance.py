@@ -1,64 +1,131 @@
 """The conformance check every toolset runs in one line: ``check_toolset("NAME")``.
 
-For every tool of the toolset it verifies what a model and a person rely on, and on
-failure says which tool and what to fix. The checks:
+It looks for what breaks when a model calls a tool, and names the tool, the input that
+showed it and the fix. Statically, for every tool:
 
-1. the class is decorated with ``@tool`` and a valid permission string;
-2. the class docstring has a first line (the description the model sees);
-3. ``run()`` is fully typed (every parameter and the return);
-4. every parameter is documented and no documented parameter is missing from ``run()``;
-5. the generated schemas (ordinary and strict) are valid JSON Schema;
-6. the tool's module has a ``main()`` harness;
-7. importing the toolset stays within a time budget (measured in a fresh interpreter);
-8. calls with generated wrong arguments never raise and always return a JSON-serialisable
-   dict with a boolean ``success`` (hypothesis).
+- the ``@tool`` mark and its permission string; a first docstring line (the description
+  the model reads); a fully typed ``run()`` (or function); every parameter documented,
+  and nothing documented that is not a parameter; valid JSON Schemas (ordinary and strict);
+- the CPU time it takes to import the toolset (in a fresh interpreter).
+
+Dynamically, each tool that loads is called through dispatch, exactly as a model's call
+is, in a sandbox (``_sandbox``): a temporary workspace with sentinel files outside it.
+Arguments are generated from the tool's own schema with hypothesis, so they pass
+validation and reach ``run()``; the check counts the calls that did and asks that at
+least ``max_examples`` of them do. What ``run()`` itself returned or raised is looked at
+before dispatch tidies it into a result. A call is flagged (with its input) when it:
+
+- raises (``tool_exception``); returns something other than a JSON object
+  (``invalid_result``: a list, bytes, NaN, a set...); returns a dict without ``success``
+  (``no_success``); fails without ``error`` or ``error_type``
+  (``failure_without_error``);
+- writes to standard output, which corrupts stdio MCP serving (``stdout``);
+- takes longer than ``call_budget`` seconds (``slow``);
+- returns the content of a sentinel file outside the workspace or lists the folder
+  outside it (``reads_outside``); creates, changes or deletes anything outside the
+  workspace (``changes_outside``); changes the workspace although it was declared
+  without ``w`` (``changes_workspace``).
+
+Besides the generated calls, every string parameter is tried once with each path of the
+sandbox (``../``, absolute paths, a link out), and a few wrong calls check that dispatch
+refuses them. Tools that need ``x`` get only wrong calls unless ``run_execute_tools`` is
+true, so random text never runs as code. A tool that does not load here
+(``should_load``, privileges) is reported as not exercised, with the reason; ``env`` and
+``setup`` give the environment that makes it load. A module without a ``main()`` harness
+is a note, not a failure.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
-import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .._marker import hookimpl
+
+if TYPE_CHECKING:
+    from ..dispatch import ToolCall
+    from ..registry import Registry, ToolRecord
+    from ._sandbox import Sandbox, StdoutTrap
 
 DEFAULT_IMPORT_BUDGET = 1.0
+DEFAULT_CALL_BUDGET = 5.0
+WRONG_CALLS = 5
+RUNNER_NAME = "janito.conformance"
 
 
 @dataclass
 class Finding:
+    """One problem (or, among ``Report.notes``, one remark) about a tool or the toolset."""
+
     tool: str | None
     check: str
     problem: str
     fix: str
+    input: str | None = None
+    count: int = 1
 
     def __str__(self) -> str:
         who = self.tool or "toolset"
-        return f"{who}: [{self.check}] {self.problem}. Fix: {self.fix}"
+        text = f"{who}: [{self.check}] {self.problem}"
+        if self.count > 1:
+            text += f" ({self.count} calls)"
+        if self.input is not None:
+            text += f"\n      input: {self.input}"
+        return f"{text}\n      fix: {self.fix}"
 
 
 @dataclass
 class Report:
+    """What the check found. ``ok`` when there are no findings; notes never fail it."""
+
     toolset: str
     tools: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
+    #: Tools that loaded but were not called, or did not load, with the reason.
+    not_exercised: dict[str, str] = field(default_factory=dict)
+    #: Per tool, how many generated calls reached ``run()``.
+    reached: dict[str, int] = field(default_factory=dict)
     import_seconds: float | None = None
     calls_made: int = 0
+    max_examples: int = 0
+    seed: int | None = None
 
     @property
     def ok(self) -> bool:
         return not self.findings
 
+    def findings_of(self, tool: str | None) -> list[Finding]:
+        return [f for f in self.findings if f.tool == tool]
+
+    def checks_of(self, tool: str | None) -> set[str]:
+        return {f.check for f in self.findings if f.tool == tool}
+
     def __str__(self) -> str:
-        head = (f"toolset {self.toolset!r}: {len(self.tools)} tools, {self.calls_made} generated "
-                f"calls, import {self.import_seconds or 0:.3f} s")
-        if self.ok:
-            return head + ": conforms"
-        lines = [head + f": {len(self.findings)} problem(s)"]
+        reached = sum(self.reached.values())
+        head = (f"toolset {self.toolset!r}: {len(self.tools)} tools, {self.calls_made} calls "
+                f"({reached} generated ones reached run()), import "
+                f"{self.import_seconds or 0:.3f} s, seed {self.seed}")
+        lines = [head + (": conforms" if self.ok else f": {len(self.findings)} problem(s)")]
         lines.extend(f"  - {finding}" for finding in self.findings)
+        if self.not_exercised:
+            lines.append("  not exercised:")
+            lines.extend(f"    {name}: {why}" for name, why in self.not_exercised.items())
+            if any(why.startswith("skipped") for why in self.not_exercised.values()):
+                lines.append("    (env= and setup= of check_toolset give a skipped tool what it "
+                             "needs to load)")
+        if self.notes:
+            lines.append("  notes:")
+            lines.extend(f"    {note.tool or 'toolset'}: {note.problem}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -73,17 +140,28 @@ def check_toolset(
     *,
     max_examples: int = 25,
     import_budget: float = DEFAULT_IMPORT_BUDGET,
+    call_budget: float = DEFAULT_CALL_BUDGET,
     privileges: str = "rwx",
     run_execute_tools: bool = False,
+    env: Mapping[str, str | None] | None = None,
+    setup: Callable[[], Any] | None = None,
+    seed: int | None = None,
 ) -> Report:
-    """Check toolset ``name``; raise ConformanceError listing every problem, else return the report.
+    """Check toolset ``name``; raise ConformanceError listing every problem, else return
+    the report (which lists the tools not exercised and the notes).
 
-    Generated calls run in a temporary workspace. Tools needing execute permission get
-    only wrong-typed arguments (which dispatch rejects before ``run()``) unless
-    ``run_execute_tools`` is true, so random text never runs as code.
+    ``max_examples``: generated calls that must reach ``run()``, per tool.
+    ``call_budget``: seconds one call may take; a call is interrupted at about twice that.
+    ``privileges``: what the check's registry grants; tools needing more are not exercised.
+    ``run_execute_tools``: also run generated calls of tools that need ``x``.
+    ``env``: environment variables set for the check (None unsets one), and ``setup``: a
+    callable run before the toolset loads (a context manager it returns is entered for the
+    check) -- the environment in which tools skipped by ``should_load`` can load.
+    ``seed``: the hypothesis seed, to repeat a run (the report shows the one used).
     """
     report = check(name, max_examples=max_examples, import_budget=import_budget,
-                   privileges=privileges, run_execute_tools=run_execute_tools)
+                   call_budget=call_budget, privileges=privileges,
+                   run_execute_tools=run_execute_tools, env=env, setup=setup, seed=seed)
     if not report.ok:
         raise ConformanceError(report)
     return report
@@ -94,54 +172,123 @@ def check(
     *,
     max_examples: int = 25,
     import_budget: float = DEFAULT_IMPORT_BUDGET,
+    call_budget: float = DEFAULT_CALL_BUDGET,
     privileges: str = "rwx",
     run_execute_tools: bool = False,
+    env: Mapping[str, str | None] | None = None,
+    setup: Callable[[], Any] | None = None,
+    seed: int | None = None,
 ) -> Report:
     """Like check_toolset, but return the report whatever it found."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    report = Report(name, max_examples=max_examples, seed=seed)
+    with _environment(env, setup):
+        _check(report, import_budget=import_budget, call_budget=call_budget,
+               privileges=privileges, run_execute_tools=run_execute_tools)
+    return report
+
+
+@contextmanager
+def _environment(env: Mapping[str, str | None] | None,
+                 setup: Callable[[], Any] | None) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in (env or {})}
+    try:
+        for key, value in (env or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        with ExitStack() as stack:
+            if setup is not None:
+                made = setup()
+                if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
+                    stack.enter_context(made)
+            yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _check(report: Report, *, import_budget: float, call_budget: float, privileges: str,
+           run_execute_tools: bool) -> None:
+    from ._sandbox import Sandbox, StdoutTrap
+
+    with ExitStack() as closing:
+        sandbox = Sandbox()
+        closing.callback(sandbox.close)
+        trap = StdoutTrap()
+        closing.callback(trap.close)
+        _check_in(report, sandbox, trap, closing, import_budget=import_budget,
+                  call_budget=call_budget, privileges=privileges,
+                  run_execute_tools=run_execute_tools)
+
+
+def _check_in(report: Report, sandbox: Sandbox, trap: StdoutTrap, closing: ExitStack, *,
+              import_budget: float, call_budget: float, privileges: str,
+              run_execute_tools: bool) -> None:
     from ..privileges import Privileges, validate_permissions
     from ..registry import Registry
     from ..workspace import Workspace
 
-    report = Report(name)
-    with tempfile.TemporaryDirectory(prefix="janito-conformance-") as folder:
-        registry = Registry(privileges=Privileges.from_string(privileges),
-                            workspace=Workspace(folder), autoload=(), allowed=None)
+    name = report.toolset
+    registry = Registry(privileges=Privileges.from_string(privileges),
+                        workspace=Workspace(sandbox.workspace), autoload=(), allowed=None)
+    with trap.catch():  # a toolset that prints while it loads is flagged, not leaked
         registry.add_toolset(name)
-        for error in registry.load_errors:
-            if error.toolset == name:
-                report.findings.append(Finding(None, "load", error.reason,
-                                               "make every public module of the package import"))
-        spec = registry.toolsets()[name]
-        report.import_seconds = _import_seconds(spec.module)
-        if report.import_seconds > import_budget:
-            report.findings.append(Finding(
-                None, "import time",
-                f"importing {spec.module} and its modules took {report.import_seconds:.2f} s "
-                f"(budget {import_budget:.2f} s)",
-                "import heavy dependencies inside run() rather than at module level",
-            ))
-        records = [r for r in registry.records() if r.toolset == name]
-        if not records and not report.findings:
-            report.findings.append(Finding(None, "tools", "the toolset defines no @tool class",
-                                           "decorate tool classes with @tool(permissions=...)"))
-        for record in records:
-            report.tools.append(record.name)
-            cls = record.cls
-            try:
-                validate_permissions(getattr(cls, "_tool_permissions", None))  # type: ignore[arg-type]
-            except Exception as exc:
-                report.findings.append(Finding(record.name, "permissions", str(exc),
-                                               'use @tool(permissions="r"), "w", "x" or a mix'))
-            _check_static(record.name, cls, report)
-            if record.status == "skipped" and record.failed:
-                report.findings.append(Finding(record.name, "load", record.reason or "skipped",
-                                               "make should_load() return a bool without raising"))
-                continue
-            if record.status != "loaded":
-                continue
-            report.calls_made += _check_calls(record, registry, max_examples, run_execute_tools,
-                                              report)
-    return report
+    if trap.text:
+        report.findings.append(Finding(
+            None, "stdout", f"importing the toolset wrote to standard output: {trap.text[:80]!r}",
+            "send messages to stderr or to a logger; stdout carries MCP messages"))
+    for error in registry.load_errors:
+        if error.toolset == name:
+            report.findings.append(Finding(None, "load", error.reason,
+                                           "make every public module of the package import"))
+    spec = registry.toolsets()[name]
+    report.import_seconds = _import_seconds(spec.module)
+    if report.import_seconds > import_budget:
+        report.findings.append(Finding(
+            None, "import time",
+            f"importing {spec.module} and its modules took {report.import_seconds:.2f} s "
+            f"(budget {import_budget:.2f} s)",
+            "import heavy dependencies inside run() rather than at module level",
+        ))
+    records = [r for r in registry.records() if r.toolset == name]
+    if not records and not report.findings:
+        report.findings.append(Finding(None, "tools", "the toolset defines no tool",
+                                       "decorate tool classes or functions with @tool(...)"))
+    caller = _Caller(registry, sandbox, trap, call_budget, report)
+    closing.callback(caller.close)
+    for record in records:
+        report.tools.append(record.name)
+        try:
+            validate_permissions(getattr(record.cls, "_tool_permissions", None))  # type: ignore[arg-type]
+        except Exception as exc:
+            report.findings.append(Finding(record.name, "permissions", str(exc),
+                                           'use @tool(permissions="r"), "w", "x" or a mix'))
+        _check_static(record.name, record.cls, report)
+        if record.status == "skipped" and record.failed:
+            report.findings.append(Finding(record.name, "load", record.reason or "skipped",
+                                           "make should_load() return a bool without raising"))
+            continue
+        if record.status == "skipped":
+            report.not_exercised[record.name] = f"skipped here: {record.reason}"
+            continue
+        if record.status != "loaded":
+            report.not_exercised[record.name] = f"denied: {record.reason}"
+            continue
+        may_run = run_execute_tools or "x" not in record.permissions
+        caller.exercise(record, report.max_examples, may_run, report.seed or 0)
+        if not may_run:
+            report.not_exercised[record.name] = (
+                "needs x: only wrong calls were made, so that generated text never runs as "
+                "code (run_execute_tools=True runs the generated calls)")
+
+
+# -- static checks ----------------------------------------------------------------------
 
 
 def _check_static(name: str, cls: type, report: Report) -> None:
@@ -151,8 +298,8 @@ def _check_static(name: str, cls: type, report: Report) -> None:
     from ..schema import AnnotationError, first_line, tool_schema
 
     if not first_line(cls.__doc__):
-        report.findings.append(Finding(name, "docstring", "the class has no docstring",
-                                       "start the class with a one-line description for the model"))
+        report.findings.append(Finding(name, "docstring", "the tool has no docstring",
+                                       "start the docstring with a one-line description for the model"))
     run = cls.run  # type: ignore[attr-defined]
     if isinstance(cls.__dict__.get("input_schema"), dict):
         problem = _schema_problem(tool_schema(cls).parameters)
@@ -186,7 +333,7 @@ def _check_static(name: str, cls: type, report: Report) -> None:
     for diagnostic in schema.diagnostics:
         if "not documented" in diagnostic or "does not take" in diagnostic or "no docstring" in diagnostic:
             report.findings.append(Finding(name, "docs", diagnostic,
-                                           "document every run() parameter under Args:, and only those"))
+                                           "document every parameter under Args:, and only those"))
     for label, parameters in (("schema", schema.parameters), ("strict schema", schema.strict_parameters)):
         if parameters is None:
             continue
@@ -195,10 +342,11 @@ def _check_static(name: str, cls: type, report: Report) -> None:
             report.findings.append(Finding(name, label, problem, "report this schema to janito"))
     module = sys.modules.get(cls.__module__)
     if module is None or not callable(getattr(module, "main", None)):
-        report.findings.append(Finding(
-            name, "main()", f"module {cls.__module__} has no main() harness",
-            "add main() calling janito_core.harness.run_main(YourTool, argv) and "
-            "`if __name__ == \"__main__\": main()`",
+        report.notes.append(Finding(
+            name, "main()",
+            f"module {cls.__module__} has no main() harness; `python -m janito_core.harness "
+            f"{cls.__module__}` runs the tool from the shell without one",
+            "optional: add main() calling janito_core.harness.run_main(YourTool, argv)",
         ))
 
 
@@ -217,108 +365,387 @@ def _schema_problem(parameters: dict[str, Any]) -> str | None:
 
 
 def _import_seconds(module: str) -> float:
+    # CPU time of the import: on a shared machine another process's load stretches wall
+    # time, never this process's CPU time
     code = (
         "import time, importlib, os, sys\n"
-        "t = time.perf_counter()\n"
+        "t = time.process_time()\n"
         f"m = importlib.import_module({module!r})\n"
         "for p in getattr(m, '__path__', []):\n"
         "    for n in sorted(os.listdir(p)):\n"
         "        if n.endswith('.py') and not n.startswith('_'):\n"
         f"            importlib.import_module({module!r} + '.' + n[:-3])\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.process_time() - t)\n"
     )
     try:
+        # the child sees what this process sees, a folder put on sys.path by a test included
+        path = os.pathsep.join(p for p in sys.path if p)
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+                             timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+                                              "PYTHONPATH": path})
         return float(out.stdout.strip().splitlines()[-1])
     except Exception:
         return 0.0
 
 
-# Values dispatch refuses for each JSON type, so no generated "wrong" call reaches run():
-# a number sent for a string would be coerced to its text and really run.
-_WRONG_VALUES: dict[str, list[Any]] = {
-    "string": [True, [], {"a": 1}, [1, 2]],
-    "integer": ["many", True, 2.5, [], {}, "1e400"],
-    "number": ["fast", True, [], {}, "nan"],
-    "boolean": ["maybe", 2, [], {}],
-    "array": [5, {"a": 1}, True],
-    "object": [5, [1], True],
-}
+# -- calls ------------------------------------------------------------------------------
 
 
-def _wrong_for(prop: dict[str, Any]) -> list[Any]:
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    if "enum" in prop:
-        return ["definitely-not-an-option", 123456, [1]]
-    return _WRONG_VALUES.get(kind or "", [object.__name__])
+@dataclass
+class _Observation:
+    """What one call did, seen from inside dispatch and from outside it."""
+
+    tool: str
+    payload: str
+    valid: bool
+    reached: bool = False
+    returned: bool = False
+    raw: Any = None
+    exception: BaseException | None = None
+    seconds: float = 0.0
+    interrupted: bool = False
+    refused: bool = False
+    escaped: BaseException | None = None
+    result: Any = None
+    stdout: str = ""
 
 
-def _check_calls(record: Any, registry: Any, max_examples: int, run_execute: bool,
-                 report: Report) -> int:
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+class _Recorder:
+    """Stands for the tool class in the one call being observed: instantiates the tool and
+    calls its ``run()``, noting what came back before dispatch sees it."""
 
-    from ..dispatch import call_tool
-    from ..schema import tool_schema
+    def __init__(self, cls: type, observation: _Observation) -> None:
+        self.cls = cls
+        self.observation = observation
+        self.instance: Any = None
 
-    schema = tool_schema(record.cls)
-    props: dict[str, Any] = schema.parameters["properties"]
-    json_values = st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
-        | st.text(max_size=40),
-        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                      max_size=4),
-        max_leaves=12,
-    )
-    wrong_field = st.sampled_from(
-        [(k, v) for k, prop in props.items() for v in _wrong_for(prop)] or [("unexpected", 1)]
-    )
-    may_run = run_execute or "x" not in record.permissions
-    strategies = [
-        st.builds(lambda kv: {kv[0]: kv[1]}, wrong_field),
-        st.dictionaries(st.text(max_size=12), json_values, max_size=4).map(
-            lambda d: {f"_{k}": v for k, v in d.items()} or {"_x": 1}),
-        json_values.filter(lambda v: not isinstance(v, dict)),
-        st.text(max_size=30).map(lambda s: "{" + s),
-    ]
-    if may_run and props:
-        strategies.append(st.fixed_dictionaries({}, optional={k: json_values for k in props}))
-    calls = 0
-    problems: list[str] = []
-
-    @settings(max_examples=max_examples, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(st.one_of(*strategies))
-    def probe(arguments: Any) -> None:
-        nonlocal calls
-        calls += 1
-        payload = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    def __call__(self, workspace: Any) -> _Recorder:
+        self.observation.reached = True
         try:
-            result = call_tool(record.name, payload, registry=registry)
-        except BaseException as exc:  # the whole point: nothing may escape
-            problems.append(f"raised {type(exc).__name__}: {exc} for arguments {payload[:200]}")
-            return
-        if not isinstance(result, dict) or not isinstance(result.get("success"), bool):
-            problems.append(f"returned {result!r:.200} for arguments {payload[:200]}")
-            return
-        try:
-            json.dumps(result, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            problems.append(f"result is not JSON ({exc}) for arguments {payload[:200]}")
+            self.instance = self.cls(workspace)
+        except BaseException as exc:
+            self.observation.exception = exc
+            raise
+        return self
 
-    cwd = os.getcwd()
+    def run(self, **kwargs: Any) -> Any:
+        observation = self.observation
+        started = time.perf_counter()
+        try:
+            raw = self.instance.run(**kwargs)
+        except BaseException as exc:
+            observation.exception = exc
+            raise
+        finally:
+            observation.seconds = time.perf_counter() - started
+        observation.returned = True
+        observation.raw = raw
+        return raw
+
+
+class _ShadowRecord:
+    """A ToolRecord whose class is the recorder, for dispatch's own ToolCall.run()."""
+
+    def __init__(self, record: ToolRecord, recorder: _Recorder) -> None:
+        self.name = record.name
+        self.permissions = record.permissions
+        self.cls = recorder
+
+
+class _Runner:
+    """The kit's ``janito_tool_call`` implementation: the last before janito's own runner,
+    so a toolset's hooks still see every call. It runs the observed call through the
+    recorder and may refuse to run generated code of an ``x`` tool."""
+
+    def __init__(self) -> None:
+        self.observation: _Observation | None = None
+        self.may_run = True
+
+    @hookimpl(trylast=True)
+    def janito_tool_call(self, call: ToolCall) -> dict[str, Any] | None:
+        from ..dispatch import ToolCall
+
+        observation = self.observation
+        if observation is None or observation.tool != call.name or observation.reached:
+            return call.run()  # not the call under observation (a tool calling another)
+        if not self.may_run:
+            observation.refused = True
+            return call.refuse("the conformance check does not run generated calls of x tools")
+        shadow = _ShadowRecord(call.record, _Recorder(call.record.cls, observation))
+        return ToolCall(shadow, call.arguments, call.registry,  # type: ignore[arg-type]
+                        call.raw_arguments, call.id).run()
+
+
+_ACCEPTED_EXCEPTIONS = ("WorkspaceError", "CallCancelled")
+
+
+class _Caller:
+    """Makes the calls of one check and turns what they did into findings."""
+
+    def __init__(self, registry: Registry, sandbox: Sandbox, trap: StdoutTrap,
+                 budget: float, report: Report) -> None:
+        self.registry = registry
+        self.sandbox = sandbox
+        self.trap = trap
+        self.budget = budget
+        self.report = report
+        self.runner = _Runner()
+        error = registry.plugins.register(self.runner, RUNNER_NAME, "janito-core")
+        if error is not None:  # pragma: no cover - the runner implements a known hook
+            raise RuntimeError(error.reason)
+        from ..plugins import STDERR_PLUGIN
+
+        # hundreds of generated calls would fill stderr with their progress reports
+        registry.plugins.manager.unregister(name=STDERR_PLUGIN)
+        from ._sandbox import Watchdog, content
+
+        self._found: dict[tuple[str, str], Finding] = {}
+        self.outside = sandbox.outside_state()
+        self.inside = sandbox.workspace_state()
+        self.seeded = content(self.inside)
+        self.watchdog = Watchdog()
+
+    def close(self) -> None:
+        self.watchdog.close()
+
+    # -- one tool ---------------------------------------------------------------------
+
+    def exercise(self, record: ToolRecord, max_examples: int, may_run: bool, seed: int) -> None:
+        from hypothesis import HealthCheck, Phase, given, reject, settings
+        from hypothesis import seed as use_seed
+        from hypothesis import strategies as st
+        from hypothesis.errors import Unsatisfiable
+
+        from ..schema import tool_schema
+        from ._generate import arguments, with_each_path, wrong_arguments
+
+        schema = tool_schema(record.cls)
+        parameters = schema.parameters
+        self.runner.may_run = may_run
+        self._fresh_workspace()
+        stopped = False
+        reached = 0
+        common = settings(deadline=None, database=None, phases=[Phase.generate],
+                          suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+
+        if may_run:
+            for call in with_each_path(parameters, self.sandbox.paths):
+                self._fresh_workspace()
+                if self.call(record, call, valid=True).interrupted:
+                    stopped = True
+                    break
+
+            self._fresh_workspace()
+
+            @settings(common, max_examples=max_examples)
+            @given(arguments(parameters, self.sandbox.paths), st.integers())
+            def generated(args: dict[str, Any], nonce: int) -> None:
+                # the nonce keeps hypothesis from running out of distinct inputs for a tool
+                # with few or no parameters: every one of the calls asked for is made
+                nonlocal stopped, reached
+                if stopped:
+                    return
+                observation = self.call(record, args, valid=True)
+                stopped = observation.interrupted
+                if observation.reached:
+                    reached += 1
+                elif not stopped:
+                    reject()
+
+            try:
+                use_seed(seed)(generated)()
+            except Unsatisfiable:
+                pass
+            self.report.reached[record.name] = reached
+            if reached < max_examples and not stopped:
+                self._add(record.name, "coverage",
+                          f"only {reached} generated calls reached run() (asked for {max_examples}); "
+                          "the others were refused by dispatch",
+                          "make the parameters' types describe exactly what run() accepts", None)
+
+        @settings(common, max_examples=WRONG_CALLS)
+        @given(wrong_arguments(parameters))
+        def wrong(args: Any) -> None:
+            if not stopped:
+                self.call(record, args, valid=False)
+
+        use_seed(seed)(wrong)()
+
+    def _fresh_workspace(self) -> None:
+        from ._sandbox import content
+
+        if content(self.inside) != self.seeded:  # resetting costs milliseconds a call
+            self.sandbox.reset()
+            self.inside = self.sandbox.workspace_state()
+
+    # -- one call ---------------------------------------------------------------------
+
+    def call(self, record: ToolRecord, arguments: Any, *, valid: bool) -> _Observation:
+        from ..cancellation import CancelToken
+        from ..dispatch import call_tool
+        from ._sandbox import OverBudget, hard_limit
+
+        payload = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        observation = _Observation(record.name, payload, valid)
+        self.report.calls_made += 1
+        token = CancelToken()
+        self.runner.observation = observation
+        cwd = os.getcwd()
+        self.watchdog.arm(self.budget, lambda: token.cancel("the conformance check's call budget ran out"))
+        started = time.perf_counter()
+        try:
+            # a tool that wrongly builds paths from the current directory meets the sandbox
+            os.chdir(self.sandbox.workspace)
+            with self.trap.catch(), hard_limit(self.budget * 2 + 0.5):
+                observation.result = call_tool(record.name, payload, registry=self.registry,
+                                               cancel_token=token)
+        except OverBudget:
+            observation.interrupted = True
+        except KeyboardInterrupt as exc:
+            if not observation.reached or observation.exception is not exc:
+                raise  # the person at the keyboard, not the tool
+            observation.escaped = exc
+        except BaseException as exc:
+            observation.escaped = exc
+        finally:
+            self.watchdog.disarm()
+            self.runner.observation = None
+            os.chdir(cwd)
+        if observation.interrupted or not observation.reached:
+            observation.seconds = max(observation.seconds, time.perf_counter() - started)
+        observation.stdout = self.trap.text
+        self._judge(record, observation)
+        return observation
+
+    def _judge(self, record: ToolRecord, seen: _Observation) -> None:
+        from ._sandbox import differences, where_raised
+
+        name = record.name
+        shown = _shorten(seen.payload)
+        if seen.stdout:
+            self._add(name, "stdout", f"wrote to standard output: {seen.stdout[:80]!r}",
+                      "report with reporter/self.report_*(), log to stderr; stdout carries MCP "
+                      "messages", shown)
+        if seen.interrupted or (seen.reached and seen.seconds > self.budget):
+            what = ("was still running after" if seen.interrupted else "took")
+            self._add(name, "slow",
+                      f"{what} {seen.seconds:.2f} s (budget {self.budget:g} s)"
+                      + ("; it was interrupted and not called again" if seen.interrupted else ""),
+                      "bound the work, honour cancel_token, or raise call_budget if this is "
+                      "expected", shown)
+        if seen.escaped is not None:
+            self._add(name, "tool_exception",
+                      f"{type(seen.escaped).__name__} escaped dispatch: {seen.escaped}",
+                      "do not raise BaseException subclasses from a tool", shown)
+        if seen.reached and seen.exception is not None and not seen.interrupted:
+            kind = type(seen.exception).__name__
+            if kind not in _ACCEPTED_EXCEPTIONS:
+                spot = where_raised(seen.exception.__traceback__, record.cls.__module__)
+                self._add(name, "tool_exception",
+                          f"raised {kind}: {_text(seen.exception)}" + (f" at {spot}" if spot else ""),
+                          "catch the failure in the tool and return success false with error and "
+                          "error_type", shown)
+        if seen.returned:
+            for check, problem, fix in _result_problems(seen.raw):
+                self._add(name, check, problem, fix, shown)
+            leaks = self.sandbox.leaks(_as_text(seen.raw) + "\n" + seen.stdout)
+            if leaks:
+                self._add(name, "reads_outside", f"its result holds {' and '.join(leaks)}",
+                          "resolve every path through the workspace (self.workspace, "
+                          "workspace: Workspace) and never build one from the current directory",
+                          shown)
+        if not seen.reached and seen.valid and not seen.interrupted and isinstance(seen.result, dict):
+            if seen.result.get("error_type") in ("invalid_arguments", "invalid_json"):
+                self._add(name, "rejected_valid_input",
+                          f"dispatch refused arguments valid against the tool's schema: "
+                          f"{seen.result.get('details') or seen.result.get('error')}",
+                          "make the parameters' types describe exactly what run() accepts", shown)
+        if seen.escaped is None and not seen.interrupted:
+            wrong = _dispatch_problem(seen.result)
+            if wrong:
+                self._add(name, "dispatch", wrong, "report this to janito", shown)
+        outside = self.sandbox.outside_state()
+        changed = differences(self.outside, outside)
+        if changed:
+            self._add(name, "changes_outside",
+                      f"changed things outside the workspace: {'; '.join(changed)}",
+                      "create, change and delete only through the workspace (write_file, "
+                      "mkdir, remove, rename)", shown)
+            self.outside = outside
+        inside = self.sandbox.workspace_state()
+        if "w" not in record.permissions and "x" not in record.permissions:
+            changed = differences(self.inside, inside)
+            if changed:
+                self._add(name, "changes_workspace",
+                          f"is declared {record.permissions or 'without permissions'!r} but "
+                          f"changed the workspace: {'; '.join(changed)}",
+                          'declare @tool(permissions="w") (with any other letters it needs), or '
+                          "stop writing", shown)
+        self.inside = inside
+
+    def _add(self, tool: str, check: str, problem: str, fix: str, shown: str | None) -> None:
+        key = (tool, check)
+        found = self._found.get(key)
+        if found is None:
+            finding = Finding(tool, check, problem, fix, shown)
+            self._found[key] = finding
+            self.report.findings.append(finding)
+            return
+        found.count += 1
+        if shown is not None and (found.input is None or len(shown) < len(found.input)):
+            found.problem, found.input = problem, shown  # the shortest input that shows it
+
+
+def _result_problems(raw: Any) -> list[tuple[str, str, str]]:
+    from ..dispatch import _inspect
+
+    if not isinstance(raw, dict):
+        return [("invalid_result", f"run() returned {type(raw).__name__} {_shorten(repr(raw), 60)}, "
+                 "not a dict", "return a dict with success, and data under named keys")]
+    problems: list[tuple[str, str, str]] = []
+    problem, _ = _inspect(raw, "result", 0)
+    if problem is not None:
+        problems.append(("invalid_result", f"run() returned a result that is not JSON: {problem}",
+                         "return only str, int, finite float, bool, None, list and dict with "
+                         "str keys (decode bytes, list a set)"))
+    if "success" not in raw:
+        problems.append(("no_success", "run() returned a dict without success",
+                         'add "success": True or False to every result'))
+    elif not isinstance(raw["success"], bool):
+        problems.append(("invalid_result", f"run() returned success={raw['success']!r}, not a boolean",
+                         "make success True or False"))
+    elif raw["success"] is False:
+        missing = [k for k in ("error", "error_type") if not isinstance(raw.get(k), str) or not raw[k]]
+        if missing:
+            problems.append(("failure_without_error",
+                             f"a failed result has no {' or '.join(missing)}",
+                             "give every failure an error sentence and an error_type"))
+    return problems
+
+
+def _dispatch_problem(result: Any) -> str | None:
+    if not isinstance(result, dict) or not isinstance(result.get("success"), bool):
+        return f"call_tool returned {_shorten(repr(result), 80)}"
     try:
-        os.chdir(registry.workspace.root)
-        probe()
-    finally:
-        os.chdir(cwd)
-    for problem in problems[:3]:
-        report.findings.append(Finding(record.name, "generated calls", problem,
-                                       "catch the failure in run() and return success: false"))
-    return calls
+        json.dumps(result, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"call_tool returned a result that is not JSON ({exc})"
+    return None
+
+
+def _as_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _text(exc: BaseException) -> str:
+    return _shorten(str(exc) or "(no message)", 120)
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def toolset_path_hint(name: str) -> Path | None:

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dispatch import call_tool
 from ..privileges import Privileges
 from ..registry import Registry
 from ..workspace import Workspace
 
+if TYPE_CHECKING:
+    from .conformance import Report
+
 
 class ToolsetTester:
     """What the ``janito`` fixture gives a test.
 
     ``load("files")`` builds a fresh registry with those toolsets (and only those), rooted
-    in the temporary ``workspace``; ``call(name, ...)`` sends a call through dispatch as a
-    model would, so validation, privileges and hooks all apply.
+    in the temporary ``workspace``; ``add(tool, ...)`` registers tools defined in the test
+    itself; ``call(name, ...)`` sends a call through dispatch as a model would, so
+    validation, privileges and hooks all apply; ``check(toolset)`` runs the conformance
+    check.
     """
 
     def __init__(self, workspace: Path) -> None:
@@ -37,6 +42,25 @@ class ToolsetTester:
             registry.add_toolset(name)
         self.registry = registry
         return registry
+
+    def add(self, *tools: Any, privileges: str | Privileges | None = None) -> Registry:
+        """Register ``@tool`` classes or functions directly (no distribution needed), in the
+        loaded registry or, before any ``load()``, in a fresh one with no toolset."""
+        if self.registry is None:
+            self.load(privileges=privileges)
+        elif privileges is not None:
+            raise TypeError("privileges are set by load(); add() only adds tools to its registry")
+        assert self.registry is not None
+        for obj in tools:
+            self.registry.add_tool(obj, toolset="test", distribution="test")
+        return self.registry
+
+    def check(self, toolset: str, **options: Any) -> Report:
+        """The conformance check of ``toolset`` (``check_toolset``), in this test's isolated
+        configuration; raises ConformanceError listing the problems, else returns the report."""
+        from .conformance import check_toolset
+
+        return check_toolset(toolset, **options)
 
     def call(self, name: str, arguments: str | dict[str, Any] | None = None, /,
              **kwargs: Any) -> dict[str, Any]:

@@ -55,6 +55,17 @@ def sources_of_testkit() -> dict[str, str]:
     }
 
 
+PROBES_SOURCE = HERE / "probes"
+
+
+def sources_of_package(package: str, root: Path = PROBES_SOURCE) -> dict[str, str]:
+    """The sources of a helper package under ``root``, as ``files=`` takes them."""
+    return {
+        f"{package}/{p.name}": p.read_text(encoding="utf-8")
+        for p in sorted((root / package).glob("*.py"))
+    }
+
+
 def write_files(root: Path, files: Mapping[str, str]) -> list[Path]:
     """Write ``{relative path: source}`` under ``root`` (sources are dedented)."""
     written = []

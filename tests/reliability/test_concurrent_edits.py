@@ -43,7 +43,8 @@ def test_concurrent_edits_from_threads_lose_nothing(tmp_path: Path) -> None:
         barrier = threading.Barrier(THREADS)
         results: list[dict[str, Any]] = []
 
-        def edit(token: str) -> None:
+        def edit(token: str, barrier: threading.Barrier = barrier,
+                 results: list[dict[str, Any]] = results) -> None:
             barrier.wait()
             results.append(call_tool("ReplaceTextInFile", {
                 "filepath": "shared.txt", "search_text": token,
