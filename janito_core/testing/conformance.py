@@ -703,7 +703,7 @@ def _result_problems(raw: Any) -> list[tuple[str, str, str]]:
         return [("invalid_result", f"run() returned {type(raw).__name__} {_shorten(repr(raw), 60)}, "
                  "not a dict", "return a dict with success, and data under named keys")]
     problems: list[tuple[str, str, str]] = []
-    problem, _ = _inspect(raw, "result", 0)
+    problem, _ = _inspect(raw, "result", 0, [])
     if problem is not None:
         problems.append(("invalid_result", f"run() returned a result that is not JSON: {problem}",
                          "return only str, int, finite float, bool, None, list and dict with "
