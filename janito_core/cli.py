@@ -535,4 +535,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from .harness import forget_working_folder
+
+    # ``python -m janito_core.cli``: nothing imported from here on comes from the working folder.
+    forget_working_folder()
     sys.exit(main())

@@ -15,17 +15,49 @@ options; ``--json`` prints the whole result as JSON. The call goes through dispa
 arguments are validated exactly as a model's would be; the workspace is the current
 directory (or ``--workspace DIR``) and every permission is granted (the person at the
 shell chose to run it).
+
+``python -m`` puts the working folder first on the import path, so a ``difflib.py`` that
+a tool wrote there would run when dispatch imports ``difflib``. When the tool module is
+the program being run, :func:`run_main` takes that folder off the path before it imports
+anything more; what Python imported to load the tool module itself came first and is out
+of its reach (``python -P`` or ``janito run`` avoid even that).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def forget_working_folder() -> None:
+    """Take the working folder that ``python -m`` (or ``-c``) put first on ``sys.path`` off it.
+
+    Meant for a program's entry point, before it imports on demand: files a tool wrote
+    in the working folder must never be importable by the process that serves the tools.
+    Does nothing under ``python -P`` / ``PYTHONSAFEPATH`` (nothing was added) or when the
+    first entry is some other folder (a console script's own).
+    """
+    if getattr(sys.flags, "safe_path", False) or not sys.path:
+        return
+    first = sys.path[0]
+    if first == "":
+        del sys.path[0]
+        return
+    try:
+        here = os.getcwd()
+    except OSError:  # the working folder was removed: whatever is first is not it
+        return
+    if first == here or os.path.realpath(first) == os.path.realpath(here):
+        del sys.path[0]
 
 
 def build_parser(cls: type) -> argparse.ArgumentParser:
+    import argparse
+
     from .schema import tool_schema
 
     schema = tool_schema(cls)
@@ -66,6 +98,10 @@ def module_name(cls: type) -> str:
 def run_main(cls: type, argv: list[str] | None = None) -> int:
     """Parse ``argv``, call the tool through dispatch, print the result; exit status 0 on
     success, 1 on failure, 2 when the tool cannot work here (``should_load`` said why)."""
+    if cls.__module__ == "__main__":
+        forget_working_folder()
+    import json
+
     from .dispatch import call_tool
     from .registry import Registry
     from .workspace import Workspace
@@ -108,6 +144,8 @@ def _print_human(result: dict[str, Any]) -> None:
     elif isinstance(result.get("content"), str):
         _write(result["content"], sys.stdout)
     else:
+        import json
+
         _write(json.dumps(result, indent=2, ensure_ascii=False), sys.stdout)
 
 
