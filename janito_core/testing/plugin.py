@@ -22,13 +22,14 @@ from .tester import ToolsetTester
 
 @pytest.fixture
 def janito_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private JANITO_CONFIG_DIR and keyring-free secrets for one test."""
+    """A private JANITO_CONFIG_DIR, keyring-free secrets and the local defaults for one test."""
     config = tmp_path / "janito-config"
     config.mkdir()
     monkeypatch.setenv("JANITO_CONFIG_DIR", str(config))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.delenv("JANITO_TOOLSETS", raising=False)
     monkeypatch.delenv("JANITO_PLUGINS", raising=False)
+    monkeypatch.delenv("JANITO_PRIVATE_NETWORK", raising=False)
     return config
 
 
