@@ -202,7 +202,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
         if args.format == "mcp":
             from .formats import mcp
 
-            out.append(mcp(schema, permissions=registry.get_tool_permissions(name)))
+            tool = registry.get(name)
+            reaches_out = tool is not None and bool(getattr(tool.tool_class, "open_world", False))
+            out.append(mcp(schema, permissions=registry.get_tool_permissions(name),
+                           open_world=reaches_out))
         else:
             out.append(render(schema, args.format, strict=args.strict))
         for diagnostic in schema.diagnostics:

@@ -14,6 +14,8 @@ from ._settings import Settings, SettingsError, known_secrets, missing_credentia
 class MailTool(BaseTool):
     """Base of the gmail toolset's tools (not a tool itself)."""
 
+    open_world = True  # every tool talks to the mail servers
+
     @classmethod
     def should_load(cls) -> bool:
         reason = missing_credentials()

@@ -92,6 +92,7 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
         "input_schema": remote.scrubbed(declared_schema(definition.input_schema)),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
+        "open_world": True,  # another server, whatever it does, is beyond this host
     }
     cls = type(name, (BaseTool,), namespace)
     return tool(remote.config.permissions_of(remote_name))(cls)

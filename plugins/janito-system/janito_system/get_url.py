@@ -55,6 +55,8 @@ class GetUrl(BaseTool):
     characters and ``max_lines`` lines with a visible marker.
     """
 
+    open_world = True
+
     @guarded("url")
     def run(
         self,
