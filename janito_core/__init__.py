@@ -29,6 +29,7 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from .cancellation import CallCancelled, CancelToken
     from .dispatch import call_tool, execute_tool_calls
+    from .scrub import Scrubber, ScrubFilter
     from .wrapper import ToolWrapper
 
 __version__ = "0.1.0"
@@ -43,6 +44,8 @@ __all__ = [
     "PluginValidationError",
     "Privileges",
     "Registry",
+    "ScrubFilter",
+    "Scrubber",
     "ToolsetNotAllowedError",
     "ToolsetNotFoundError",
     "Workspace",
@@ -79,4 +82,8 @@ def __getattr__(name: str) -> Any:
         from . import cancellation
 
         return getattr(cancellation, name)
+    if name in ("Scrubber", "ScrubFilter"):  # logging costs start-up time: only on use
+        from . import scrub
+
+        return getattr(scrub, name)
     raise AttributeError(f"module 'janito_core' has no attribute {name!r}")
