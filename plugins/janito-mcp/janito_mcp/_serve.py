@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import socket
 import sys
 import threading
@@ -357,6 +358,11 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
         sock = _listen(options, err)
         if sock is None:
             return 1
+    # Each call runs under the server's choice (JanitoServer sets it per call); threads a
+    # tool starts on its own do not inherit that, so the process-wide setting says it too.
+    from janito_core.network import ENV_VAR
+
+    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
     served = JanitoServer(registry, allow_private_network=allow_private)
     describe_exposure(registry, served, options, err)
     try:
