@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from janito_core import BaseTool, failure, tool
 
@@ -277,7 +277,8 @@ def _fetch_through(exchange: Any, url: str, timeout: float, follow: bool, max_by
                 continue
             raise _http_failure(error, current, redirects) from None
         try:
-            body, cut = _read_body(response, max_bytes, deadline, timeout, current)
+            body, cut = _read_body(response, max_bytes, deadline, timeout, current,
+                                   lambda: bool(exchange.expired))
             return body, response.headers, response.status, current, redirects, cut
         except _Failure as exc:
             exc.extra.setdefault("redirects", redirects)
@@ -288,9 +289,12 @@ def _fetch_through(exchange: Any, url: str, timeout: float, follow: bool, max_by
             response.close()
 
 
-def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, url: str
-               ) -> tuple[bytes, bool]:
+def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, url: str,
+               expired: Callable[[], bool] = lambda: False) -> tuple[bytes, bool]:
     """Read at most ``max_bytes`` (and learn whether there was more) before ``deadline``.
+
+    ``expired`` says whether the exchange was cut off at its deadline, which makes a
+    failed read a timeout.
 
     A gzip or deflate body (sent although only ``identity`` was asked for) is inflated as
     it arrives, and the cap applies to the inflated size, so a small bomb stays small.
@@ -310,7 +314,13 @@ def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, u
         if time.monotonic() > deadline:
             raise _Failure(f"downloading {url} took longer than {timeout:g} seconds", "timeout",
                            bytes_received=received)
-        raw = response.read1(_CHUNK if inflater else min(_CHUNK, max_bytes + 1 - size))
+        try:
+            raw = response.read1(_CHUNK if inflater else min(_CHUNK, max_bytes + 1 - size))
+        except Exception:
+            if expired():
+                raise _Failure(f"downloading {url} took longer than {timeout:g} seconds",
+                               "timeout", bytes_received=received) from None
+            raise
         received += len(raw)
         if inflater is None:
             chunk = raw
