@@ -243,3 +243,21 @@ def test_forget_working_folder_takes_off_only_what_python_put_first(
     monkeypatch.setattr(sys, "path", ["/some/console/script/folder", *rest])
     forget_working_folder()
     assert sys.path[0] == "/some/console/script/folder"
+
+
+def test_python_dash_m_janito_core_cli_imports_nothing_from_the_working_folder(
+        tmp_path: Path) -> None:
+    """``python -m janito_core.cli run`` of an unknown tool makes dispatch import difflib
+    to suggest a name: the difflib.py in the working folder must not be it."""
+    marker = tmp_path / "ran.txt"
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    for name in ("difflib", "uuid", "hmac"):
+        (workspace / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JANITO_")}
+    env["JANITO_CONFIG_DIR"] = str(tmp_path / "config")
+    done = subprocess.run([sys.executable, "-m", "janito_core.cli", "run", "ReadFil"], env=env,
+                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert "unknown_tool" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not marker.exists(), marker.read_text()
