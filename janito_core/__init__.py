@@ -31,6 +31,7 @@ from .results import failure
 if TYPE_CHECKING:
     from .cancellation import CallCancelled, CancelToken
     from .dispatch import call_tool, execute_tool_calls
+    from .scrub import Scrubber, ScrubFilter
     from .workspace import Workspace
     from .wrapper import ToolWrapper
 
@@ -47,6 +48,8 @@ __all__ = [
     "Privileges",
     "Registry",
     "Reporter",
+    "ScrubFilter",
+    "Scrubber",
     "SecretStoreError",
     "ToolsetNotAllowedError",
     "ToolsetNotFoundError",
@@ -88,4 +91,8 @@ def __getattr__(name: str) -> Any:
         from . import cancellation
 
         return getattr(cancellation, name)
+    if name in ("Scrubber", "ScrubFilter"):  # logging costs start-up time: only on use
+        from . import scrub
+
+        return getattr(scrub, name)
     raise AttributeError(f"module 'janito_core' has no attribute {name!r}")

@@ -27,6 +27,10 @@ class BaseTool(ABC):
     #: such as a mounted MCP server's tools: a JSON Schema object whose properties
     #: ``run(**kwargs)`` receives, validated by the same rules as type hints.
     input_schema: ClassVar[dict[str, Any] | None] = None
+    #: True for a tool that reaches systems beyond this host and its workspace (the web,
+    #: a mail server, a cloud drive), whatever its permissions: MCP clients see it as
+    #: ``openWorldHint``. Tools that execute (``x``) are always taken to reach them.
+    open_world: ClassVar[bool] = False
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         self._workspace = workspace

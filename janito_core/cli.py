@@ -229,7 +229,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
         if args.format == "mcp":
             from .formats import mcp
 
-            out.append(mcp(schema, permissions=registry.get_tool_permissions(name)))
+            tool = registry.get(name)
+            reaches_out = tool is not None and bool(getattr(tool.tool_class, "open_world", False))
+            out.append(mcp(schema, permissions=registry.get_tool_permissions(name),
+                           open_world=reaches_out))
         else:
             out.append(render(schema, args.format, strict=args.strict))
         for diagnostic in schema.diagnostics:
@@ -589,4 +592,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from .harness import forget_working_folder
+
+    # ``python -m janito_core.cli``: nothing imported from here on comes from the working folder.
+    forget_working_folder()
     sys.exit(main())

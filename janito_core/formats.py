@@ -133,8 +133,13 @@ def gemini(schema: ToolSchema, *, strict: bool = False) -> dict[str, Any]:
     return declaration
 
 
-def mcp(schema: ToolSchema, *, strict: bool = False, permissions: str | None = None) -> dict[str, Any]:
-    """An MCP ``Tool`` definition: name, description, ``inputSchema``, behaviour hints."""
+def mcp(schema: ToolSchema, *, strict: bool = False, permissions: str | None = None,
+        open_world: bool = False) -> dict[str, Any]:
+    """An MCP ``Tool`` definition: name, description, ``inputSchema``, behaviour hints.
+
+    The hints come from ``permissions``; ``open_world`` (the tool class's ``open_world``)
+    marks a tool that reaches other systems although it does not execute.
+    """
     parameters, _ = _parameters(schema, False)
     tool: dict[str, Any] = {
         "name": schema.name,
@@ -145,7 +150,7 @@ def mcp(schema: ToolSchema, *, strict: bool = False, permissions: str | None = N
         tool["annotations"] = {
             "readOnlyHint": "w" not in permissions and "x" not in permissions,
             "destructiveHint": "w" in permissions or "x" in permissions,
-            "openWorldHint": "x" in permissions,
+            "openWorldHint": "x" in permissions or bool(open_world),
         }
     return tool
 

@@ -19,17 +19,49 @@ options; ``--json`` prints the whole result as JSON. The call goes through dispa
 arguments are validated exactly as a model's would be; the workspace is the current
 directory (or ``--workspace DIR``) and every permission is granted (the person at the
 shell chose to run it).
+
+``python -m`` puts the working folder first on the import path, so a ``difflib.py`` that
+a tool wrote there would run when dispatch imports ``difflib``. When the tool module is
+the program being run, :func:`run_main` takes that folder off the path before it imports
+anything more; what Python imported to load the tool module itself came first and is out
+of its reach (``python -P`` or ``janito run`` avoid even that).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def forget_working_folder() -> None:
+    """Take the working folder that ``python -m`` (or ``-c``) put first on ``sys.path`` off it.
+
+    Meant for a program's entry point, before it imports on demand: files a tool wrote
+    in the working folder must never be importable by the process that serves the tools.
+    Does nothing under ``python -P`` / ``PYTHONSAFEPATH`` (nothing was added) or when the
+    first entry is some other folder (a console script's own).
+    """
+    if getattr(sys.flags, "safe_path", False) or not sys.path:
+        return
+    first = sys.path[0]
+    if first == "":
+        del sys.path[0]
+        return
+    try:
+        here = os.getcwd()
+    except OSError:  # the working folder was removed: whatever is first is not it
+        return
+    if first == here or os.path.realpath(first) == os.path.realpath(here):
+        del sys.path[0]
 
 
 def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
+    import argparse
+
     from .decorator import tool_class
     from .schema import tool_schema
 
@@ -73,6 +105,10 @@ def run_main(cls: Any, argv: list[str] | None = None, *, prog: str | None = None
     """Parse ``argv``, call the tool (a ``@tool`` class or function) through dispatch, print
     the result; exit status 0 on success, 1 on failure, 2 when the tool cannot work here
     (``should_load`` said why)."""
+    if cls.__module__ == "__main__":
+        forget_working_folder()
+    import json
+
     from .decorator import tool_class
     from .dispatch import call_tool
     from .registry import Registry
@@ -117,6 +153,8 @@ def _print_human(result: dict[str, Any]) -> None:
     elif isinstance(result.get("content"), str):
         _write(result["content"], sys.stdout)
     else:
+        import json
+
         _write(json.dumps(result, indent=2, ensure_ascii=False), sys.stdout)
 
 
@@ -170,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
             problem = f"{target} holds several tools; name one: {target}:{names[0]} ({', '.join(names)})"
         sys.stderr.write(f"error: {problem}\n")
         return 2
+    # The working folder was on the path to find the module; dispatch's on-demand imports
+    # must not come from it.
+    forget_working_folder()
     return run_main(classes[0], args[1:], prog=f"python -m janito_core.harness {args[0]}")
 
 

@@ -443,6 +443,9 @@ def test_shapes_of_one_tool() -> None:
         "readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
     assert mcp(schema, permissions="r")["annotations"]["readOnlyHint"] is True
     assert mcp(schema, permissions="rx")["annotations"]["openWorldHint"] is True
+    # a tool that reads from other systems says so without needing x
+    assert mcp(schema, permissions="r", open_world=True)["annotations"] == {
+        "readOnlyHint": True, "destructiveHint": False, "openWorldHint": True}
 
 
 def test_gemini_translation_of_one_tool() -> None:

@@ -155,3 +155,109 @@ def test_python_dash_m_names_the_module_and_exits_with_the_status(tmp_path: Path
     usage = subprocess.run([sys.executable, "-m", "harness_probe.shout", "--help"], env=env,
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert usage.stdout.startswith("usage: python -m harness_probe.shout ")
+
+
+def test_python_dash_m_imports_nothing_from_the_working_folder(tmp_path: Path) -> None:
+    """A tool run as ``python -m pkg.module`` in a folder a model wrote into: the standard
+    modules janito imports once the tool module is loaded (dispatch's ``difflib`` among
+    them) are never taken from that folder."""
+    site = tmp_path / "site"
+    (site / "harness_guard").mkdir(parents=True)
+    (site / "harness_guard" / "__init__.py").write_text("")
+    (site / "harness_guard" / "probe.py").write_text(textwrap.dedent('''
+        import json
+        import os
+        import sys
+
+        from janito_core import BaseTool, tool
+
+
+        @tool(permissions="r")
+        class Probe(BaseTool):
+            """Import a module, as a tool may on demand."""
+
+            def run(self, module: str) -> dict:
+                """Probe.
+
+                Args:
+                    module: The module to import.
+                """
+                __import__(module)
+                return {"success": True, "content": "imported " + module}
+
+
+        def main(argv=None):
+            before = set(sys.modules)
+            try:
+                from janito_core.harness import run_main
+
+                return run_main(Probe, argv)
+            finally:
+                with open(os.environ["PROBE_RECORD"], "w") as out:
+                    json.dump(sorted(set(sys.modules) - before), out)
+
+
+        if __name__ == "__main__":
+            main()
+    '''))
+    record = tmp_path / "record.json"
+    env = {**os.environ, "PYTHONPATH": str(site), "PROBE_RECORD": str(record)}
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    first = subprocess.run([sys.executable, "-m", "harness_guard.probe", "difflib"], env=env,
+                           cwd=clean, capture_output=True, text=True, timeout=60)
+    assert (first.returncode, first.stdout) == (0, "imported difflib\n"), first.stderr
+    # top-level modules first imported once the tool module is loaded (a submodule of an
+    # already imported package, such as importlib.metadata, is not looked up in the folder)
+    lazily = {name for name in json.loads(record.read_text()) if "." not in name}
+    planted = sorted((lazily | {"difflib", "uuid", "secrets"}) & set(sys.stdlib_module_names))
+    assert "difflib" in lazily and "argparse" in lazily, lazily
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    marker = tmp_path / "ran.txt"
+    for name in planted:
+        (workspace / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n", encoding="utf-8")
+    for module in ("difflib", "uuid", "secrets"):
+        done = subprocess.run([sys.executable, "-m", "harness_guard.probe", module], env=env,
+                              cwd=workspace, capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (0, f"imported {module}\n"), done.stderr
+    assert not marker.exists(), marker.read_text()
+    if sys.version_info >= (3, 11):  # ``python -P`` adds nothing to remove; the tool still runs
+        done = subprocess.run([sys.executable, "-P", "-m", "harness_guard.probe", "difflib"],
+                              env=env, cwd=workspace, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and not marker.exists(), done.stderr
+
+
+def test_forget_working_folder_takes_off_only_what_python_put_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from janito_core.harness import forget_working_folder
+
+    monkeypatch.chdir(tmp_path)
+    rest = [p for p in sys.path if p not in ("", str(tmp_path))]
+    for first in ("", str(tmp_path), os.path.join(str(tmp_path), ".")):
+        monkeypatch.setattr(sys, "path", [first, *rest])
+        forget_working_folder()
+        assert sys.path == rest, first
+    monkeypatch.setattr(sys, "path", ["/some/console/script/folder", *rest])
+    forget_working_folder()
+    assert sys.path[0] == "/some/console/script/folder"
+
+
+def test_python_dash_m_janito_core_cli_imports_nothing_from_the_working_folder(
+        tmp_path: Path) -> None:
+    """``python -m janito_core.cli run`` of an unknown tool makes dispatch import difflib
+    to suggest a name: the difflib.py in the working folder must not be it."""
+    marker = tmp_path / "ran.txt"
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    for name in ("difflib", "uuid", "hmac"):
+        (workspace / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JANITO_")}
+    env["JANITO_CONFIG_DIR"] = str(tmp_path / "config")
+    done = subprocess.run([sys.executable, "-m", "janito_core.cli", "run", "ReadFil"], env=env,
+                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert "unknown_tool" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not marker.exists(), marker.read_text()

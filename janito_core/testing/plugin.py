@@ -37,12 +37,13 @@ _ISOLATION = {
     "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
     "JANITO_TOOLSETS": None,
     "JANITO_PLUGINS": None,
+    "JANITO_PRIVATE_NETWORK": None,
 }
 
 
 @pytest.fixture
 def janito_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private JANITO_CONFIG_DIR and keyring-free secrets for one test."""
+    """A private JANITO_CONFIG_DIR, keyring-free secrets and the local defaults for one test."""
     config = tmp_path / "janito-config"
     config.mkdir()
     monkeypatch.setenv("JANITO_CONFIG_DIR", str(config))

@@ -4,6 +4,9 @@ Its tools take typed parameters, so janito's validation of a mounted tool's inpu
 is exercised by the hostile inputs. It is started with the secret ``mcp_token`` in its
 environment (``REL_TOKEN``, substituted by janito-mcp from ``${secret:mcp_token}``);
 ``whoami``, present only when ``REL_LEAKY=1``, returns it, as a careless server might.
+With ``REL_STDERR=1`` it first writes the token on stderr in the forms a server's own
+logging would (JSON-escaped, inside a base64 payload, URL-encoded), and with
+``REL_FAIL_START=1`` it then exits, so janito shows those lines in a load error.
 """
 
 from __future__ import annotations
@@ -47,4 +50,17 @@ if os.environ.get("REL_LEAKY") == "1":
 
 
 if __name__ == "__main__":
+    if os.environ.get("REL_STDERR") == "1":
+        import base64
+        import json
+        import sys
+        from urllib.parse import quote_plus
+
+        token = os.environ.get("REL_TOKEN", "")
+        sys.stderr.write(f"settings: {json.dumps({'token': token})}\n")
+        sys.stderr.write(f"authorization: Basic {base64.b64encode(f'rel:{token}'.encode()).decode()}\n")
+        sys.stderr.write(f"callback: https://rel.test/cb?token={quote_plus(token)}\n")
+        sys.stderr.flush()
+        if os.environ.get("REL_FAIL_START") == "1":
+            sys.exit(3)
     server.run()

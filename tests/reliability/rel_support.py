@@ -67,7 +67,9 @@ SECRETS: dict[str, str] = {
     "gmail_username": "reliability@example.test",
     "gmail_password": "Gm-pw-4c0ffee5ca1ab1e-rel",
     "onedrive_client_id": "0b5e7c1d-rel0-4aa1-9f00-5ecre7c1d000",
-    "mcp_token": "mcp-tok-9a8b7c6d5e4f3a2b-rel",
+    # quotes, a backslash, a slash, a plus, a space and a non-ASCII letter: its JSON-escaped,
+    # URL-encoded and base64 forms all differ from it
+    "mcp_token": 'mcp-tok-"9a8b\\7c6d/5e4f+3a2b é-rel',
     "api_key": "sk-rel-0f1e2d3c4b5a69788796a5b4",
 }
 ONEDRIVE_ACCESS_TOKEN = "AT-rel-1f2e3d4c5b6a7988a7b6c5d4e3f2a1b0"
@@ -76,14 +78,21 @@ NOT_SECRET = {"gmail_username", "onedrive_client_id"}
 
 
 def secret_values() -> list[str]:
-    """Every form in which a configured secret could leak, longest first."""
+    """Every form in which a configured secret could leak, longest first: as it is,
+    JSON-escaped, base64 (standard and URL-safe, padded or not) and URL-encoded."""
+    from urllib.parse import quote, quote_plus
+
     raw = [v for k, v in SECRETS.items() if k not in NOT_SECRET and k != "onedrive_token_cache"]
     raw += [ONEDRIVE_ACCESS_TOKEN, ONEDRIVE_REFRESH_TOKEN]
     forms = set(raw)
     user = SECRETS["gmail_username"]
     password = SECRETS["gmail_password"]
     for value in raw:
-        forms.add(base64.b64encode(value.encode()).decode())
+        forms.update((json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]))
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(value.encode()).decode()
+            forms.update((encoded, encoded.rstrip("=")))
+        forms.update((quote(value, safe=""), quote(value), quote_plus(value)))
     # what AUTH PLAIN (IMAP and SMTP) sends on the wire
     forms.add(base64.b64encode(f"\0{user}\0{password}".encode()).decode())
     return sorted(forms, key=len, reverse=True)

@@ -148,6 +148,35 @@ def test_a_mounted_mcp_server_returning_its_token(tmp_path: Path) -> None:
     assert not rel.SWEEP.hits[hits:], result
 
 
+@pytest.mark.parametrize("fails", [True, False], ids=["fails-to-start", "starts"])
+def test_a_mounted_mcp_server_writing_its_token_on_stderr(fails: bool, tmp_path: Path) -> None:
+    """The server writes its token JSON-escaped, in a base64 payload and URL-encoded on
+    stderr; ``janito tools`` (table and JSON) shows its load error with those lines, or its
+    tools, and never the token in any form (the sweep looks for each)."""
+    pytest.importorskip("janito_mcp")
+    env_of_server = {"REL_TOKEN": "${secret:mcp_token}", "REL_STDERR": "1"}
+    if fails:
+        env_of_server["REL_FAIL_START"] = "1"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"rel": {
+        "command": sys.executable, "args": [str(Path(__file__).with_name("rel_mcp_server.py"))],
+        "env": env_of_server, "permissions": "r",
+    }}}), encoding="utf-8")
+    env = rel.base_env(tmp_path / "config", {"JANITO_MCP_CONFIG": str(config)}, secrets=True)
+    hits = len(rel.SWEEP.hits)
+    for extra in ([], ["--json"]):
+        done = rel.run_janito(["tools", "-t", "mcp", *extra], env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        shown = done.stdout + done.stderr
+        if fails:
+            assert "settings: " in shown and "authorization: Basic" in shown, shown
+            assert "[redacted]" in shown
+        else:
+            assert "rel__echo" in shown
+        rel.count("secret sweep: calls made to carry a secret")
+    assert not rel.SWEEP.hits[hits:], rel.SWEEP.hits[hits:]
+
+
 @pytest.mark.sweep_last
 def test_the_whole_suite_leaked_no_secret() -> None:
     """Run last: the sweep of everything the session produced holds no secret value."""

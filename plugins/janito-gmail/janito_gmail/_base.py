@@ -6,13 +6,16 @@ from typing import Any, Callable
 
 from janito_core import BaseTool
 from janito_core.errors import WorkspaceError
+from janito_core.scrub import scrub
 
 from ._errors import CONFIGURATION, OUTSIDE_WORKSPACE, SERVER_ERROR, MailError
-from ._settings import Settings, SettingsError, known_secrets, missing_credentials, scrub
+from ._settings import Settings, SettingsError, known_secrets, missing_credentials
 
 
 class MailTool(BaseTool):
     """Base of the gmail toolset's tools (not a tool itself)."""
+
+    open_world = True  # every tool talks to the mail servers
 
     @classmethod
     def should_load(cls) -> bool:

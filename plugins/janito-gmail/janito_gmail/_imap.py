@@ -7,13 +7,14 @@ of messages: one SEARCH, then FETCH commands that each cover every selected mess
 from __future__ import annotations
 
 import datetime
-import logging
 import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from janito_core.scrub import ScrubFilter
 
 from . import _mime
 from ._errors import (
@@ -24,7 +25,7 @@ from ._errors import (
     MailError,
     classify,
 )
-from ._settings import Settings, scrub
+from ._settings import Settings
 
 GMAIL_CAPABILITY = "X-GM-EXT-1"
 SEEN = b"\\Seen"
@@ -72,22 +73,8 @@ class _OpenSessionSecrets:
 OPEN_SESSION_SECRETS = _OpenSessionSecrets()
 
 
-class _ScrubFilter(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        secrets = OPEN_SESSION_SECRETS.current()
-        if secrets:
-            try:
-                message = record.getMessage()
-            except Exception:
-                return True
-            record.msg = scrub(message, secrets)
-            record.args = ()
-        return True
-
-
-_FILTER = _ScrubFilter()
-for _name in ("imapclient", "imapclient.imapclient", "imapclient.imaplib"):
-    logging.getLogger(_name).addFilter(_FILTER)
+_FILTER = ScrubFilter(OPEN_SESSION_SECRETS.current)
+_FILTER.install(("imapclient", "imapclient.imapclient", "imapclient.imaplib"))
 
 
 # -- the connection -----------------------------------------------------------------

@@ -26,11 +26,9 @@ trash_folder   (found by LIST)    folder TrashEmails moves to
 
 from __future__ import annotations
 
-import base64
 import os
 import ssl
 from dataclasses import dataclass, field
-from typing import Any
 
 USERNAME_SECRET = "gmail_username"
 PASSWORD_SECRET = "gmail_password"
@@ -46,7 +44,6 @@ DEFAULTS = {
 }
 IMAP_PORTS = {"ssl": 993, "starttls": 143, "none": 143}
 SMTP_PORTS = {"ssl": 465, "starttls": 587, "none": 25}
-REDACTED = "[redacted]"
 # Loading the system's trust store costs tens of milliseconds; reuse the context.
 _CONTEXTS: dict[tuple[str | None, int], ssl.SSLContext] = {}
 
@@ -228,44 +225,11 @@ class Settings:
         return context
 
     def secrets(self) -> list[str]:
-        """Every form in which a credential could leak into text, longest first."""
-        values: set[str] = set()
-        for secret in (self.password, self.oauth_token):
-            if secret:
-                values.add(secret)
-                for payload in (
-                    f"\0{self.username}\0{secret}",
-                    f"user={self.username}\1auth=Bearer {secret}\1\1",
-                ):
-                    values.add(base64.b64encode(payload.encode()).decode())
-                values.add(base64.b64encode(secret.encode()).decode())
-        return sorted((v for v in values if len(v) >= 3), key=len, reverse=True)
+        """The credentials to keep out of every text (``janito_core.scrub`` also finds them
+        in the forms they travel in, such as the base64 of ``AUTH PLAIN`` and XOAUTH2)."""
+        return [secret for secret in (self.password, self.oauth_token) if secret]
 
 
 def known_secrets() -> list[str]:
     """The configured secret values (for scrubbing), without needing valid settings."""
-    found = []
-    for name in (PASSWORD_SECRET, OAUTH_SECRET):
-        value = _secret(name)
-        if value and len(value) >= 3:
-            found.append(value)
-            found.append(base64.b64encode(value.encode()).decode())
-    return sorted(found, key=len, reverse=True)
-
-
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """``value`` with every occurrence of a secret replaced, in strings at any depth."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, bytes):
-        return scrub(value.decode("utf-8", "replace"), secrets)
-    if isinstance(value, dict):
-        return {k: scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
-    return value
+    return [value for value in (_secret(PASSWORD_SECRET), _secret(OAUTH_SECRET)) if value]

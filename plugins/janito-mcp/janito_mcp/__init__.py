@@ -6,7 +6,8 @@ janito tools named ``<server>__<tool>``. Importing this package imports nothing 
 MCP SDK: the SDK loads only when serving or when the ``mcp`` toolset loads.
 """
 
-from __future__ import annotations
+# Nothing is imported here, not even ``__future__``: ``python -m janito_mcp`` imports this
+# package while the working folder is still first on the import path (see ``__main__``).
 
 __version__ = "0.1.0"
 

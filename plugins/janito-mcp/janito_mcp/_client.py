@@ -21,13 +21,15 @@ from contextlib import AsyncExitStack
 from typing import Any, Callable
 
 from janito_core import failure
+from janito_core.scrub import Scrubber
 
-from ._config import DEPTH_ENV, ServerConfig, expand, redact, scrub
+from ._config import DEPTH_ENV, ServerConfig, expand
 
 CONNECTION_FAILED = "connection_failed"
 REMOTE_ERROR = "remote_error"
 TIMEOUT = "timeout"
 STDERR_LINES = 20
+STDERR_LINE_CHARS = 500  # shown per line; lines are kept longer so a secret is never cut in two
 CLOSE_TIMEOUT = 6.0
 
 Reporter = Callable[[str, str], None]
@@ -83,7 +85,7 @@ class _StderrTail:
             for raw in stream:
                 line = raw.decode("utf-8", "replace").rstrip()
                 if line:
-                    self.lines.append(line[:500])
+                    self.lines.append(line[:8 * STDERR_LINE_CHARS])
                     self.count += 1
 
     def close_writer(self) -> None:
@@ -94,12 +96,13 @@ class _StderrTail:
                 pass
             self.write_fd = -1
 
-    def text(self, wait: float = 0.5, since: int = 0) -> str:
-        """The last lines (written after line ``since``), once the pipe is drained (bounded wait)."""
+    def text(self, clean: Callable[[str], str], wait: float = 0.5, since: int = 0) -> str:
+        """The last lines (written after line ``since``), once the pipe is drained (bounded
+        wait), each passed through ``clean`` before it is cut to its shown length."""
         self._thread.join(wait)
         lines = list(self.lines)
         fresh = max(0, min(self.count - since, len(lines)))
-        return " | ".join(lines[len(lines) - fresh:][-3:])
+        return " | ".join(clean(line)[:STDERR_LINE_CHARS] for line in lines[len(lines) - fresh:][-3:])
 
 
 class RemoteServer:
@@ -120,7 +123,8 @@ class RemoteServer:
         self._broken: str | None = None
         self._lock = threading.Lock()
         self._listeners: set[queue.SimpleQueue[Any]] = set()
-        self._secrets: set[str] = set()
+        #: the secret values substituted into this server's configuration
+        self.secrets = Scrubber()
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "not connected"
@@ -175,20 +179,21 @@ class RemoteServer:
             raise StartError(self.clean(f"{describe(exc)}{self._stderr_note()}")) from None
 
     def clean(self, text: str) -> str:
-        """``text`` without the secret values this server was started with."""
-        return redact(text, self._secrets) if self._secrets else text
+        """``text`` without the secret values this server was started with, in any of the
+        forms they may come back in (``janito_core.scrub``)."""
+        return self.secrets.text(text) if self.secrets else text
 
     def scrubbed(self, value: Any) -> Any:
         """``value`` (a result, a tool definition's schema) with :meth:`clean` applied to
         every string in it: what the server sends back never carries those secrets on."""
-        return scrub(value, self._secrets) if self._secrets else value
+        return self.secrets.value(value)
 
     def start(self) -> None:
         """Connect (blocking) and list the server's tools."""
         self.finish_start(self.begin_start())
 
     def _stderr_note(self, since: int = 0) -> str:
-        tail = self._stderr.text(since=since) if self._stderr is not None else ""
+        tail = self._stderr.text(self.clean, since=since) if self._stderr is not None else ""
         return f" (stderr: {tail})" if tail else ""
 
     async def _open(self) -> list[Any]:
@@ -238,7 +243,7 @@ class RemoteServer:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            secrets = self._secrets
+            secrets = self.secrets
             headers = {key: expand(value, secrets) for key, value in config.headers.items()}
             http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
             transport: Any = streamable_http_client(expand(config.url, secrets), http_client=http)
@@ -246,7 +251,7 @@ class RemoteServer:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             assert config.command is not None and self._stderr is not None
-            secrets = self._secrets
+            secrets = self.secrets
             env = {key: expand(value, secrets) for key, value in config.env.items()}
             env[DEPTH_ENV] = str(depth() + 1)
             params = StdioServerParameters(
@@ -310,7 +315,8 @@ class RemoteServer:
 
     async def _on_log(self, params: Any) -> None:
         data = params.data
-        text = data if isinstance(data, str) else _compact(data)
+        # cleaned before it is cut, so that no secret is ever cut in two and half shown
+        text = self.clean(data if isinstance(data, str) else _compact(data))[:2000]
         for listener in list(self._listeners):
             listener.put((str(params.level), text))
 
@@ -384,7 +390,7 @@ class RemoteServer:
             return self._call_failed(exc, tool, where, stderr_mark)
         from ._remote import result_dict
 
-        return result_dict(result, self.name, tool, local_name)
+        return result_dict(result, self.name, tool, local_name, self.clean)
 
     def _call_failed(self, exc: BaseException, tool: str, where: dict[str, str],
                      stderr_mark: int = 0) -> dict[str, Any]:
@@ -415,6 +421,6 @@ def _compact(value: Any) -> str:
     import json
 
     try:
-        return json.dumps(value, ensure_ascii=False)[:2000]
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return str(value)[:2000]
+        return str(value)

@@ -51,6 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"port for --transport http (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--path", default="/mcp", dest="mcp_path", metavar="PATH",
                        help="URL path of the MCP endpoint with --transport http (default /mcp)")
+    serve.add_argument("--no-auth", action="store_true", dest="mcp_no_auth",
+                       help="serve HTTP without authentication, even on a non-loopback --host "
+                       "(otherwise the mcp_serve_token secret is required there)")
+    serve.add_argument("--allow-private-network", action="store_true",
+                       dest="mcp_allow_private_network",
+                       help="let tools such as GetUrl reach loopback, private, link-local and "
+                       "cloud metadata addresses (refused by default when serving)")
     serve.set_defaults(handler=serve_command)
 
     servers = commands.add_parser(
@@ -82,6 +89,8 @@ def serve_command(args: argparse.Namespace) -> int:
         port=int(args.mcp_port),
         path=args.mcp_path,
         workspace=args.workspace,
+        no_auth=bool(args.mcp_no_auth),
+        allow_private_network=bool(args.mcp_allow_private_network),
     )
     return serve(options)
 

@@ -23,7 +23,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from janito_core.scrub import Scrubber
 
 CONFIG_ENV = "JANITO_MCP_CONFIG"
 DEPTH_ENV = "JANITO_MCP_DEPTH"
@@ -216,10 +219,11 @@ def _seconds(entry: dict[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
-def expand(text: str, secrets: set[str] | None = None) -> str:
+def expand(text: str, secrets: Scrubber | set[str] | None = None) -> str:
     """``text`` with ``${secret:NAME}`` and ``${env:NAME}`` replaced (ValueError if one is unset).
 
-    The secret values used are added to ``secrets``, so messages can be cleaned of them.
+    The secret values used are added to ``secrets`` (a ``janito_core.scrub.Scrubber``, or
+    a set), so what the server sends back can be cleaned of them.
     """
 
     def replace(match: re.Match[str]) -> str:
@@ -237,25 +241,3 @@ def expand(text: str, secrets: set[str] | None = None) -> str:
         return value
 
     return _REFERENCE.sub(replace, text)
-
-
-def redact(text: str, secrets: set[str]) -> str:
-    """``text`` with every secret value replaced by ``***``."""
-    for value in sorted(secrets, key=len, reverse=True):
-        if len(value) >= 4:
-            text = text.replace(value, "***")
-    return text
-
-
-def scrub(value: Any, secrets: set[str]) -> Any:
-    """``value`` (a result, a schema: any JSON-like data) with :func:`redact` applied to every
-    string in it, keys included; anything else is returned as it is."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
-    return value

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from janito_core import BaseTool, failure, tool
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ._client import RemoteServer
 
 MAX_NAME = 64
@@ -92,6 +94,7 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
         "input_schema": remote.scrubbed(declared_schema(definition.input_schema)),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
+        "open_world": True,  # another server, whatever it does, is beyond this host
     }
     cls = type(name, (BaseTool,), namespace)
     return tool(remote.config.permissions_of(remote_name))(cls)
@@ -116,11 +119,13 @@ def _block(block: Any) -> dict[str, Any]:
     return {"type": kind}
 
 
-def result_dict(result: Any, server: str, tool_name: str, local: str | None = None) -> dict[str, Any]:
+def result_dict(result: Any, server: str, tool_name: str, local: str | None = None,
+                clean: Callable[[str], str] | None = None) -> dict[str, Any]:
     """janito's result for an MCP ``CallToolResult``.
 
     A structured result that already has janito's shape (``success`` and, on failure,
-    ``error``/``error_type``, as another janito serves it) is returned as it is.
+    ``error``/``error_type``, as another janito serves it) is returned as it is. ``clean``
+    removes secrets from an error text before it is shortened (the caller scrubs the rest).
     """
     structured = getattr(result, "structured_content", None)
     texts: list[str] = []
@@ -141,7 +146,8 @@ def result_dict(result: Any, server: str, tool_name: str, local: str | None = No
         return out
     where = {"server": server, "tool": local or tool_name}
     if is_error:
-        message = " ".join(text.split())[:2000] or f"{tool_name} reported an error without a message"
+        shown = clean(text) if clean is not None else text
+        message = " ".join(shown.split())[:2000] or f"{tool_name} reported an error without a message"
         extra = {"content": others} if others else {}
         return failure(message, "remote_error", **where, **extra)
     out = {"success": True, **where}

@@ -8,14 +8,23 @@ progress report with the id of the call that made it, and the reports reach that
 client as MCP progress notifications (when the client asked for progress) and log
 messages, and are still rendered on stderr. Nothing but MCP messages is ever written to
 stdout.
+
+Each call has a ``CancelToken``: the SDK cancels the request's handler when the client
+sends ``notifications/cancelled`` or the session ends (the client disconnected), and the
+handler then cancels the token, which the tool sees as ``self.cancel_token``. Calls run
+under the private-network policy of the server (refused unless ``--allow-private-network``
+or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
+makes every request carry ``Authorization: Bearer <token>``.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import socket
 import sys
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -23,11 +32,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 from janito_core import Privileges, Registry, failure, hookimpl
 
 if TYPE_CHECKING:
+    from janito_core.cancellation import CancelToken
     from janito_core.reporter import ReportEvent
 
 SERVER_NAME = "janito"
 FORWARDER_PLUGIN = "janito-mcp:report-forwarder"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The secret whose value HTTP clients must send as ``Authorization: Bearer <value>``.
+TOKEN_SECRET = "mcp_serve_token"
+#: How long a cancelled call's handler waits for the tool to notice its token before the
+#: request (or the whole session, when the client went away) is let go without it.
+CANCEL_GRACE = 5.0
+CANCELLED_REASON = "the MCP client cancelled the call or disconnected"
 
 _LEVELS = {"error": "error", "warning": "warning"}
 
@@ -44,6 +59,10 @@ class ServeOptions:
     port: int = 8000
     path: str = "/mcp"
     workspace: str | None = None
+    #: Serve HTTP with no authentication even on a non-loopback address.
+    no_auth: bool = False
+    #: Let tools connect to loopback, private and metadata addresses (GetUrl).
+    allow_private_network: bool = False
 
     @property
     def privileges(self) -> Privileges:
@@ -135,23 +154,30 @@ class ReportForwarder:
 
 
 class JanitoServer:
-    """An MCP low-level server whose tools are a registry's loaded tools."""
+    """An MCP low-level server whose tools are a registry's loaded tools.
 
-    def __init__(self, registry: Registry) -> None:
+    ``allow_private_network`` is the private-network policy its calls run under.
+    """
+
+    def __init__(self, registry: Registry, *, allow_private_network: bool = False) -> None:
         import mcp_types as types
         from mcp.server.lowlevel import Server
 
         from janito_core.formats import mcp as mcp_format
 
         self.registry = registry
+        self.allow_private_network = allow_private_network
         self.tools: dict[str, Any] = {}
         self.problems: list[str] = []
         self.forwarder = ReportForwarder()
         self._serial = itertools.count(1)
         for name in registry.names():
             try:
+                tool = registry.get(name)
                 definition = mcp_format(registry.schema(name),
-                                        permissions=registry.get_tool_permissions(name))
+                                        permissions=registry.get_tool_permissions(name),
+                                        open_world=tool is not None and bool(
+                                            getattr(tool.tool_class, "open_world", False)))
                 self.tools[name] = types.Tool.model_validate(definition)
             except Exception as exc:
                 self.problems.append(f"{name}: its schema cannot be served ({exc})")
@@ -180,17 +206,38 @@ class JanitoServer:
         return types.ListToolsResult(tools=list(self.tools.values()))
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        import anyio
         import anyio.to_thread
         import mcp_types as types
+
+        from janito_core.cancellation import CancelToken
 
         arguments = dict(params.arguments or {})
         name = str(params.name)
         # Request ids are unique within one session only; HTTP serves several at once.
         call_id = f"mcp-{next(self._serial)}:{ctx.request_id}"
         channel = self.forwarder.channels[call_id] = _Channel(ctx)
+        token = CancelToken()
+        finished = threading.Event()
+
+        def work() -> dict[str, Any]:
+            try:
+                return self._dispatch(call_id, name, arguments, token)
+            finally:
+                token.close()  # here, not in the handler: the tool may outlive the handler
+                finished.set()
+
         try:
-            result = await anyio.to_thread.run_sync(self._dispatch, call_id, name, arguments)
+            # abandon_on_cancel: the SDK's cancellation reaches this handler at once, and
+            # the handler passes it on to the tool through the token.
+            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
             await channel.flush()
+        except anyio.get_cancelled_exc_class():
+            token.cancel(CANCELLED_REASON)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
+                while not finished.is_set():
+                    await anyio.sleep(0.02)
+            raise
         finally:
             self.forwarder.channels.pop(call_id, None)
         text = json.dumps(result, ensure_ascii=False)
@@ -200,12 +247,16 @@ class JanitoServer:
             is_error=not result.get("success", False),
         )
 
-    def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any],
+                  token: CancelToken | None = None) -> dict[str, Any]:
         if name not in self.tools and self.registry.get(name) is not None:
             return failure(f"{name} is not served here", "unknown_tool", tool=name)
         from janito_core.dispatch import call_tool
+        from janito_core.network import private_network
 
-        return call_tool(name, arguments, registry=self.registry, call_id=call_id)
+        with private_network(self.allow_private_network):
+            return call_tool(name, arguments, registry=self.registry, call_id=call_id,
+                             cancel_token=token)
 
     # -- transports -------------------------------------------------------------------
 
@@ -216,8 +267,44 @@ class JanitoServer:
             await self.server.run(read_stream, write_stream,
                                   self.server.create_initialization_options())
 
-    def http_app(self, host: str, path: str) -> Any:
-        return self.server.streamable_http_app(streamable_http_path=path, host=host)
+    def http_app(self, host: str, path: str, token: str | None = None) -> Any:
+        """The streamable HTTP app; with ``token``, every request must carry it as a bearer token."""
+        if not token:
+            return self.server.streamable_http_app(streamable_http_path=path, host=host)
+        from mcp.server.auth.settings import AuthSettings
+
+        # The SDK's settings require an issuer URL; with no authorization server and no
+        # resource metadata it is never used nor shown to clients.
+        auth = AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)
+        return self.server.streamable_http_app(streamable_http_path=path, host=host, auth=auth,
+                                               token_verifier=StaticTokenVerifier(token))
+
+
+class StaticTokenVerifier:
+    """The SDK's ``TokenVerifier`` for one shared secret, compared in constant time.
+
+    Both sides are hashed first, so neither the comparison's time nor its length check
+    tells anything about the secret.
+    """
+
+    CLIENT_ID = "janito-mcp-serve"
+
+    def __init__(self, token: str) -> None:
+        import hashlib
+
+        self._digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+    async def verify_token(self, token: str) -> Any:
+        import hashlib
+        import hmac
+
+        offered = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        if not hmac.compare_digest(offered, self._digest):
+            return None
+        from mcp.server.auth.provider import AccessToken
+
+        return AccessToken(token="(the mcp_serve_token secret)", client_id=self.CLIENT_ID,
+                           scopes=[])
 
 
 def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOptions,
@@ -230,6 +317,9 @@ def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOp
           f"with privileges {privileges}" + (
               "" if options.write and options.execute else
               " (tools that write need -w, tools that execute need -x)"), file=stream)
+    print("janito mcp: private network addresses (loopback, private, link-local, metadata) "
+          + ("are reachable by the tools" if served.allow_private_network else
+             "are refused to the tools (--allow-private-network allows them)"), file=stream)
     records = {r.name: r for r in registry.records()}
     width = max((len(n) for n in records), default=0)
     for name in names:
@@ -256,9 +346,11 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
 
     err = stderr or sys.stderr
     try:
+        allow_private = options.allow_private_network or _private_network_from_env()
+        token = _http_token(options) if options.transport == "http" else None
         registry = build_registry(options)
         registry.names()
-    except (UsageError, LookupError) as exc:
+    except (UsageError, LookupError, ValueError) as exc:
         print(f"janito mcp: {exc}", file=err)
         return 2
     sock = None
@@ -266,7 +358,12 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
         sock = _listen(options, err)
         if sock is None:
             return 1
-    served = JanitoServer(registry)
+    # Each call runs under the server's choice (JanitoServer sets it per call); threads a
+    # tool starts on its own do not inherit that, so the process-wide setting says it too.
+    from janito_core.network import ENV_VAR
+
+    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
+    served = JanitoServer(registry, allow_private_network=allow_private)
     describe_exposure(registry, served, options, err)
     try:
         if sock is None:
@@ -274,12 +371,50 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
 
             anyio.run(served.run_stdio)
             return 0
-        return _run_http(served, options, sock, err)
+        return _run_http(served, options, sock, token, err)
     except KeyboardInterrupt:
         return 130
     finally:
         if sock is not None:
             sock.close()
+
+
+def _private_network_from_env() -> bool:
+    from janito_core.network import env_choice
+
+    return env_choice() is True
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (what ``--host`` names) is only reachable from this machine."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _http_token(options: ServeOptions) -> str | None:
+    """The bearer token HTTP requires, or None; UsageError when serving open is not allowed."""
+    from janito_core.cli import UsageError
+
+    if options.no_auth:
+        return None
+    from janito_core.secrets import env_var, get_secret
+
+    token = get_secret(TOKEN_SECRET)
+    if token:
+        return token
+    if not is_loopback(options.host):
+        raise UsageError(
+            f"refusing to serve on {options.host}, which is not a loopback address, without "
+            f"authentication: set the secret {TOKEN_SECRET} (janito secrets set {TOKEN_SECRET}, "
+            f"or {env_var(TOKEN_SECRET)}) so clients must send it as a bearer token, or pass "
+            "--no-auth to serve anyone who can reach the address")
+    return None
 
 
 def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
@@ -302,17 +437,22 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
     return sock
 
 
-def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket, err: TextIO) -> int:
+def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
+              token: str | None, err: TextIO) -> int:
     import uvicorn
 
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if sock.family == socket.AF_INET6 else options.host
-    app = served.http_app(options.host, options.path)
-    if options.host not in LOOPBACK:
-        print(f"janito mcp: warning: {options.host} is not a loopback address and the server "
-              "has no authentication: anyone who can reach it can call the exposed tools",
+    app = served.http_app(options.host, options.path, token)
+    if token is None and not is_loopback(options.host):
+        print(f"janito mcp: warning: {options.host} is not a loopback address and --no-auth "
+              "turned authentication off: anyone who can reach it can call the exposed tools",
               file=err)
-    print(f"janito mcp: listening on http://{host}:{port}{options.path}", file=err)
+    elif token is None and options.no_auth:
+        print("janito mcp: --no-auth: requests are not authenticated", file=err)
+    how = f"requests need 'Authorization: Bearer' with the {TOKEN_SECRET} secret" if token \
+        else "no authentication"
+    print(f"janito mcp: listening on http://{host}:{port}{options.path} ({how})", file=err)
     err.flush()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])

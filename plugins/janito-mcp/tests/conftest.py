@@ -86,11 +86,12 @@ def stdio_params(workspace: Path, config_dir: Path, *flags: str, command: list[s
 class HttpServer:
     """``janito mcp serve --transport http --port 0`` in a subprocess, and its URL."""
 
-    def __init__(self, workspace: Path, config_dir: Path, *flags: str) -> None:
+    def __init__(self, workspace: Path, config_dir: Path, *flags: str,
+                 env: dict[str, str] | None = None) -> None:
         self.workspace = workspace
         self.process = subprocess.Popen(
             [*SERVE, "-t", "mcptest", "--transport", "http", "--port", "0", *flags],
-            cwd=workspace, env=child_env(config_dir), stdin=subprocess.DEVNULL,
+            cwd=workspace, env=child_env(config_dir, **(env or {})), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.banner: list[str] = []

@@ -15,6 +15,7 @@ from janito_mcp import _mount
 
 from janito_core import Privileges, Registry, Workspace, hookimpl
 from janito_core.dispatch import call_tool
+from janito_core.scrub import REDACTED as R
 
 
 @pytest.fixture(scope="module")
@@ -323,9 +324,50 @@ def test_secrets_never_appear_in_errors(fresh: None, tmp_path: Path, config_dir:
     registry = load(workspace, "mcp")
     leaky, unset = registry.load_errors
     assert "tok-4f9a8b7c" not in leaky.reason + unset.reason
-    assert "MCP server 'leaky'" in leaky.reason and "bad token ***" in leaky.reason
+    assert "MCP server 'leaky'" in leaky.reason and "bad token [redacted]" in leaky.reason
     assert "MCP server 'unset'" in unset.reason
     assert "secret 'not_there' is not set" in unset.reason
+
+
+LEAKY_STDERR = r"""
+import base64, json, sys
+from urllib.parse import quote_plus
+secret = sys.argv[1]
+sys.stderr.write("config: " + json.dumps({"token": secret}) + "\n")
+sys.stderr.write("auth: " + base64.b64encode(("user:" + secret).encode()).decode() + "\n")
+sys.stderr.write("url: https://x.test/?t=" + quote_plus(secret) + "\n")
+sys.exit(1)
+"""
+
+
+@pytest.mark.parametrize("form", ["table", "json"])
+def test_a_secret_echoed_transformed_on_stderr_never_reaches_janito_tools(
+        form: str, tmp_path: Path, config_dir: Path, workspace: Path) -> None:
+    """A mounted server that fails to start, writing its secret JSON-escaped, inside a
+    base64 payload and URL-encoded on stderr: ``janito tools`` shows the failure and the
+    stderr lines, never the secret."""
+    import base64
+    from urllib.parse import quote_plus
+
+    token = 'tok-"q\\uo/té+d 9f3a'
+    path = write_config(tmp_path / "mcp.json", {
+        "leaky": {"command": sys.executable, "args": ["-c", LEAKY_STDERR, "${secret:api_token}"]},
+    })
+    env = child_env(config_dir, JANITO_MCP_CONFIG=str(path), JANITO_SECRET_API_TOKEN=token)
+    command = [sys.executable, "-m", "janito_core.cli", "tools", "-t", "mcp"]
+    done = subprocess.run(command + (["--json"] if form == "json" else []), cwd=workspace,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "leaky" in shown and "config: " in shown and "auth: " in shown, shown
+    assert shown.count(R) >= 3, shown
+    forms = {token, json.dumps(token)[1:-1], json.dumps(json.dumps(token))[1:-1],
+             base64.b64encode(("user:" + token).encode()).decode(), quote_plus(token)}
+    for leaked in forms:
+        assert leaked not in shown, leaked
+    if form == "json":
+        rows = json.loads(done.stdout)
+        assert any(row["status"] == "error" and "leaky" in row["reason"] for row in rows)
 
 
 def test_secrets_never_reach_the_model_from_results(fresh: None, tmp_path: Path,
@@ -346,13 +388,13 @@ def test_secrets_never_reach_the_model_from_results(fresh: None, tmp_path: Path,
     failed = call_tool("echo__environ", {"name": "ECHO_TOKEN", "fail": True}, registry=registry)
     text = call_tool("echo__echo", {"text": f"say {token} twice {token}"}, registry=registry)
     assert ok["success"] is True, ok
-    assert ok["result"] == {"name": "ECHO_TOKEN", "value": "***", "nested": [{"quoted": "<***>"}],
-                            "***": "a key"}
+    assert ok["result"] == {"name": "ECHO_TOKEN", "value": R, "nested": [{"quoted": f"<{R}>"}],
+                            R: "a key"}
     assert failed["success"] is False and failed["error_type"] == "remote_error"
-    assert "refusing to show ***" in failed["error"]
-    assert text["text"] == "say *** twice ***"
+    assert f"refusing to show {R}" in failed["error"]
+    assert text["text"] == f"say {R} twice {R}"
     reports = " ".join(e.message for e in captured.events)
-    assert "ECHO_TOKEN is ***" in reports and "read ***" in reports
+    assert f"ECHO_TOKEN is {R}" in reports and f"read {R}" in reports
     everything = json.dumps([ok, failed, text, registry.schema("echo__environ").parameters])
     assert token not in everything + reports
 

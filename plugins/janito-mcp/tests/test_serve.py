@@ -126,7 +126,10 @@ def test_http(mode: str, http_server: HttpServer, config_dir: Path) -> None:
 def test_http_banner(http_server: HttpServer) -> None:
     banner = "\n".join(http_server.banner)
     assert "serving 6 tools over streamable HTTP with privileges r" in banner
-    assert "not exposed, privileges not granted: ShoutText (x), WriteNote (w)" in banner
+    assert ("not exposed, privileges not granted: ShoutText (x), WaitForCancel (w), "
+            "WriteNote (w)") in banner
+    assert "private network addresses (loopback, private, link-local, metadata) are refused" \
+        in banner
 
 
 def test_write_and_execute_only_when_granted(workspace: Path, config_dir: Path) -> None:
@@ -134,7 +137,7 @@ def test_write_and_execute_only_when_granted(workspace: Path, config_dir: Path) 
         params = stdio_params(workspace, config_dir, "-w")
         async with Client(stdio_client(params)) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == READ_ONLY | {"WriteNote"}
+            assert names == READ_ONLY | {"WaitForCancel", "WriteNote"}
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert tools["WriteNote"].annotations.read_only_hint is False
             assert tools["WriteNote"].annotations.destructive_hint is True
@@ -159,7 +162,7 @@ def test_stdio_prints_exposure_on_stderr_only(workspace: Path, config_dir: Path)
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    assert "serving 7 tools over stdio with privileges rw" in done.stderr
+    assert "serving 8 tools over stdio with privileges rw" in done.stderr
     assert "WriteNote" in done.stderr and "not exposed, privileges not granted: ShoutText (x)" in done.stderr
 
 
@@ -259,3 +262,62 @@ def test_concurrent_calls_get_their_own_progress(config_dir: Path, workspace: Pa
         assert not served.forwarder.channels
 
     run_async(main)
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_calls_run_under_the_server_s_private_network_policy(allowed: bool, workspace: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process: what a tool sees as the private-network policy is the server's, whatever
+    the environment says (the command combines --allow-private-network and the environment)."""
+    from janito_mcp._serve import JanitoServer
+
+    from janito_core import BaseTool, Privileges, Registry, Workspace, tool
+    from janito_core.network import private_network_allowed
+
+    @tool(permissions="r")
+    class Policy(BaseTool):
+        """Say whether private addresses may be reached."""
+
+        open_world = True
+
+        def run(self) -> dict[str, Any]:
+            """Say."""
+            return {"success": True, "allowed": private_network_allowed()}
+
+    monkeypatch.setenv("JANITO_PRIVATE_NETWORK", "refuse" if allowed else "allow")
+    registry = Registry(privileges=Privileges(read=True, write=False, execute=False), autoload=(),
+                        workspace=Workspace(workspace))
+    registry.add_tool(Policy, toolset="t", distribution="t")
+    served = JanitoServer(registry, allow_private_network=allowed)
+
+    async def main() -> dict[str, Any]:
+        async with Client(served.server) as client:
+            listed = (await client.list_tools()).tools
+            hints = listed[0].annotations
+            assert (hints.read_only_hint, hints.open_world_hint) == (True, True)
+            return _structured(await client.call_tool("Policy", {}))
+
+    assert run_async(main) == {"success": True, "allowed": allowed}
+
+
+@pytest.mark.parametrize(("flags", "env", "banner"), [
+    ((), {}, "are refused to the tools"),
+    (("--allow-private-network",), {}, "are reachable by the tools"),
+    ((), {"JANITO_PRIVATE_NETWORK": "allow"}, "are reachable by the tools"),
+])
+def test_the_private_network_policy_is_announced(flags: tuple[str, ...], env: dict[str, str],
+                                                 banner: str, workspace: Path,
+                                                 config_dir: Path) -> None:
+    done = subprocess.run([*SERVE, "-t", "mcptest", *flags], cwd=workspace,
+                          env=child_env(config_dir, **env), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert banner in done.stderr
+
+
+def test_an_unreadable_private_network_setting_is_a_usage_error(workspace: Path,
+                                                                config_dir: Path) -> None:
+    done = subprocess.run([*SERVE, "-t", "mcptest"], cwd=workspace,
+                          env=child_env(config_dir, JANITO_PRIVATE_NETWORK="maybe"),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "JANITO_PRIVATE_NETWORK='maybe'" in done.stderr

@@ -2,53 +2,32 @@
 
 Every value that grants access (access and refresh tokens, upload-session URLs,
 pre-authenticated download URLs) is registered with :func:`remember_secret` when it is
-seen; :func:`redact` removes all of them, and anything shaped like a bearer token or a
-JWT, from any text that may reach a result, a report or the terminal, and
-:class:`RedactingFilter` does the same to the log records of msal and its HTTP client.
+seen; :func:`redact` removes all of them (in every form janito-core's scrubber knows:
+JSON-escaped, base64, URL-encoded), and anything shaped like a bearer token or a JWT,
+from any text that may reach a result, a report or the terminal. :data:`LOG_FILTER`
+does the same to the log records of msal and its HTTP client.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 from typing import Any
 
-_lock = threading.Lock()
-_secrets: dict[str, None] = {}  # insertion-ordered set; the oldest go first past the cap
+from janito_core.scrub import REDACTED, Scrubber, ScrubFilter
+
+#: Shapes of credentials that are removed even when their value was never seen.
+TOKEN_SHAPES = (
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/=!*]+"), "Bearer " + REDACTED),
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*"), REDACTED),
+    (re.compile(r"(?i)\b(access_token|refresh_token|tempauth|device_code|client_secret|sig|token)="
+                r"[^&\s\"']+"), lambda m: f"{m.group(1)}={REDACTED}"),
+)
 MAX_REMEMBERED = 2000
 
-_BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/=!*]+")
-_JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*")
-_QUERY_SECRET = re.compile(
-    r"(?i)\b(access_token|refresh_token|tempauth|device_code|client_secret|sig|token)="
-    r"[^&\s\"']+"
-)
-
-REDACTED = "[redacted]"
-
-
-def remember_secret(value: object) -> None:
-    """Register a credential so that :func:`redact` removes it wherever it appears."""
-    if isinstance(value, str) and len(value) >= 8:
-        with _lock:
-            _secrets.pop(value, None)
-            _secrets[value] = None
-            while len(_secrets) > MAX_REMEMBERED:
-                del _secrets[next(iter(_secrets))]
-
-
-def redact(text: object) -> str:
-    """``text`` with every known credential and anything token-shaped replaced."""
-    result = str(text)
-    with _lock:
-        known = sorted(_secrets, key=len, reverse=True)
-    for value in known:
-        if value in result:
-            result = result.replace(value, REDACTED)
-    result = _BEARER.sub("Bearer " + REDACTED, result)
-    result = _JWT.sub(REDACTED, result)
-    return _QUERY_SECRET.sub(lambda m: f"{m.group(1)}={REDACTED}", result)
+#: The credentials seen in this process (the oldest forgotten past MAX_REMEMBERED).
+SECRETS = Scrubber(patterns=TOKEN_SHAPES, capacity=MAX_REMEMBERED)
+remember_secret = SECRETS.add
+redact = SECRETS.text
 
 
 # -- keeping credentials out of the logs of msal and of its HTTP client ---------------
@@ -66,47 +45,15 @@ LIBRARY_LOGGERS = (
 )
 _LIBRARY_PREFIXES = ("msal.", "requests.", "urllib3.")
 
-
-class RedactingFilter(logging.Filter):
-    """Rewrites a log record with :func:`redact` applied before any handler sees it.
-
-    msal logs a refused token refresh at DEBUG with the identity service's
-    ``error_description`` verbatim; a service that quotes the refresh token it was sent
-    would put it in the host's logs. The record's message is formatted here, cleaned and
-    kept without arguments; a traceback or stack text is cleaned the same way.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a handler would print the raw message and its arguments
-            message = f"{record.msg} {record.args!r}"
-        record.msg = redact(message)
-        record.args = ()
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            cleaned = redact(record.exc_text)
-            if cleaned != record.exc_text:
-                record.exc_text = cleaned
-                record.exc_info = None  # the exception object itself still holds the value
-        if record.stack_info:
-            record.stack_info = redact(record.stack_info)
-        return True
-
-
-_FILTER = RedactingFilter()
+#: msal logs a refused token refresh at DEBUG with the identity service's
+#: ``error_description`` verbatim; a service that quotes the refresh token it was sent
+#: would otherwise put it in the host's logs.
+LOG_FILTER = ScrubFilter(SECRETS)
 
 
 def install_log_redaction() -> None:
-    """Put :class:`RedactingFilter` on msal's loggers and its HTTP client's (idempotent)."""
-    names = set(LIBRARY_LOGGERS)
-    names.update(name for name in list(logging.Logger.manager.loggerDict)
-                 if name.startswith(_LIBRARY_PREFIXES))
-    for name in names:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+    """Put :data:`LOG_FILTER` on msal's loggers and its HTTP client's (idempotent)."""
+    LOG_FILTER.install(LIBRARY_LOGGERS, _LIBRARY_PREFIXES)
 
 
 class OneDriveError(Exception):

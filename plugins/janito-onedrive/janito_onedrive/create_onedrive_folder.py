@@ -15,6 +15,8 @@ BEHAVIORS = ("fail", "replace", "rename")
 class CreateOneDriveFolder(BaseTool):
     """Create a folder in OneDrive inside an existing parent folder."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

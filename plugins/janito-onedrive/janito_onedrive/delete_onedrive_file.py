@@ -13,6 +13,8 @@ from ._common import gate, guarded, invalid
 class DeleteOneDriveFile(BaseTool):
     """Delete a OneDrive file or folder (it goes to the OneDrive recycle bin)."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

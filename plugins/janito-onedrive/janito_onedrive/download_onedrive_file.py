@@ -18,6 +18,8 @@ BLOCK = 256 * 1024
 class DownloadOneDriveFile(BaseTool):
     """Download a OneDrive file and save it in the workspace."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

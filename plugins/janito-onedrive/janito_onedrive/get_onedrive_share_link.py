@@ -12,9 +12,12 @@ LINK_TYPES = ("view", "edit", "embed")
 SCOPES = ("anonymous", "organization", "users")
 
 
-@tool(permissions="r")
+# w although nothing local is written: a new link changes who can reach the file.
+@tool(permissions="w")
 class GetOneDriveShareLink(BaseTool):
     """Get a sharing link for a OneDrive file or folder (an existing link of that kind is reused)."""
+
+    open_world = True  # Microsoft Graph
 
     @classmethod
     def should_load(cls) -> bool:

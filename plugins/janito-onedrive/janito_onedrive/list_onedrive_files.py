@@ -17,6 +17,8 @@ MAX_LIMIT = 1000
 class ListOneDriveFiles(BaseTool):
     """List the files and folders in a OneDrive folder (the root by default)."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

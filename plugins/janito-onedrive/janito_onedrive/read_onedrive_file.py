@@ -55,6 +55,8 @@ def decode_prefix(data: bytes, complete: bool) -> str | None:
 class ReadOneDriveFile(BaseTool):
     """Read a OneDrive file: its details and, for a text file, its content up to a size cap."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

@@ -15,6 +15,8 @@ MAX_LIMIT = 1000
 class SearchOneDriveFiles(BaseTool):
     """Search OneDrive for files and folders matching a query, in the whole drive or one folder."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 class UploadOneDriveFile(BaseTool):
     """Upload text or a workspace file to OneDrive; large files go in resumable chunks."""
 
+    open_world = True  # Microsoft Graph
+
     @classmethod
     def should_load(cls) -> bool:
         return gate(cls)

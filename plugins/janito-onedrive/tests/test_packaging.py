@@ -18,7 +18,7 @@ MODULES = ["list_onedrive_files", "search_onedrive_files", "read_onedrive_file",
            "download_onedrive_file", "upload_onedrive_file", "create_onedrive_folder",
            "delete_onedrive_file", "get_onedrive_share_link"]
 PERMISSIONS = {"ListOneDriveFiles": "r", "SearchOneDriveFiles": "r", "ReadOneDriveFile": "r",
-               "GetOneDriveShareLink": "r", "DownloadOneDriveFile": "w",
+               "GetOneDriveShareLink": "w", "DownloadOneDriveFile": "w",
                "UploadOneDriveFile": "w", "CreateOneDriveFolder": "w", "DeleteOneDriveFile": "w"}
 
 
@@ -39,6 +39,11 @@ def test_read_only_privileges_deny_the_write_tools(signed_in: FakeGraph, janito:
     denied = janito.call("DeleteOneDriveFile", path="a.txt")
     assert denied["success"] is False
     assert not signed_in.requests("DELETE")
+    # a sharing link changes who can reach the file: not for a read-only session
+    signed_in.add_file("b.txt", "b")
+    shared = janito.call("GetOneDriveShareLink", path="b.txt")
+    assert shared["error_type"] == "permission_denied"
+    assert not signed_in.requests("POST", "createLink")
 
 
 def test_importing_the_toolset_imports_neither_msal_nor_the_http_stack() -> None:

@@ -1,4 +1,4 @@
-"""The read tools: list (with paging), search, read, share link."""
+"""The tools that read (list with paging, search, read) and the share link (w)."""
 
 from __future__ import annotations
 

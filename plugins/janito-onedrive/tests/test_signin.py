@@ -154,7 +154,7 @@ def test_a_refused_refresh_quoting_the_token_stays_out_of_msal_logs(
 def test_the_log_filter_cleans_arguments_tracebacks_and_bad_records() -> None:
     import logging
 
-    from janito_onedrive._errors import RedactingFilter, remember_secret
+    from janito_onedrive._errors import LOG_FILTER, remember_secret
 
     remember_secret("very-secret-refresh-token")
     try:
@@ -167,12 +167,12 @@ def test_the_log_filter_cleans_arguments_tracebacks_and_bad_records() -> None:
                                "Refresh failed. %s: %s", ("invalid_grant",
                                                           "quoting very-secret-refresh-token"),
                                exc_info)
-    assert RedactingFilter().filter(record) is True
+    assert LOG_FILTER.filter(record) is True
     assert record.getMessage() == "Refresh failed. invalid_grant: quoting [redacted]"
     assert "very-secret" not in (record.exc_text or "") and record.exc_info is None
     broken = logging.LogRecord("urllib3.connectionpool", logging.DEBUG, __file__, 1,
                                "%s %s", ("very-secret-refresh-token",), None)
-    RedactingFilter().filter(broken)
+    LOG_FILTER.filter(broken)
     assert "very-secret" not in broken.getMessage()
 
 

@@ -23,6 +23,18 @@ def test_redact_known_values_and_token_shapes() -> None:
     assert redact("$skiptoken=3 and error code=42") == "$skiptoken=3 and error code=42"
 
 
+def test_redact_finds_remembered_values_in_their_travelling_forms() -> None:
+    import base64
+    import json
+    from urllib.parse import quote
+
+    url = "https://upload.example.test/up/session?key=abc/def+ghi"
+    remember_secret(url)
+    for shown in (json.dumps({"uploadUrl": url}), quote(url, safe=""),
+                  base64.urlsafe_b64encode(url.encode()).decode()):
+        assert "abc/def" not in redact(shown) and "abc%2Fdef" not in redact(shown)
+
+
 def _headers(value: str) -> Message:
     message = Message()
     message["Retry-After"] = value

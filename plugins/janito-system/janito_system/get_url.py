@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from janito_core import BaseTool, failure, tool
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from email.message import Message
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+#: The most ``max_bytes`` may ask for: the body, its text and the converted text are all
+#: held in memory, so this bounds what one call can take.
+MAX_BYTES_LIMIT = 50 * 1024 * 1024
 MAX_REDIRECTS = 10
 USER_AGENT = "janito-system/0.1 (GetUrl; +https://github.com/janito-dev/janito)"
 _CHUNK = 65_536
@@ -27,6 +30,9 @@ _TEXT_TYPES = (
     "image/svg+xml",
 )
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+PRIVATE_NETWORK_HINT = ("loopback, private, link-local and metadata addresses are refused "
+                        "when janito serves its tools; JANITO_PRIVATE_NETWORK=allow or "
+                        "janito mcp serve --allow-private-network allows them")
 
 
 class _Failure(Exception):
@@ -49,6 +55,8 @@ class GetUrl(BaseTool):
     characters and ``max_lines`` lines with a visible marker.
     """
 
+    open_world = True
+
     @guarded("url")
     def run(
         self,
@@ -68,10 +76,10 @@ class GetUrl(BaseTool):
             max_length: Most characters of content to return (default 5000; null for no
                 limit). Longer content is cut and ends with a truncation marker.
             max_lines: Most lines of content to return (default 200; null for no limit).
-            timeout: Seconds allowed for connecting and for the whole download (default 10).
+            timeout: Seconds allowed for the whole exchange, redirects included (default 10).
             follow_redirects: Follow HTTP redirects (at most 10), or report the first one.
-            max_bytes: Stop downloading after this many bytes (default 5 MiB); what arrived
-                so far is returned and marked as cut.
+            max_bytes: Stop downloading after this many bytes (default 5 MiB, at most
+                50 MiB); what arrived so far is returned and marked as cut.
             raw: Return HTML source as it is instead of turning it into text.
             include_links: In text made from HTML, write each link as "text (url)".
         """
@@ -151,6 +159,9 @@ def _check_arguments(url: str, max_length: int | None, max_lines: int | None, ti
         return f"timeout must be a positive number of seconds, got {timeout}", "invalid_arguments"
     if max_bytes < 1:
         return f"max_bytes must be at least 1, got {max_bytes}", "invalid_arguments"
+    if max_bytes > MAX_BYTES_LIMIT:
+        return (f"max_bytes may be at most {MAX_BYTES_LIMIT} ({MAX_BYTES_LIMIT // 2**20} MiB), "
+                f"got {max_bytes}", "invalid_arguments")
     return _url_problem(url.strip(), urlsplit)
 
 
@@ -176,16 +187,47 @@ def _url_problem(url: str, urlsplit: Any) -> tuple[str, str] | None:
 
 def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
            ) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool]:
-    """(body, headers, status, final URL, redirects, cut) or raise _Failure."""
+    """(body, headers, status, final URL, redirects, cut) or raise _Failure.
+
+    Every connection, redirects included, goes through one :class:`_http_guard.Exchange`:
+    it applies the private-network policy to the address actually connected to and ends
+    the exchange when ``timeout`` seconds are over, whatever the server is doing.
+    """
+    from janito_core.network import private_network_allowed
+
+    from ._http_guard import Exchange
+
+    with Exchange(time.monotonic() + timeout, private_network_allowed()) as exchange:
+        try:
+            fetched = _fetch_through(exchange, url, timeout, follow, max_bytes)
+        except _Failure as exc:
+            if exchange.expired and exc.error_type != "timeout":
+                raise _timed_out(url, timeout, exc.extra.get("redirects", [])) from None
+            raise
+        if exchange.expired:  # the timer cut the body short: what arrived is not the whole
+            raise _timed_out(url, timeout, fetched[4], bytes_received=len(fetched[0]))
+        return fetched
+
+
+def _timed_out(url: str, timeout: float, redirects: list[dict[str, Any]], **extra: Any
+               ) -> _Failure:
+    return _Failure(f"{url} did not complete within {timeout:g} seconds", "timeout",
+                    redirects=redirects, **extra)
+
+
+def _fetch_through(exchange: Any, url: str, timeout: float, follow: bool, max_bytes: int
+                   ) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool]:
     import urllib.request
     from urllib.parse import urljoin, urlsplit
+
+    from ._http_guard import handlers
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: Any, **kwargs: Any) -> None:
             return None
 
-    opener = urllib.request.build_opener(NoRedirect)
-    deadline = time.monotonic() + timeout
+    opener = urllib.request.build_opener(NoRedirect, *handlers(exchange))
+    deadline = exchange.deadline
     current = url
     seen = {url}
     redirects: list[dict[str, Any]] = []
@@ -235,7 +277,8 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
                 continue
             raise _http_failure(error, current, redirects) from None
         try:
-            body, cut = _read_body(response, max_bytes, deadline, timeout, current)
+            body, cut = _read_body(response, max_bytes, deadline, timeout, current,
+                                   lambda: bool(exchange.expired))
             return body, response.headers, response.status, current, redirects, cut
         except _Failure as exc:
             exc.extra.setdefault("redirects", redirects)
@@ -246,9 +289,12 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
             response.close()
 
 
-def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, url: str
-               ) -> tuple[bytes, bool]:
+def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, url: str,
+               expired: Callable[[], bool] = lambda: False) -> tuple[bytes, bool]:
     """Read at most ``max_bytes`` (and learn whether there was more) before ``deadline``.
+
+    ``expired`` says whether the exchange was cut off at its deadline, which makes a
+    failed read a timeout.
 
     A gzip or deflate body (sent although only ``identity`` was asked for) is inflated as
     it arrives, and the cap applies to the inflated size, so a small bomb stays small.
@@ -268,7 +314,13 @@ def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, u
         if time.monotonic() > deadline:
             raise _Failure(f"downloading {url} took longer than {timeout:g} seconds", "timeout",
                            bytes_received=received)
-        raw = response.read1(_CHUNK if inflater else min(_CHUNK, max_bytes + 1 - size))
+        try:
+            raw = response.read1(_CHUNK if inflater else min(_CHUNK, max_bytes + 1 - size))
+        except Exception:
+            if expired():
+                raise _Failure(f"downloading {url} took longer than {timeout:g} seconds",
+                               "timeout", bytes_received=received) from None
+            raise
         received += len(raw)
         if inflater is None:
             chunk = raw
@@ -300,10 +352,15 @@ def _classify(exc: BaseException, url: str, timeout: float,
     import urllib.error
     from urllib.parse import urlsplit
 
+    from ._http_guard import AddressRefused
+
     reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     parts = urlsplit(url)
     host = parts.hostname or url
     where = f"{host}:{parts.port}" if parts.port else host
+    if isinstance(reason, AddressRefused):
+        return _Failure(f"GetUrl does not connect to private network addresses here: {reason} "
+                        f"({PRIVATE_NETWORK_HINT})", "address_refused", redirects=redirects)
     if isinstance(reason, socket.gaierror):
         return _Failure(f"the host name {host!r} could not be resolved (DNS: {reason.strerror})",
                         "dns_failure", redirects=redirects)
