@@ -29,6 +29,7 @@ def janito_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.delenv("JANITO_TOOLSETS", raising=False)
     monkeypatch.delenv("JANITO_PLUGINS", raising=False)
+    monkeypatch.delenv("JANITO_SANDBOX", raising=False)  # the default policy, unless a test sets one
     return config
 
 
