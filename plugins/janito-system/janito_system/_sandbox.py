@@ -250,9 +250,7 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
 
 def _supervised(launch: Launch, policy: SandboxPolicy, argv: list[str], *, cwd: str,
                 workspace: str, tmpdir: str | None) -> None:
-    import json
-
-    from ._supervisor import DEVICE_FILES, SHARED_MEMORY
+    from ._supervisor import DEVICE_FILES, SHARED_MEMORY, options
 
     read_end, write_end = os.pipe()
     launch.child_fds = (read_end,)
@@ -268,7 +266,7 @@ def _supervised(launch: Launch, policy: SandboxPolicy, argv: list[str], *, cwd: 
         "devices": list(DEVICE_FILES),
         "network": policy.network,
     }
-    launch.argv = [sys.executable, "-I", "-S", SUPERVISOR_PATH, json.dumps(settings), "--", *argv]
+    launch.argv = [sys.executable, "-I", "-S", SUPERVISOR_PATH, *options(settings), "--", *argv]
     launch.polite = True
 
 

@@ -1,8 +1,11 @@
 """The fallback sandbox of the run tools: one small supervisor process per call.
 
 Used where bubblewrap is missing or cannot create namespaces. janito starts it as
-``python -I -S _supervisor.py SETTINGS -- ARGV...`` (no site-packages, nothing from the
-current folder on the import path: it imports the standard library only). It:
+``python -I -S _supervisor.py OPTIONS -- ARGV...`` (no site-packages, nothing from the
+current folder on the import path: it imports the standard library only, and as little of
+it as it can, since every call pays for the start of this interpreter). The options:
+``--parent PID`` (janito), ``--control FD``, ``--cwd DIR``, ``--confine``, ``--network``,
+``--write PATH`` and ``--device FILE`` (repeatable). It:
 
 - becomes a child subreaper, so every process the call starts stays its descendant,
   whatever session or process group it moves to and however often it forks;
@@ -23,12 +26,17 @@ to say what the machine offers; ctypes is imported only when they are called.
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
 import time
 from typing import Any
+
+try:
+    # The C module behind ``signal``: the same functions and numbers, without the enum
+    # wrappers, whose import costs more than the rest of this module's start together.
+    import _signal as signal  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal
 
 # Landlock (include/uapi/linux/landlock.h); the syscall numbers are shared by every
 # architecture janito runs on (x86_64, aarch64).
@@ -397,7 +405,7 @@ def kill_descendants(limit: float = 10.0) -> None:
 
 def _exit_code(status: int | None) -> int:
     if status is None:
-        return 128 + signal.SIGKILL
+        return 128 + int(signal.SIGKILL)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return os.WEXITSTATUS(status)
@@ -444,11 +452,55 @@ def supervise(settings: dict[str, Any], command: list[str]) -> int:
     return _exit_code(status)
 
 
+def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """(settings, command) from the options of the module docstring; ValueError if malformed."""
+    settings: dict[str, Any] = {"confine": False, "network": False, "write": [], "devices": []}
+    index = 0
+    while index < len(argv) and argv[index] != "--":
+        option = argv[index]
+        if option in ("--confine", "--network"):
+            settings[option[2:]] = True
+            index += 1
+            continue
+        if index + 1 >= len(argv):
+            raise ValueError(f"{option} needs a value")
+        value = argv[index + 1]
+        if option in ("--parent", "--control"):
+            settings[option[2:]] = int(value)
+        elif option == "--cwd":
+            settings["cwd"] = value
+        elif option == "--write":
+            settings["write"].append(value)
+        elif option == "--device":
+            settings["devices"].append(value)
+        else:
+            raise ValueError(f"unknown option {option}")
+        index += 2
+    command = argv[index + 1:]
+    if not command or not {"parent", "control", "cwd"} <= set(settings):
+        raise ValueError("--parent, --control, --cwd and a command after -- are required")
+    return settings, command
+
+
+def options(settings: dict[str, Any]) -> list[str]:
+    """The command-line options that ``parse`` reads back as ``settings``."""
+    out = ["--parent", str(settings["parent"]), "--control", str(settings["control"]),
+           "--cwd", settings["cwd"]]
+    out += [flag for flag in ("--confine", "--network") if settings.get(flag[2:])]
+    for path in settings.get("write", ()):
+        out += ["--write", path]
+    for path in settings.get("devices", ()):
+        out += ["--device", path]
+    return out
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) < 4 or argv[2] != "--":
-        os.write(2, b"usage: _supervisor.py SETTINGS -- COMMAND...\n")
+    try:
+        settings, command = parse(argv[1:])
+    except ValueError as exc:
+        os.write(2, f"janito sandbox: {exc}\n".encode())
         return 125
-    return supervise(json.loads(argv[1]), argv[3:])
+    return supervise(settings, command)
 
 
 if __name__ == "__main__":
