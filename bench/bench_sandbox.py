@@ -7,6 +7,10 @@ record: the supervisor fallback (Landlock and seccomp, when bubblewrap is not us
 the bare process start the run tools made before processes were contained (the child in
 its own process group, nothing more), measured with the same output loop.
 
+Then, without janito around them, the process starts behind each mechanism (``bash -c
+true`` alone, in bubblewrap as each policy runs it, under the supervisor, and a bare
+``python -I -S``), which is what docs/decisions/0006 compares.
+
 Runs are interleaved variant by variant; medians. Wall time is the verdict here, not
 CPU time as in the other benchmarks: what the sandbox costs is mostly the kernel setting
 up and tearing down namespaces, during which janito waits rather than computes, so the
@@ -135,7 +139,66 @@ def main() -> int:
         fallback = medians["workspace-write (supervisor)"]
         print(f"the supervisor fallback: workspace-write {fallback.wall * 1e3:.2f} ms, "
               f"{fallback.wall / unsandboxed.wall:.2f}x the off call with {auto}")
+    starts(args.repeat * 4, bash, auto)
     return exit_status(verdict(ratio.wall, TARGET))
+
+
+def starts(runs: int, bash: str, auto: str | None) -> None:
+    """Print what starting ``bash -c true`` costs behind each mechanism, without janito."""
+    import subprocess
+
+    from janito_system import _sandbox
+    from janito_system._supervisor import DEVICE_FILES, options
+
+    from janito_core.sandbox import SandboxPolicy
+
+    folder = os.path.realpath(tempfile.mkdtemp(prefix="janito-bench-starts-"))
+    command = [bash, "--noprofile", "--norc", "-c", "true"]
+    commands: dict[str, list[str]] = {"bash -c true": command}
+    bwrap = shutil.which("bwrap")
+    if auto == "bubblewrap" and bwrap is not None:
+        for name in ("workspace-write", "workspace-write+network", "off"):
+            policy = SandboxPolicy(name, "bench")
+            tmpdir = folder if policy.confined else None
+            commands[f"bwrap, {name}"] = [*_sandbox.bwrap_argv(
+                bwrap, policy, workspace=folder, tmpdir=tmpdir, cwd=folder), *command]
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, True)
+    for name, confine in (("workspace-write", True), ("off", False)):
+        settings = {"parent": os.getpid(), "control": read_end, "cwd": folder,
+                    "confine": confine, "write": [folder], "devices": list(DEVICE_FILES)}
+        commands[f"supervisor, {name}"] = [*_sandbox.supervisor_command(), *options(settings),
+                                           "--", *command]
+    commands["python -I -S -c pass"] = [sys.executable, "-I", "-S", "-c", "pass"]
+    try:
+        subprocess.run(commands["supervisor, off"], check=True, pass_fds=(read_end,))
+        medians = alternate_with_fds(commands, runs, read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"starting bash -c true, medians of {runs} interleaved runs; {load_note()}")
+    print(f"  {'':<36} {'wall':>9} {'CPU (children)':>16}")
+    for name, value in medians.items():
+        print(f"  {name:<36} {value.wall * 1e3:6.2f} ms {value.cpu * 1e3:13.2f} ms")
+
+
+def alternate_with_fds(commands: dict[str, list[str]], runs: int, fd: int) -> dict[str, Timing]:
+    """Median wall and children-CPU time of each command (``fd`` passed on), interleaved."""
+    import subprocess
+
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, pass_fds=(fd,), stdout=subprocess.DEVNULL)
+            walls[name].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in commands}
 
 
 if __name__ == "__main__":

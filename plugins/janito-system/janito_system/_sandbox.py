@@ -13,7 +13,7 @@ docs/decisions/0006-sandbox-and-process-containment.md for the measurements):
    every process in it, whatever session or group it moved to. Under ``off`` bubblewrap
    still gives the PID namespace, with the filesystem and the network as they are.
 2. **supervisor** (Linux without a usable bubblewrap): ``_supervisor.py`` under the same
-   interpreter, a child subreaper that kills every descendant at the end; the code is
+   interpreter (``python -I -S``), a child subreaper that kills every descendant at the end; the code is
    confined with Landlock (writes) and a seccomp filter (network) unless the policy is off.
 3. **process group** (other POSIX systems, policy ``off`` only): the command's process
    group is killed at the end; a process that leaves the group outlives the call.
@@ -56,7 +56,12 @@ MECHANISM_ENV = "JANITO_SANDBOX_MECHANISM"
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 PROBE_TIMEOUT = 20.0
-SUPERVISOR_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_supervisor.py")
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# How the supervisor starts: imported (so from its cached bytecode, where running the file
+# as a script would compile it on every call) from the end of the import path, where no
+# module of this folder can shadow one of the standard library.
+SUPERVISOR_BOOT = ("import sys; sys.path.append(sys.argv.pop(1)); import _supervisor; "
+                   "sys.exit(_supervisor.main(sys.argv))")
 INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
 
 
@@ -248,6 +253,11 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
     return launch
 
 
+def supervisor_command() -> list[str]:
+    """The start of the supervisor's command line (its options and the command follow)."""
+    return [sys.executable, "-I", "-S", "-c", SUPERVISOR_BOOT, PACKAGE_DIR]
+
+
 def _supervised(launch: Launch, policy: SandboxPolicy, argv: list[str], *, cwd: str,
                 workspace: str, tmpdir: str | None) -> None:
     from ._supervisor import DEVICE_FILES, SHARED_MEMORY, options
@@ -266,7 +276,7 @@ def _supervised(launch: Launch, policy: SandboxPolicy, argv: list[str], *, cwd: 
         "devices": list(DEVICE_FILES),
         "network": policy.network,
     }
-    launch.argv = [sys.executable, "-I", "-S", SUPERVISOR_PATH, *options(settings), "--", *argv]
+    launch.argv = [*supervisor_command(), *options(settings), "--", *argv]
     launch.polite = True
 
 

@@ -1,9 +1,11 @@
 """The fallback sandbox of the run tools: one small supervisor process per call.
 
 Used where bubblewrap is missing or cannot create namespaces. janito starts it as
-``python -I -S _supervisor.py OPTIONS -- ARGV...`` (no site-packages, nothing from the
-current folder on the import path: it imports the standard library only, and as little of
-it as it can, since every call pays for the start of this interpreter). The options:
+``python -I -S -c BOOT PACKAGE_DIR OPTIONS -- ARGV...`` (``_sandbox.supervisor_command``:
+no site-packages, nothing from the current folder on the import path; this module is
+imported from its folder, appended to the path, and calls ``main``). It imports the
+standard library only, and as little of it as it can, since every call pays for the
+start of this interpreter. The options:
 ``--parent PID`` (janito), ``--control FD``, ``--cwd DIR``, ``--confine``, ``--network``,
 ``--write PATH`` and ``--device FILE`` (repeatable). It:
 
@@ -29,7 +31,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself is not imported: it would cost every call's start
+if TYPE_CHECKING:
+    from typing import Any
 
 try:
     # The C module behind ``signal``: the same functions and numbers, without the enum
@@ -309,35 +314,66 @@ def _exec_child(settings: dict[str, Any], command: list[str], close: list[int]) 
         os._exit(126)
 
 
-def _process_table() -> dict[int, tuple[int, bytes]]:
-    """{pid: (parent pid, state)} of every process this one can see."""
+def _process_table() -> dict[int, int]:
+    """{pid: parent pid} of every process this one can see."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+                table[int(name)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
-        table[int(name)] = (int(fields[1]), fields[0])
     return table
 
 
+def _children(pid: int) -> list[int] | None:
+    """The children of ``pid`` as the kernel lists them; None where it does not
+    (a kernel built without ``CONFIG_PROC_CHILDREN``)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except FileNotFoundError:
+            if os.path.isdir(f"/proc/{pid}/task/{task}"):
+                return None
+        except OSError:
+            continue
+    return found
+
+
 def _descendants(me: int) -> list[int]:
-    """Live (not zombie) descendants of ``me``, parents before children."""
-    children: dict[int, list[int]] = {}
-    states = {}
-    for pid, (parent, state) in _process_table().items():
-        children.setdefault(parent, []).append(pid)
-        states[pid] = state
+    """Descendants of ``me`` (zombies included), parents before children.
+
+    The children lists of the subtree are read where the kernel offers them (a read per
+    process of the call); otherwise the whole process table is scanned.
+    """
     found: list[int] = []
     frontier = [me]
     while frontier:
-        pid = frontier.pop()
-        for child in children.get(pid, ()):
-            if states.get(child) not in (b"Z", b"X"):
-                found.append(child)
+        children = _children(frontier.pop())
+        if children is None:
+            return _descendants_by_scan(me)
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+def _descendants_by_scan(me: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in _process_table().items():
+        children.setdefault(parent, []).append(pid)
+    found: list[int] = []
+    frontier = [me]
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            found.append(child)
             frontier.append(child)
     return found
 
@@ -393,13 +429,16 @@ def kill_descendants(limit: float = 10.0) -> None:
         tree = {me, *victims}
         for pid in victims:
             _kill(pid, tree)
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            if not victims:
-                return
-            pid = 0
-        if pid == 0:
+        reaped = False
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return  # no child left, so no descendant either
+            if pid == 0:
+                break
+            reaped = True
+        if not reaped:
             time.sleep(0.001)
 
 
