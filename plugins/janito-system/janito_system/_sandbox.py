@@ -88,10 +88,6 @@ def landlock_abi() -> int:
     return _PROBES.landlock or 0
 
 
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str | None,
                cwd: str) -> list[str]:
     """The bubblewrap command line that runs a command under ``policy`` (command not included)."""
@@ -103,6 +99,8 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
             argv += ["--bind", workspace, workspace]
         if tmpdir is not None:
             argv += ["--bind", tmpdir, tmpdir]
+        # Run as root, bubblewrap keeps every capability unless told otherwise, and the
+        # code could remount / read-write; for other users it drops them anyway.
         argv += ["--unshare-ipc", "--cap-drop", "ALL"]
         if not policy.network:
             argv.append("--unshare-net")
@@ -291,7 +289,7 @@ _DENIED_SIGNS = ("Permission denied", "EACCES", "Operation not permitted", "EPER
 
 
 def refusal_note(policy: SandboxPolicy, mechanism: str, stderr: str) -> str | None:
-    """A note for a failed run whose errors show the sandbox refusing something, else None.
+    """A note for a run whose errors show the sandbox refusing something, else None.
 
     Under bubblewrap a refused write reads ``Read-only file system`` and a refused
     connection ``Connection refused``, ``Network is unreachable`` or a failed name lookup;
