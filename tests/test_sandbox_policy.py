@@ -73,11 +73,37 @@ SANDBOXED = {
 }
 
 
+# A plugin subcommand built like `janito mcp serve`: the shared options, its own handler.
+SERVE_LIKE = {
+    "acme_policy_plugin.py": '''
+        """A hook plugin adding `janito policy`, which prints the sandbox policy it sees."""
+        import sys
+
+        from janito_core import hookimpl
+        from janito_core.cli import registry_options
+        from janito_core.sandbox import sandbox_policy
+
+
+        def show(args):
+            sys.stdout.write(sandbox_policy().name + "\\n")
+            return 0
+
+
+        @hookimpl
+        def janito_register_commands(subparsers):
+            parser = subparsers.add_parser("policy", parents=[registry_options()])
+            parser.set_defaults(handler=show)
+    ''',
+}
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("sandbox-site")
     write_distribution(folder, "acme-sandboxed", "1.0.0", toolsets={"sandboxed": "acme_sandboxed"},
                        files=SANDBOXED)
+    write_distribution(folder, "acme-policy", "1.0.0", plugins={"policy": "acme_policy_plugin"},
+                       files=SERVE_LIKE)
     return folder
 
 
@@ -185,6 +211,17 @@ def test_the_option_reaches_the_call(site: Path, tmp_path: Path) -> None:
         done = janito(site, config, *args, "-t", "sandboxed", "ShowPolicy")
         assert done.returncode == 0, done
         assert json.loads(done.stdout) == {"success": True, "policy": "off"}
+
+
+@pytest.mark.parametrize("args", [("--sandbox", "read-only", "policy"),
+                                  ("policy", "--sandbox", "read-only")])
+def test_the_option_reaches_plugin_commands(site: Path, tmp_path: Path,
+                                            args: tuple[str, ...]) -> None:
+    """Such as `janito mcp serve`, whose calls run in the same process."""
+    done = janito(site, tmp_path / "config", *args)
+    assert done.returncode == 0, done
+    assert done.stdout == "read-only\n"
+    assert janito(site, tmp_path / "config", "policy").stdout == "workspace-write\n"
 
 
 @pytest.mark.parametrize("args", [("--sandbox", "bogus", "tools"), ("--sandbox",),
