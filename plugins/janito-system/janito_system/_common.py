@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from janito_core import WorkspaceError, failure
 from janito_core.results import CANCELLED
 
-from ._process import run_process
+from ._process import PROCESS_GROUP, run_process
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -230,7 +230,7 @@ class RunCall:
             if code < 0:
                 result["signal"] = _signal_name(code)
                 result["error"] = f"{what} was killed by {result['signal']}"
-            elif code > 128 and launch.mechanism != "process group" and code - 128 < 65:
+            elif code > 128 and launch.mechanism != PROCESS_GROUP and code - 128 < 65:
                 # a sandboxed command's death by signal N comes back as 128 + N, as in a shell
                 result["signal"] = _signal_name(128 - code)
                 result["error"] = (f"{what} was killed by {result['signal']} "

@@ -36,6 +36,9 @@ DRAIN_SECONDS = 1.0
 STOP_SECONDS = 5.0
 """How long a supervisor asked to stop may take to kill its descendants before SIGKILL."""
 
+PROCESS_GROUP = "process group"
+"""The mechanism of a launch that only has its process group (``_sandbox`` names the others)."""
+
 _READ_SIZE = 65_536
 _POLL_MAX = 0.05
 _WAIT_MAX = 3600.0  # one select() call; the platform limit is far above, but finite
@@ -100,7 +103,7 @@ class Launch:
     __slots__ = ("argv", "child_fds", "control", "env", "mechanism", "polite", "tmpdir")
 
     def __init__(self, argv: list[str], env: dict[str, str] | None, *,
-                 mechanism: str = "process group", tmpdir: str | None = None) -> None:
+                 mechanism: str = PROCESS_GROUP, tmpdir: str | None = None) -> None:
         self.argv = argv
         self.env = env
         self.mechanism = mechanism

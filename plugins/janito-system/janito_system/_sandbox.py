@@ -46,11 +46,10 @@ from janito_core.sandbox import (
     sandbox_policy,
 )
 
-from ._process import Launch
+from ._process import PROCESS_GROUP, Launch
 
 BUBBLEWRAP = "bubblewrap"
 SUPERVISOR = "supervisor"
-PROCESS_GROUP = "process group"
 MECHANISM_ENV = "JANITO_SANDBOX_MECHANISM"
 """``auto`` (default), ``bubblewrap`` or ``supervisor``: pin the mechanism (troubleshooting)."""
 
