@@ -25,6 +25,10 @@ Probing costs a process start, so listing the tools never probes: it looks for `
 on PATH only (and asks the kernel for its Landlock version when there is none). The first
 run probes bubblewrap once; the answer is kept for the life of the process
 (``_PROBES``, guarded by a lock, since MCP serving runs calls in threads).
+
+Each call under a confining policy gets its own temporary folder, removed after the call.
+A janito killed with SIGKILL cannot remove it: the supervisor then does, and under
+bubblewrap the first call of a later janito process removes such leftovers.
 """
 
 from __future__ import annotations
@@ -62,6 +66,9 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 SUPERVISOR_BOOT = ("import sys; sys.path.append(sys.argv.pop(1)); import _supervisor; "
                    "sys.exit(_supervisor.main(sys.argv))")
 INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
+TMPDIR_PREFIX = "janito-call-"
+"""The temporary folder of a call is ``<tempdir>/janito-call-<janito's pid>-<random>``."""
+STALE_SECONDS = 600.0
 
 
 class _Probes:
@@ -71,6 +78,7 @@ class _Probes:
         self.lock = threading.Lock()
         self.bwrap: dict[str, str | None] = {}  # bwrap path -> None (works) or the problem
         self.landlock: int | None = None
+        self.swept = False  # stale temporary folders of dead janito processes removed
 
 
 _PROBES = _Probes()
@@ -235,7 +243,11 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
     tmpdir = None
     env = dict(env)
     if policy.confined:
-        tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="janito-call-"))
+        if not _PROBES.swept:
+            _PROBES.swept = True
+            sweep_stale_folders()
+        prefix = f"{TMPDIR_PREFIX}{os.getpid()}-"
+        tmpdir = os.path.realpath(tempfile.mkdtemp(prefix=prefix))
         env.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
     launch = Launch(argv, env, mechanism=choice.mechanism or PROCESS_GROUP, tmpdir=tmpdir)
     try:
@@ -248,6 +260,51 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
         launch.cleanup()
         raise
     return launch
+
+
+def sweep_stale_folders(min_age: float = STALE_SECONDS) -> int:
+    """Remove the temporary folders of calls whose janito died (SIGKILL leaves them behind).
+
+    A folder is stale when it is this user's, named after a process that no longer
+    exists, and untouched for ``min_age`` seconds (a process of another PID namespace
+    sharing the folder looks dead from here; its folder is in use only if recently
+    touched). Returns how many were removed. Run once per process, on its first call.
+    """
+    import tempfile
+    import time
+
+    root = tempfile.gettempdir()
+    removed = 0
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith(TMPDIR_PREFIX):
+            continue
+        pid_text = entry.name[len(TMPDIR_PREFIX):].split("-", 1)[0]
+        try:
+            pid = int(pid_text)
+            info = entry.stat(follow_symlinks=False)
+        except (ValueError, OSError):
+            continue
+        if (not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid()
+                or now - info.st_mtime < min_age or _alive(pid)):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but is another user's
+        return True
+    return True
 
 
 def supervisor_command() -> list[str]:
@@ -272,6 +329,7 @@ def _supervised(launch: Launch, policy: SandboxPolicy, argv: list[str], *, cwd: 
         "write": writable,
         "devices": list(DEVICE_FILES),
         "network": policy.network,
+        "tmpdir": tmpdir,
     }
     launch.argv = [*supervisor_command(), *options(settings), "--", *argv]
     launch.polite = True

@@ -7,7 +7,8 @@ imported from its folder, appended to the path, and calls ``main``). It imports 
 standard library only, and as little of it as it can, since every call pays for the
 start of this interpreter. The options:
 ``--parent PID`` (janito), ``--control FD``, ``--cwd DIR``, ``--confine``, ``--network``,
-``--write PATH`` and ``--device FILE`` (repeatable). It:
+``--tmpdir DIR`` (the call's temporary folder), ``--write PATH`` and ``--device FILE``
+(repeatable). It:
 
 - becomes a child subreaper, so every process the call starts stays its descendant,
   whatever session or process group it moves to and however often it forks;
@@ -20,7 +21,8 @@ start of this interpreter. The options:
   ones (and io_uring, which could make sockets without the socket call);
 - when that child ends, when janito goes away or when it is told to stop (SIGTERM, SIGHUP,
   SIGINT, or the pipe closing), kills every descendant and exits with the child's status
-  (128 + N after death by signal N, as a shell and bubblewrap report it).
+  (128 + N after death by signal N, as a shell and bubblewrap report it); when janito
+  is gone, it also removes the call's temporary folder, which janito would have removed.
 
 The functions are also imported by janito itself (``landlock_abi``, ``seccomp_supported``)
 to say what the machine offers; ctypes is imported only when they are called.
@@ -488,6 +490,11 @@ def supervise(settings: dict[str, Any], command: list[str]) -> int:
             status = _reap(main)
     finally:
         kill_descendants()
+        if settings.get("tmpdir") and os.getppid() != settings["parent"]:
+            # janito is gone, so nobody else will remove the call's temporary folder
+            import shutil
+
+            shutil.rmtree(settings["tmpdir"], ignore_errors=True)
     return _exit_code(status)
 
 
@@ -506,8 +513,8 @@ def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
         value = argv[index + 1]
         if option in ("--parent", "--control"):
             settings[option[2:]] = int(value)
-        elif option == "--cwd":
-            settings["cwd"] = value
+        elif option in ("--cwd", "--tmpdir"):
+            settings[option[2:]] = value
         elif option == "--write":
             settings["write"].append(value)
         elif option == "--device":
@@ -526,6 +533,8 @@ def options(settings: dict[str, Any]) -> list[str]:
     out = ["--parent", str(settings["parent"]), "--control", str(settings["control"]),
            "--cwd", settings["cwd"]]
     out += [flag for flag in ("--confine", "--network") if settings.get(flag[2:])]
+    if settings.get("tmpdir"):
+        out += ["--tmpdir", settings["tmpdir"]]
     for path in settings.get("write", ()):
         out += ["--write", path]
     for path in settings.get("devices", ()):

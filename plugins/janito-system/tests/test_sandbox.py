@@ -401,3 +401,66 @@ def test_janito_tools_shows_the_policy_and_never_probes(tmp_path: Path) -> None:
     assert "Sandbox of the code they run:" in text
     assert "workspace-write (default), bubblewrap" in text
     assert not ran.exists()
+
+
+# -- the temporary folders of calls whose janito died ---------------------------------------
+
+
+def test_stale_temporary_folders_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = tmp_path / f"janito-call-{gone.pid}-old"
+    (stale / "deep").mkdir(parents=True)
+    (stale / "deep" / "data").write_text("left by a killed janito")
+    old = 1_000_000_000
+    os.utime(stale, (old, old))
+    fresh = tmp_path / f"janito-call-{gone.pid}-fresh"  # maybe another namespace's, in use
+    fresh.mkdir()
+    mine = tmp_path / f"janito-call-{os.getpid()}-mine"
+    mine.mkdir()
+    os.utime(mine, (old, old))
+    other = tmp_path / "janito-call-notapid"
+    other.mkdir()
+    assert _sandbox.sweep_stale_folders() == 1
+    assert not stale.exists()
+    assert fresh.exists() and mine.exists() and other.exists()
+
+
+def test_the_supervisor_removes_the_folder_when_janito_is_killed(tmp_path: Path) -> None:
+    if _unavailable("supervisor"):
+        pytest.skip(f"the supervisor is not available here: {_unavailable('supervisor')}")
+    import signal
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    marker = new_marker()
+    janito = Path(sys.executable).with_name("janito")
+    command = [str(janito)] if janito.exists() else [sys.executable, "-m", "janito_core.cli"]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("JANITO_")}
+    env.update(TMPDIR=str(temp), JANITO_CONFIG_DIR=str(tmp_path / "config"),
+               **{_sandbox.MECHANISM_ENV: "supervisor"})
+    code = f'echo "$TMPDIR" > where; touch "$TMPDIR/scratch"; exec -a {marker} sleep 300'
+    proc = subprocess.Popen([*command, "run", "-x", "RunBashCode", "--args",
+                             json.dumps({"code": code, "timeout": 120})], cwd=workspace, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_sleepers(marker, 1)
+        folder = Path((workspace / "where").read_text().strip())
+        assert folder.parent == temp and (folder / "scratch").exists()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        assert settle(marker) == []
+        deadline = time.monotonic() + 10
+        while folder.exists():
+            assert time.monotonic() < deadline, f"{folder} outlived the killed janito"
+            time.sleep(0.02)
+    finally:
+        proc.kill()
+        proc.wait(30)
+        reap(marker)
