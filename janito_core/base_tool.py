@@ -45,6 +45,15 @@ class BaseTool(ABC):
         return True
 
     @classmethod
+    def sandbox_status(cls) -> str | None:
+        """One line on how code this tool runs is confined, or None for a tool that runs none.
+
+        ``janito tools`` shows it for each tool that answers (and ``--json`` adds it as the
+        row's ``sandbox`` field). It must be cheap: no process may be started to answer.
+        """
+        return None
+
+    @classmethod
     def skip(cls, reason: str) -> bool:
         """Record why the tool cannot load and return False, for use in ``should_load``."""
         cls._load_skip_reason = reason

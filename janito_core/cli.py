@@ -28,8 +28,9 @@ class UsageError(Exception):
 
 
 def registry_options() -> argparse.ArgumentParser:
-    """The shared options (-t, -r, -w, -x, --workspace); plugin subcommands reuse them with
-    ``subparsers.add_parser(NAME, parents=[registry_options()])`` and ``build_registry(args)``.
+    """The shared options (-t, -r, -w, -x, --workspace, --sandbox); plugin subcommands reuse
+    them with ``subparsers.add_parser(NAME, parents=[registry_options()])`` and
+    ``build_registry(args)``. ``main()`` applies ``--sandbox`` before any handler runs.
     """
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("toolsets and privileges")
@@ -40,7 +41,16 @@ def registry_options() -> argparse.ArgumentParser:
     group.add_argument("-x", "--execute", action="store_true", help="grant execute permission")
     group.add_argument("--workspace", metavar="DIR",
                        help="the folder tools may work in (default: the current directory)")
+    _add_sandbox_option(group)
     return common
+
+
+def _add_sandbox_option(group: Any) -> None:
+    from .sandbox import ENV_VAR, POLICIES
+
+    group.add_argument("--sandbox", choices=POLICIES, metavar="POLICY",
+                       help=f"how code that tools run is confined: {', '.join(POLICIES)} "
+                       f"(default: {ENV_VAR}, else the configuration, else workspace-write)")
 
 
 def build_registry(args: argparse.Namespace) -> Registry:
@@ -133,8 +143,15 @@ def cmd_tools(args: argparse.Namespace) -> int:
     registry = build_registry(args)
     records = registry.records()
     failures = _summarise_failures(registry)
+    sandbox = {r.name: status for r in records
+               if (status := _sandbox_status(r.cls)) is not None}
     if args.json:
-        json_rows = [r.as_row() for r in records]
+        json_rows = []
+        for record in records:
+            row = record.as_row()
+            if record.name in sandbox:
+                row["sandbox"] = sandbox[record.name]
+            json_rows.append(row)
         json_rows.extend(e.as_row() for e in registry.load_errors)
         _dump(json_rows)
     else:
@@ -145,6 +162,10 @@ def cmd_tools(args: argparse.Namespace) -> int:
             out.append(_table([["TOOL", "TOOLSET", "PERMS", "DESCRIPTION"], *rows]))
         else:
             out.append("No tools are loaded.\n")
+        confined = [[r.name, sandbox[r.name]] for r in loaded if r.name in sandbox]
+        if confined:
+            out.append("\nSandbox of the code they run:\n")
+            out.append(_table(confined, "  "))
         for status, title in (("skipped", "Skipped"), ("denied", "Denied")):
             others = [r for r in records if r.status == status]
             if others:
@@ -157,6 +178,18 @@ def cmd_tools(args: argparse.Namespace) -> int:
             ], "  "))
         _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+def _sandbox_status(cls: type) -> str | None:
+    """What a tool class says about its sandbox (``BaseTool.sandbox_status``); None if nothing."""
+    hook = getattr(cls, "sandbox_status", None)
+    if hook is None:
+        return None
+    try:
+        status = hook()
+    except Exception as exc:  # a broken hook is reported in the listing, never raised
+        return f"unknown: sandbox_status() raised {type(exc).__name__}: {exc}"
+    return status if isinstance(status, str) else None
 
 
 def cmd_toolsets(args: argparse.Namespace) -> int:
@@ -461,6 +494,7 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
         description="Discover, inspect and run the tools of installed janito toolsets.",
     )
     parser.add_argument("--version", action="version", version=f"janito {__version__}")
+    _add_sandbox_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     shared: list[argparse.ArgumentParser] = []
 
@@ -560,8 +594,45 @@ def _keep_param_values(arguments: list[str], run_options: dict[str, bool]) -> li
     return out
 
 
+def _take_global_options(arguments: list[str]) -> str | None:
+    """Remove a leading ``--sandbox POLICY`` from ``arguments``; return POLICY (or None).
+
+    It comes off before the subcommand is looked for, so ``janito --sandbox off tools``
+    still names ``tools`` first. UsageError for a missing or unknown policy.
+    """
+    from .sandbox import POLICIES
+
+    policy = None
+    while arguments and arguments[0].split("=", 1)[0] == "--sandbox":
+        option = arguments.pop(0)
+        if "=" in option:
+            value = option.split("=", 1)[1]
+        elif arguments:
+            value = arguments.pop(0)
+        else:
+            raise UsageError("--sandbox needs a policy: " + ", ".join(POLICIES))
+        if value not in POLICIES:
+            raise UsageError(f"--sandbox {value!r} is not a policy: use one of "
+                             + ", ".join(POLICIES))
+        policy = value
+    return policy
+
+
+def _apply_sandbox(policy: str | None) -> None:
+    """Make ``--sandbox`` the policy of this process and of what it starts."""
+    if policy is not None:
+        from .sandbox import ENV_VAR
+
+        os.environ[ENV_VAR] = policy
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        _apply_sandbox(_take_global_options(arguments))
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_USAGE
     first = next((a for a in arguments if not a.startswith("-")), None)
     builtin = first in BUILTIN_COMMANDS
     # When the subcommand comes first, everything after it is that subcommand's: the
@@ -578,6 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    _apply_sandbox(getattr(args, "sandbox", None))
     try:
         return int(handler(args) or 0)
     except UsageError as exc:

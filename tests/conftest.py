@@ -26,7 +26,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     config = tmp_path / "janito-config"
     monkeypatch.setenv("JANITO_CONFIG_DIR", str(config))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    for name in ("JANITO_TOOLSETS", "JANITO_PLUGINS", "NO_COLOR"):
+    for name in ("JANITO_TOOLSETS", "JANITO_PLUGINS", "JANITO_SANDBOX", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
         if name.startswith("JANITO_SECRET_"):

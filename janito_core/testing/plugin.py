@@ -38,6 +38,7 @@ _ISOLATION = {
     "JANITO_TOOLSETS": None,
     "JANITO_PLUGINS": None,
     "JANITO_PRIVATE_NETWORK": None,
+    "JANITO_SANDBOX": None,  # the default policy, unless a test sets one
 }
 
 

@@ -1,4 +1,4 @@
-"""What the run tools share: argument checks, the working folder, running, the result."""
+"""What the run tools share: argument checks, the working folder, the sandbox, the result."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from janito_core import WorkspaceError, failure
+from janito_core.results import CANCELLED
 
-from ._process import run_process
+from ._process import PROCESS_GROUP, run_process
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -56,10 +57,26 @@ NO_PROCESS_GROUPS = ("running code needs POSIX process groups (os.killpg), "
 
 
 def has_process_groups(tool_class: type[BaseTool]) -> bool:
-    """``should_load()`` of every run tool: without process groups a run cannot be killed whole."""
+    """``should_load()`` of every run tool: process groups, and a sandbox that can be enforced.
+
+    Without process groups a run cannot be killed whole; a sandbox policy that no
+    mechanism here can enforce fails closed (the reason says how to fix it).
+    """
     if not hasattr(os, "killpg"):
         return tool_class.skip(NO_PROCESS_GROUPS)
+    from ._sandbox import load_problem
+
+    problem = load_problem()
+    if problem is not None:
+        return tool_class.skip(problem)
     return True
+
+
+def sandbox_status() -> str:
+    """``sandbox_status()`` of every run tool: the policy and the mechanism in force."""
+    from ._sandbox import status_line
+
+    return status_line()
 
 
 class RunCall:
@@ -148,15 +165,37 @@ class RunCall:
 
     def execute(self, tool: BaseTool, *, what: str, argv: list[str], cwd: str,
                 env: dict[str, str], input_data: bytes | None = None) -> dict[str, Any]:
-        """Run ``argv`` and turn what happened into the tool's result dict (never raises)."""
+        """Run ``argv`` in the sandbox and turn what happened into the result (never raises)."""
         import subprocess
+
+        from janito_core.sandbox import SandboxPolicyError, sandbox_policy
+
+        from . import _sandbox
 
         timeout = self.timeout
         base = {**self.echo, "working_directory": tool.display_path(cwd)}
+        problem = _runnable(argv[0])
+        if problem is not None:
+            message, error_type = problem
+            tool.report_error(message)
+            return failure(f"cannot run {what}: {message}", error_type, **base)
         try:
+            policy = sandbox_policy()
+        except SandboxPolicyError as exc:
+            tool.report_error(str(exc))
+            return failure(f"cannot run {what}: {exc}", _sandbox.SANDBOX_UNAVAILABLE, **base)
+        choice = _sandbox.choose(policy, probe=True)
+        if choice.mechanism is None:
+            reason = _sandbox.refusal(policy, choice.why)
+            tool.report_error(reason)
+            return failure(f"cannot run {what}: {reason}", _sandbox.SANDBOX_UNAVAILABLE, **base)
+        try:
+            launch = _sandbox.prepare(policy, choice, argv, cwd=cwd,
+                                      workspace=tool.workspace.root, env=env)
             outcome = run_process(
-                argv, cwd=cwd, timeout=timeout, env=env, capture_stdout=self.capture_output,
-                capture_stderr=self.capture_errors, input_data=input_data,
+                argv, cwd=cwd, timeout=timeout, capture_stdout=self.capture_output,
+                capture_stderr=self.capture_errors, input_data=input_data, launch=launch,
+                cancel=tool.cancel_token,
             )
         except FileNotFoundError as exc:
             missing = exc.filename or argv[0]
@@ -189,6 +228,13 @@ class RunCall:
             )
             result["error_type"] = "timeout"
             tool.report_error(f"timed out after {timeout:g} s")
+        elif outcome.cancelled:
+            token = tool.cancel_token
+            why = (token.reason if token is not None else None) or "the call was cancelled"
+            result["error"] = (f"{what} was stopped ({why}) and killed with every process it "
+                               "started; the output so far is kept")
+            result["error_type"] = CANCELLED
+            tool.report_error("cancelled")
         elif outcome.interrupted:
             result["error"] = f"{what} was interrupted from the keyboard and killed"
             result["error_type"] = "interrupted"
@@ -201,11 +247,36 @@ class RunCall:
             if code < 0:
                 result["signal"] = _signal_name(code)
                 result["error"] = f"{what} was killed by {result['signal']}"
+            elif code > 128 and launch.mechanism != PROCESS_GROUP and code - 128 < 65:
+                # a sandboxed command's death by signal N comes back as 128 + N, as in a shell
+                result["signal"] = _signal_name(128 - code)
+                result["error"] = (f"{what} was killed by {result['signal']} "
+                                   f"(exit status {code})")
             else:
                 result["error"] = f"{what} exited with code {code}"
             result["error_type"] = "nonzero_exit"
             tool.report_error(f"{result['error']} ({seconds})")
+        note = _sandbox.refusal_note(policy, launch.mechanism, result.get("stderr", ""))
+        if note is not None:
+            result["sandbox"] = note
         return result
+
+
+def _runnable(program: str) -> tuple[str, str] | None:
+    """Why ``program`` cannot be executed ((message, error type)), or None.
+
+    Checked here because inside a sandbox a missing program would only show as the
+    wrapper's nonzero exit.
+    """
+    import shutil
+
+    if shutil.which(program) is not None:
+        return None
+    if os.sep in program and os.path.exists(program):
+        if os.path.isdir(program):
+            return f"{program} is a folder", "permission_denied"
+        return f"{program} is not executable", "permission_denied"
+    return f"{program} was not found", "not_found"
 
 
 def _signal_name(code: int) -> str:

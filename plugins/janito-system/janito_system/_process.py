@@ -1,15 +1,18 @@
-"""Running a child process in its own process group, with capped output and a timeout.
+"""Running a child process with capped output, a timeout and cancellation, killed whole.
 
-The child starts a new session (``start_new_session=True``), so it and everything it
-starts share one process group whose id is the child's pid. When the call ends, for any
-reason (normal exit, timeout, an interrupt), the whole group gets SIGKILL: no child or
-grandchild outlives the call. The group is signalled while the child is still an
-unreaped zombie, so its process group id cannot have been reused by then.
+What contains the processes of a call is the ``Launch`` the caller hands in (see
+``_sandbox.py``): a PID namespace under bubblewrap, a supervising child subreaper, or,
+where neither exists, the process group. The child always starts a new session
+(``start_new_session=True``), so the process group it leads holds everything that does
+not move away on purpose. When the call ends for any reason (normal exit, timeout,
+cancellation, an interrupt) the group gets SIGKILL; a supervised launch is first asked to
+stop (it then kills every descendant, wherever it went). The group is signalled while the
+child is still an unreaped zombie, so its process group id cannot have been reused.
 
 Output is read as it arrives and kept up to a cap per stream: the first half and the
-last half of the cap, with a marker saying how much was left out in the middle.
-A process that leaves the group on purpose (``setsid``, a daemon that double-forks into
-a new session) escapes the group kill; reading its output stops shortly after the call
+last half of the cap, with a marker saying how much was left out in the middle. Without
+a namespace or a supervisor, a process that left the group (``setsid``, a daemon that
+double-forks) escapes the group kill; reading its output stops shortly after the call
 ends so it cannot hold the call open.
 """
 
@@ -22,11 +25,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import subprocess
 
+    from janito_core.cancellation import CancelToken
+
 DEFAULT_STREAM_CAP = 40_000
 """Bytes of stdout and of stderr kept per call (half from the start, half from the end)."""
 
 DRAIN_SECONDS = 1.0
 """How long output is still read after the group was killed."""
+
+STOP_SECONDS = 5.0
+"""How long a supervisor asked to stop may take to kill its descendants before SIGKILL."""
+
+PROCESS_GROUP = "process group"
+"""The mechanism of a launch that only has its process group (``_sandbox`` names the others)."""
 
 _READ_SIZE = 65_536
 _POLL_MAX = 0.05
@@ -78,18 +89,72 @@ class CappedBuffer:
         )
 
 
+class Launch:
+    """How one command starts and how it is stopped: built by ``_sandbox.prepare``.
+
+    ``argv`` and ``env`` are what is executed (the command wrapped in bubblewrap or the
+    supervisor, or as it is). ``child_fds`` are passed to the child and closed here once
+    it started; ``control`` is kept open for the length of the call and closed to tell a
+    supervisor to stop (it also closes if janito dies). ``polite``: ask the child to stop
+    (SIGTERM) and give it ``STOP_SECONDS`` before SIGKILL, since it cleans up after the
+    command. ``tmpdir``, the call's private temporary folder, is removed at the end.
+    """
+
+    __slots__ = ("argv", "child_fds", "control", "env", "mechanism", "polite", "tmpdir")
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None, *,
+                 mechanism: str = PROCESS_GROUP, tmpdir: str | None = None) -> None:
+        self.argv = argv
+        self.env = env
+        self.mechanism = mechanism
+        self.tmpdir = tmpdir
+        self.child_fds: tuple[int, ...] = ()
+        self.control: int | None = None
+        self.polite = False
+
+    def started(self) -> None:
+        """Close this side's copy of what only the child needs."""
+        fds, self.child_fds = self.child_fds, ()
+        for fd in fds:
+            _close(fd)
+
+    def release(self) -> None:
+        """Close the control pipe: a supervisor takes it as the order to stop."""
+        control, self.control = self.control, None
+        if control is not None:
+            _close(control)
+
+    def cleanup(self) -> None:
+        """Release every descriptor and remove the temporary folder (never raises)."""
+        self.started()
+        self.release()
+        tmpdir, self.tmpdir = self.tmpdir, None
+        if tmpdir is not None:
+            import shutil
+
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
 class Outcome:
     """What became of one child process."""
 
-    __slots__ = ("duration_ms", "exit_code", "interrupted", "notes", "output_incomplete",
-                 "stderr", "stdout", "timed_out")
+    __slots__ = ("cancelled", "duration_ms", "exit_code", "interrupted", "notes",
+                 "output_incomplete", "stderr", "stdout", "timed_out")
 
     def __init__(self, *, exit_code: int | None, timed_out: bool, interrupted: bool,
                  duration_ms: int, stdout: CappedBuffer | None, stderr: CappedBuffer | None,
-                 output_incomplete: bool = False) -> None:
+                 output_incomplete: bool = False, cancelled: bool = False) -> None:
         self.exit_code = exit_code
         self.timed_out = timed_out
         self.interrupted = interrupted
+        self.cancelled = cancelled
         self.duration_ms = duration_ms
         self.stdout = stdout
         self.stderr = stderr
@@ -137,6 +202,30 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
+def _wait_exited(proc: subprocess.Popen[bytes], seconds: float) -> None:
+    """Wait up to ``seconds`` for the child to exit, leaving it unreaped."""
+    deadline = time.monotonic() + seconds
+    pause = 0.0005
+    while not _has_exited(proc) and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
+def stop(proc: subprocess.Popen[bytes], launch: Launch | None) -> None:
+    """End the child and everything it started (idempotent; the child stays unreaped).
+
+    A supervisor is asked first, since only it can reach descendants that left the group.
+    """
+    if launch is not None and launch.polite and not _has_exited(proc):
+        launch.release()
+        try:
+            os.kill(proc.pid, 15)  # SIGTERM
+        except OSError:
+            pass
+        _wait_exited(proc, STOP_SECONDS)
+    kill_group(proc.pid)
+
+
 def run_process(
     argv: list[str],
     *,
@@ -147,32 +236,45 @@ def run_process(
     capture_stderr: bool = True,
     stream_cap: int = DEFAULT_STREAM_CAP,
     input_data: bytes | None = None,
+    launch: Launch | None = None,
+    cancel: CancelToken | None = None,
 ) -> Outcome:
     """Run ``argv`` in ``cwd`` and collect what it prints; OSError when it cannot start.
 
+    ``launch``, when given, replaces ``argv`` and ``env`` with its own (the sandboxed
+    command line) and says how to stop it; its temporary folder is removed at the end.
     The child's stdin carries ``input_data`` and then end-of-file (empty by default).
+    ``cancel`` ends the run early, as a timeout does, when its token is cancelled.
     """
     import selectors
     import subprocess
 
+    if launch is None:
+        launch = Launch(argv, env)
     started = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL if input_data is None else subprocess.PIPE,
-        stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
-        stderr=subprocess.PIPE if capture_stderr else subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-    )
-    pgid = proc.pid
+    try:
+        proc = subprocess.Popen(
+            launch.argv,
+            cwd=cwd,
+            env=launch.env,
+            stdin=subprocess.DEVNULL if input_data is None else subprocess.PIPE,
+            stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
+            stderr=subprocess.PIPE if capture_stderr else subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=launch.child_fds,
+        )
+    except BaseException:
+        launch.cleanup()
+        raise
+    launch.started()
     buffers: dict[int, CappedBuffer] = {}
     stdout_buffer = CappedBuffer(stream_cap) if capture_stdout else None
     stderr_buffer = CappedBuffer(stream_cap) if capture_stderr else None
     selector = selectors.DefaultSelector()
     pidfd: int | None = None
-    timed_out = interrupted = incomplete = False
+    cancel_fd: int | None = None
+    timed_out = interrupted = cancelled = incomplete = False
     pending = memoryview(input_data or b"")
     stdin_fd: int | None = None
     try:
@@ -187,13 +289,16 @@ def run_process(
         pidfd = _open_pidfd(proc.pid)
         if pidfd is not None:
             selector.register(pidfd, selectors.EVENT_READ)
+        if cancel is not None:
+            cancel_fd = cancel.fileno()
+            selector.register(cancel_fd, selectors.EVENT_READ)
         deadline = None if timeout is None else started + timeout
         drain_until: float | None = None
         poll = 0.001
         try:
             while True:
                 if drain_until is None and _has_exited(proc):
-                    kill_group(pgid)
+                    stop(proc, launch)
                     drain_until = time.monotonic() + DRAIN_SECONDS
                 if drain_until is not None and not buffers:
                     break
@@ -207,8 +312,8 @@ def run_process(
                 elif deadline is not None:
                     if now >= deadline:
                         timed_out = True
-                        kill_group(pgid)
-                        drain_until = now + DRAIN_SECONDS
+                        stop(proc, launch)
+                        drain_until = time.monotonic() + DRAIN_SECONDS
                         continue
                     wait = deadline - now
                 if wait is not None:
@@ -218,6 +323,14 @@ def run_process(
                     poll = min(poll * 2, _POLL_MAX)
                 for key, _ in selector.select(wait):
                     fd = int(key.fd)
+                    if fd == cancel_fd:
+                        selector.unregister(fd)
+                        cancel_fd = None
+                        if drain_until is None:
+                            cancelled = True
+                            stop(proc, launch)
+                            drain_until = time.monotonic() + DRAIN_SECONDS
+                        continue
                     if fd == stdin_fd:
                         try:
                             written = os.write(fd, pending[:_READ_SIZE])
@@ -249,9 +362,9 @@ def run_process(
                         del buffers[fd]
         except KeyboardInterrupt:
             interrupted = True
-            kill_group(pgid)
+            stop(proc, launch)
     finally:
-        kill_group(pgid)
+        stop(proc, launch)
         selector.close()
         if pidfd is not None:
             os.close(pidfd)
@@ -265,12 +378,14 @@ def run_process(
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
             pass
+        launch.cleanup()
     duration_ms = int((time.monotonic() - started) * 1000)
     exit_code = proc.returncode
     outcome = Outcome(
-        exit_code=None if (timed_out or interrupted) else exit_code,
+        exit_code=None if (timed_out or interrupted or cancelled) else exit_code,
         timed_out=timed_out,
         interrupted=interrupted,
+        cancelled=cancelled,
         duration_ms=duration_ms,
         stdout=stdout_buffer,
         stderr=stderr_buffer,

@@ -15,6 +15,7 @@ from ._common import (
     echo_text,
     has_process_groups,
     preview,
+    sandbox_status,
 )
 from ._errors import guarded
 
@@ -37,6 +38,9 @@ class RunBashCode(BaseTool):
     workspace root as the current folder and an empty stdin. Output is capped per stream,
     with a marker where the middle was left out. On timeout the shell and everything it
     started are killed; so is anything still running in the background when it finishes.
+    Unless the user turned the sandbox off, the code can read every file but write only in
+    the workspace and in $TMPDIR (a private temporary folder, emptied after the call), and
+    has no network; a result with a `sandbox` note says what the sandbox refused.
     """
 
     @guarded("code")
@@ -107,6 +111,10 @@ class RunBashCode(BaseTool):
                              "start_failed")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+    @classmethod
+    def sandbox_status(cls) -> str:
+        return sandbox_status()
 
     @classmethod
     def should_load(cls) -> bool:

@@ -14,6 +14,7 @@ from ._common import (
     echo_text,
     has_process_groups,
     preview,
+    sandbox_status,
 )
 from ._errors import guarded
 
@@ -27,6 +28,9 @@ class RunPythonCode(BaseTool):
     Output is capped per stream, with a marker where the middle was left out. On timeout
     the process and everything it started are killed; so is anything still running in the
     background when the code finishes.
+    Unless the user turned the sandbox off, the code can read every file but write only in
+    the workspace and in $TMPDIR (a private temporary folder, emptied after the call), and
+    has no network; a result with a `sandbox` note says what the sandbox refused.
     """
 
     @guarded("code")
@@ -69,6 +73,10 @@ class RunPythonCode(BaseTool):
         # it: no command-line length limit, and the code then sees an empty stdin.
         return call.execute(self, what="the Python code", argv=[interpreter, "-"], cwd=cwd,
                             env=child_env(PYTHON_ENV), input_data=code.encode("utf-8", errors="replace"))
+
+    @classmethod
+    def sandbox_status(cls) -> str:
+        return sandbox_status()
 
     @classmethod
     def should_load(cls) -> bool:

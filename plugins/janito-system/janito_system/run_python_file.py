@@ -13,6 +13,7 @@ from ._common import (
     RunCall,
     child_env,
     has_process_groups,
+    sandbox_status,
 )
 from ._errors import guarded
 
@@ -53,6 +54,9 @@ class RunPythonFile(BaseTool):
     Output is capped per stream, with a marker where the middle was left out. On timeout
     the process and everything it started are killed; so is anything still running in the
     background when the script finishes.
+    Unless the user turned the sandbox off, the code can read every file but write only in
+    the workspace and in $TMPDIR (a private temporary folder, emptied after the call), and
+    has no network; a result with a `sandbox` note says what the sandbox refused.
     """
 
     @guarded("file_path")
@@ -136,6 +140,10 @@ class RunPythonFile(BaseTool):
             return call.fail(f"{shown} grew past {MAX_SCRIPT_BYTES} bytes while it was read",
                              "file_too_large")
         return absolute, shown, source
+
+    @classmethod
+    def sandbox_status(cls) -> str:
+        return sandbox_status()
 
     @classmethod
     def should_load(cls) -> bool:

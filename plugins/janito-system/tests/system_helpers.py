@@ -7,39 +7,64 @@ import time
 from pathlib import Path
 
 
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting to be reaped counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        state = stat.read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+def new_marker() -> str:
+    """A string no other process has in its command line: give it to every process of a test.
+
+    Process ids cannot be compared across a sandbox's PID namespace, so tests find the
+    processes they started by this marker (``exec -a MARKER sleep``) instead.
+    """
+    import uuid
+
+    return f"janito-sys-{uuid.uuid4().hex[:12]}"
 
 
-def wait_dead(pid: int, limit: float = 10.0) -> bool:
-    """True once ``pid`` is gone (SIGKILL is delivered asynchronously), False after ``limit``."""
+def survivors(marker: str) -> list[tuple[int, str]]:
+    """Live processes (not zombies) whose command line holds ``marker``: (pid, command line)."""
+    found = []
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        text = cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        if marker in text and state not in (b"Z", b"X"):
+            found.append((int(entry), text))
+    return found
+
+
+def sleepers(marker: str) -> list[tuple[int, str]]:
+    """The survivors that are the marked sleepers themselves (``exec -a MARKER``)."""
+    return [(pid, text) for pid, text in survivors(marker) if text.startswith(marker)]
+
+
+def wait_for_sleepers(marker: str, count: int, limit: float = 30.0) -> None:
+    """Wait until ``count`` marked sleepers run (AssertionError after ``limit`` seconds)."""
     end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if not process_alive(pid):
-            return True
+    while len(sleepers(marker)) < count:
+        assert time.monotonic() < end, f"only {sleepers(marker)} of {count} sleepers started"
         time.sleep(0.02)
-    return not process_alive(pid)
 
 
-def read_pids(path: Path, count: int, limit: float = 10.0) -> list[int]:
-    """Wait until ``path`` holds ``count`` pids, one a line, and return them."""
+def settle(marker: str, limit: float = 5.0) -> list[tuple[int, str]]:
+    """The survivors left after a grace period (SIGKILL is delivered asynchronously)."""
     end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if path.exists():
-            lines = [ln for ln in path.read_text().split() if ln.strip()]
-            if len(lines) >= count:
-                return [int(x) for x in lines[:count]]
+    while True:
+        left = survivors(marker)
+        if not left or time.monotonic() > end:
+            return left
         time.sleep(0.02)
-    raise AssertionError(f"{path} did not receive {count} pids")
+
+
+def reap(marker: str) -> None:
+    """SIGKILL what a failed test left running (only processes carrying its marker)."""
+    import signal
+
+    for pid, _ in survivors(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from system_helpers import process_alive, read_pids, wait_dead
+from system_helpers import new_marker, reap, settle
 
 from janito_core.testing import ToolsetTester
 
@@ -91,60 +90,65 @@ def test_bad_working_directory(system: ToolsetTester, directory: str, error_type
 
 
 def test_timeout_kills_child_and_grandchild(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
-    code = (
-        # a child that forks a grandchild, both sleeping; the grandchild is orphaned
-        f"( sleep 300 & echo $! >> {pids}; sleep 300 ) & echo $! >> {pids}; "
-        "echo started; wait"
-    )
-    result = system.call("RunBashCode", code=code, timeout=1)
-    assert result["success"] is False
-    assert result["error_type"] == "timeout"
-    assert result["timed_out"] is True
-    assert result["exit_code"] is None
-    assert result["stdout"] == "started\n"
-    assert "1 seconds" in result["error"]
-    for pid in read_pids(pids, 2):
-        assert wait_dead(pid), f"process {pid} survived the timeout"
+    marker = new_marker()
+    sleeper = f"exec -a {marker} sleep 300"
+    # a child that starts a grandchild, both sleeping; the grandchild is orphaned
+    code = f"( ( {sleeper} ) & {sleeper} ) & echo started; wait"
+    try:
+        result = system.call("RunBashCode", code=code, timeout=1)
+        assert result["success"] is False
+        assert result["error_type"] == "timeout"
+        assert result["timed_out"] is True
+        assert result["exit_code"] is None
+        assert result["stdout"] == "started\n"
+        assert "1 seconds" in result["error"]
+        assert settle(marker) == [], "a process survived the timeout"
+    finally:
+        reap(marker)
 
 
 def test_background_processes_end_with_the_call(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
-    code = f"sleep 300 > /dev/null 2>&1 & echo $! > {pids}; echo quick"
-    result = system.call("RunBashCode", code=code, timeout=30)
-    assert result["success"] is True
-    assert result["stdout"] == "quick\n"
-    (pid,) = read_pids(pids, 1)
-    assert wait_dead(pid), "a background process outlived the call"
+    marker = new_marker()
+    code = f"( exec -a {marker} sleep 300 ) > /dev/null 2>&1 & echo quick"
+    try:
+        result = system.call("RunBashCode", code=code, timeout=30)
+        assert result["success"] is True
+        assert result["stdout"] == "quick\n"
+        assert settle(marker) == [], "a background process outlived the call"
+    finally:
+        reap(marker)
 
 
 def test_background_process_holding_the_pipe_does_not_block(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
-    result = system.call("RunBashCode", code=f"sleep 300 & echo $! > {pids}; echo hi",
-                         timeout=30)
-    assert result["success"] is True
-    assert result["stdout"] == "hi\n"
-    (pid,) = read_pids(pids, 1)
-    assert wait_dead(pid)
-
-
-def test_a_process_that_leaves_the_group_cannot_hold_the_call(system: ToolsetTester) -> None:
-    """setsid() puts a process beyond the group kill; the call still returns, and says so."""
-    pids = system.workspace / "pids"
-    escape = (
-        f"{sys.executable} -c \"import os, time; os.setsid(); "
-        f"open({str(pids)!r}, 'w').write(str(os.getpid())); time.sleep(300)\" & "
-        f"while [ ! -s {pids} ]; do sleep 0.01; done; echo launched"
-    )
-    result = system.call("RunBashCode", code=escape, timeout=30)
-    (pid,) = read_pids(pids, 1)
+    marker = new_marker()
     try:
+        result = system.call("RunBashCode", code=f"( exec -a {marker} sleep 300 ) & echo hi",
+                             timeout=30)
         assert result["success"] is True
-        assert result["stdout"].startswith("launched")
-        assert result["output_incomplete"] is True
-        assert process_alive(pid)
+        assert result["stdout"] == "hi\n"
+        assert result["duration_ms"] < 20_000
+        assert settle(marker) == []
     finally:
-        os.kill(pid, signal.SIGKILL)
+        reap(marker)
+
+
+def test_a_process_that_leaves_the_group_ends_with_the_call(system: ToolsetTester) -> None:
+    """setsid() moves a process out of the group, not out of the call's containment."""
+    marker = new_marker()
+    ready = system.workspace / "ready"
+    escape = (
+        f"{sys.executable} -c \"import os, sys; os.setsid(); open('ready', 'w').close(); "
+        f"os.execvp('sleep', ['{marker}', '300'])\" & "
+        f"while [ ! -e {ready} ]; do sleep 0.01; done; echo launched"
+    )
+    try:
+        result = system.call("RunBashCode", code=escape, timeout=30)
+        assert result["success"] is True, result
+        assert result["stdout"].startswith("launched")
+        assert "output_incomplete" not in result
+        assert settle(marker) == []
+    finally:
+        reap(marker)
 
 
 def test_output_is_capped_with_a_marker(system: ToolsetTester) -> None:

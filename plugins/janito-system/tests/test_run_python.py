@@ -8,25 +8,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from system_helpers import read_pids, wait_dead
+from system_helpers import new_marker, reap, settle
 
 from janito_core.testing import ToolsetTester
 
 FORK_TREE = """
 import os, sys, time
-pids = sys.argv[1] if len(sys.argv) > 1 else {pids!r}
+marker = sys.argv[1] if len(sys.argv) > 1 else {marker!r}
 child = os.fork()
 if child == 0:
-    grandchild = os.fork()
-    if grandchild == 0:
-        with open(pids, "a") as f:
-            f.write(f"{{os.getpid()}}\\n")
-        time.sleep(300)
-        os._exit(0)
-    with open(pids, "a") as f:
-        f.write(f"{{os.getpid()}}\\n")
-    time.sleep(300)
-    os._exit(0)
+    if os.fork() == 0:
+        os.execvp("sleep", [marker, "300"])
+    os.execvp("sleep", [marker, "300"])
 print("forked", flush=True)
 time.sleep(300)
 """
@@ -91,30 +84,33 @@ def test_large_code_has_no_length_limit(system: ToolsetTester) -> None:
 
 
 def test_code_timeout_kills_the_fork_tree(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
-    result = system.call("RunPythonCode", code=FORK_TREE.format(pids=str(pids)), timeout=1.5)
-    assert result["success"] is False
-    assert result["error_type"] == "timeout"
-    assert result["timed_out"] is True
-    assert result["stdout"] == "forked\n"
-    assert result["timeout"] == 1.5
-    for pid in read_pids(pids, 2):
-        assert wait_dead(pid), f"process {pid} survived"
+    marker = new_marker()
+    try:
+        result = system.call("RunPythonCode", code=FORK_TREE.format(marker=marker), timeout=1.5)
+        assert result["success"] is False
+        assert result["error_type"] == "timeout"
+        assert result["timed_out"] is True
+        assert result["stdout"] == "forked\n"
+        assert result["timeout"] == 1.5
+        assert settle(marker) == []
+    finally:
+        reap(marker)
 
 
 def test_code_subprocesses_end_with_the_call(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
+    marker = new_marker()
     code = (
-        "import subprocess, sys\n"
-        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'],"
-        " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-        f"open({str(pids)!r}, 'w').write(str(p.pid))\n"
+        "import subprocess\n"
+        f"subprocess.Popen([{marker!r}, '300'], executable='sleep', stdout=subprocess.DEVNULL,"
+        " stderr=subprocess.DEVNULL)\n"
         "print('left it running')\n"
     )
-    result = system.call("RunPythonCode", code=code)
-    assert result["success"] is True
-    (pid,) = read_pids(pids, 1)
-    assert wait_dead(pid)
+    try:
+        result = system.call("RunPythonCode", code=code)
+        assert result["success"] is True, result
+        assert settle(marker) == []
+    finally:
+        reap(marker)
 
 
 def test_code_invalid_arguments(system: ToolsetTester) -> None:
@@ -210,14 +206,16 @@ def test_file_symlink_out_of_the_workspace_is_refused(system: ToolsetTester) -> 
 
 
 def test_file_timeout_kills_the_fork_tree(system: ToolsetTester) -> None:
-    pids = system.workspace / "pids"
-    (system.workspace / "tree.py").write_text(FORK_TREE.format(pids=str(pids)))
-    result = system.call("RunPythonFile", file_path="tree.py", timeout=1.5,
-                         additional_args=[str(pids)])
-    assert result["error_type"] == "timeout"
-    assert result["stdout"] == "forked\n"
-    for pid in read_pids(pids, 2):
-        assert wait_dead(pid), f"process {pid} survived"
+    marker = new_marker()
+    (system.workspace / "tree.py").write_text(FORK_TREE.format(marker="unused"))
+    try:
+        result = system.call("RunPythonFile", file_path="tree.py", timeout=1.5,
+                             additional_args=[marker])
+        assert result["error_type"] == "timeout"
+        assert result["stdout"] == "forked\n"
+        assert settle(marker) == []
+    finally:
+        reap(marker)
 
 
 def test_file_invalid_arguments(system: ToolsetTester) -> None:

@@ -1,0 +1,205 @@
+"""The cost of the sandbox: ``RunBashCode("true")`` through ``call_tool`` under each policy.
+
+Target (issue 17): the sandboxed call (the default policy, workspace-write) at most 1.5x
+the unsandboxed one (policy ``off``: no filesystem or network restriction, processes
+still contained), both with the mechanism this machine would use. Also printed, for the
+record: the supervisor fallback (Landlock and seccomp, when bubblewrap is not used) and
+the bare process start the run tools made before processes were contained (the child in
+its own process group, nothing more), measured with the same output loop.
+
+Then, without janito around them, the process starts behind each mechanism (``bash -c
+true`` alone, in bubblewrap as each policy runs it, under the supervisor, and a bare
+``python -I -S``), which is what docs/decisions/0006 compares.
+
+Runs are interleaved variant by variant; medians. Wall time is the verdict here, not
+CPU time as in the other benchmarks: what the sandbox costs is mostly the kernel setting
+up and tearing down namespaces, during which janito waits rather than computes, so the
+CPU time of janito and its children (printed beside it) understates what a user waits.
+
+    python bench/bench_sandbox.py [--number 20] [--repeat 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+from _common import Timing, exit_status, load_note, verdict
+
+from janito_core import Privileges, Registry, Workspace
+from janito_core.dispatch import call_tool
+
+TARGET = 1.5
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of every child it waited for (bwrap waits its own)."""
+    own = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + children.ru_utime + children.ru_stime
+
+
+def measure(variants: dict[str, Callable[[], object]], number: int, repeat: int
+            ) -> dict[str, Timing]:
+    """Median seconds per call of each variant, interleaved repeat by repeat."""
+    walls: dict[str, list[float]] = {name: [] for name in variants}
+    cpus: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeat):
+        for name, function in variants.items():
+            cpu = _cpu()
+            started = time.perf_counter()
+            for _ in range(number):
+                function()
+            walls[name].append((time.perf_counter() - started) / number)
+            cpus[name].append((_cpu() - cpu) / number)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in variants}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--number", type=int, default=20, help="calls per batch")
+    parser.add_argument("--repeat", type=int, default=15, help="interleaved batches")
+    args = parser.parse_args()
+
+    from janito_system import _sandbox
+    from janito_system._process import run_process
+
+    from janito_core.sandbox import SandboxPolicy
+
+    workspace = tempfile.mkdtemp(prefix="janito-bench-sandbox-")
+    registry = Registry(privileges=Privileges.from_string("x"), workspace=Workspace(workspace),
+                        autoload=(), allowed=None)
+    registry.add_toolset("system")
+    bash = shutil.which("bash")
+    if bash is None:
+        print("bash is not on PATH: nothing to measure")
+        return 1
+
+    def call(policy: str, mechanism: str) -> Callable[[], object]:
+        def run() -> object:
+            os.environ["JANITO_SANDBOX"] = policy
+            os.environ[_sandbox.MECHANISM_ENV] = mechanism
+            result = call_tool("RunBashCode", {"code": "true"}, registry=registry)
+            if not result.get("success"):
+                raise SystemExit(f"RunBashCode failed under {policy} ({mechanism}): {result}")
+            return result
+        return run
+
+    def bare() -> object:
+        return run_process([bash, "--noprofile", "--norc", "-c", "true"], cwd=workspace,
+                           timeout=60)
+
+    auto = _sandbox.choose(SandboxPolicy("workspace-write", "bench"), probe=True).mechanism
+    variants: dict[str, Callable[[], object]] = {}
+    if auto is not None:
+        variants["workspace-write (" + auto + ")"] = call("workspace-write", "auto")
+        variants["off (" + auto + ")"] = call("off", "auto")
+    os.environ[_sandbox.MECHANISM_ENV] = "supervisor"
+    supervised = _sandbox.choose(SandboxPolicy("workspace-write", "bench"), probe=True)
+    if auto != "supervisor" and supervised.mechanism == "supervisor":
+        variants["workspace-write (supervisor)"] = call("workspace-write", "supervisor")
+        variants["off (supervisor)"] = call("off", "supervisor")
+    variants["bare process group, no call_tool"] = bare
+    # the tools' progress reports go to stderr: not what is measured, and not worth reading
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet):
+        for function in variants.values():  # warm up: imports, probes, page cache
+            function()
+        try:
+            medians = measure(variants, args.number, args.repeat)
+        finally:
+            shutil.rmtree(workspace, ignore_errors=True)
+
+    print(f"RunBashCode('true'), medians of {args.repeat} interleaved batches of {args.number} "
+          f"calls; {load_note()}")
+    print(f"  {'':<36} {'wall':>9} {'CPU (janito + children)':>24}")
+    for name, value in medians.items():
+        print(f"  {name:<36} {value.wall * 1e3:6.2f} ms {value.cpu * 1e3:21.2f} ms")
+    if auto is None:
+        print("no sandbox mechanism works here: the target cannot be measured")
+        return 1
+    sandboxed = medians[f"workspace-write ({auto})"]
+    unsandboxed = medians[f"off ({auto})"]
+    ratio = sandboxed.ratio(unsandboxed)
+    base = medians["bare process group, no call_tool"]
+    print(f"workspace-write / off with {auto}: {ratio.wall:.2f}x wall, {ratio.cpu:.2f}x CPU "
+          f"(target at most {TARGET}x in wall time): {verdict(ratio.wall, TARGET)}")
+    print(f"for the record, against the bare start of before: workspace-write "
+          f"{sandboxed.wall / base.wall:.2f}x wall ({sandboxed.cpu / base.cpu:.2f}x CPU), "
+          f"off {unsandboxed.wall / base.wall:.2f}x wall ({unsandboxed.cpu / base.cpu:.2f}x CPU)")
+    if "workspace-write (supervisor)" in medians:
+        fallback = medians["workspace-write (supervisor)"]
+        print(f"the supervisor fallback: workspace-write {fallback.wall * 1e3:.2f} ms, "
+              f"{fallback.wall / unsandboxed.wall:.2f}x the off call with {auto}")
+    starts(args.repeat * 4, bash, auto)
+    return exit_status(verdict(ratio.wall, TARGET))
+
+
+def starts(runs: int, bash: str, auto: str | None) -> None:
+    """Print what starting ``bash -c true`` costs behind each mechanism, without janito."""
+    import subprocess
+
+    from janito_system import _sandbox
+    from janito_system._supervisor import DEVICE_FILES, options
+
+    from janito_core.sandbox import SandboxPolicy
+
+    folder = os.path.realpath(tempfile.mkdtemp(prefix="janito-bench-starts-"))
+    command = [bash, "--noprofile", "--norc", "-c", "true"]
+    commands: dict[str, list[str]] = {"bash -c true": command}
+    bwrap = shutil.which("bwrap")
+    if auto == "bubblewrap" and bwrap is not None:
+        for name in ("workspace-write", "workspace-write+network", "off"):
+            policy = SandboxPolicy(name, "bench")
+            tmpdir = folder if policy.confined else None
+            commands[f"bwrap, {name}"] = [*_sandbox.bwrap_argv(
+                bwrap, policy, workspace=folder, tmpdir=tmpdir, cwd=folder), *command]
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, True)
+    for name, confine in (("workspace-write", True), ("off", False)):
+        settings = {"parent": os.getpid(), "control": read_end, "cwd": folder,
+                    "confine": confine, "write": [folder], "devices": list(DEVICE_FILES)}
+        commands[f"supervisor, {name}"] = [*_sandbox.supervisor_command(), *options(settings),
+                                           "--", *command]
+    commands["python -I -S -c pass"] = [sys.executable, "-I", "-S", "-c", "pass"]
+    try:
+        subprocess.run(commands["supervisor, off"], check=True, pass_fds=(read_end,))
+        medians = alternate_with_fds(commands, runs, read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"starting bash -c true, medians of {runs} interleaved runs; {load_note()}")
+    print(f"  {'':<36} {'wall':>9} {'CPU (children)':>16}")
+    for name, value in medians.items():
+        print(f"  {name:<36} {value.wall * 1e3:6.2f} ms {value.cpu * 1e3:13.2f} ms")
+
+
+def alternate_with_fds(commands: dict[str, list[str]], runs: int, fd: int) -> dict[str, Timing]:
+    """Median wall and children-CPU time of each command (``fd`` passed on), interleaved."""
+    import subprocess
+
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(argv, check=True, pass_fds=(fd,), stdout=subprocess.DEVNULL)
+            walls[name].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in commands}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,555 @@
+"""The fallback sandbox of the run tools: one small supervisor process per call.
+
+Used where bubblewrap is missing or cannot create namespaces. janito starts it as
+``python -I -S -c BOOT PACKAGE_DIR OPTIONS -- ARGV...`` (``_sandbox.supervisor_command``:
+no site-packages, nothing from the current folder on the import path; this module is
+imported from its folder, appended to the path, and calls ``main``). It imports the
+standard library only, and as little of it as it can, since every call pays for the
+start of this interpreter. The options:
+``--parent PID`` (janito), ``--control FD``, ``--cwd DIR``, ``--confine``, ``--network``,
+``--tmpdir DIR`` (the call's temporary folder), ``--write PATH`` and ``--device FILE``
+(repeatable). It:
+
+- becomes a child subreaper, so every process the call starts stays its descendant,
+  whatever session or process group it moves to and however often it forks;
+- asks for SIGTERM when janito dies (``PR_SET_PDEATHSIG``) and watches a pipe that janito
+  holds open for the length of the call, so it notices janito going away either way;
+- runs ARGV in a child that, under a confining policy, drops every capability, sets
+  ``no_new_privs``, restricts itself with Landlock (writes only beneath the allowed
+  folders; from Landlock ABI 6 no signals to processes outside the sandbox) and, with the
+  network off, installs a seccomp filter that refuses every socket but Unix and netlink
+  ones (and io_uring, which could make sockets without the socket call);
+- when that child ends, when janito goes away or when it is told to stop (SIGTERM, SIGHUP,
+  SIGINT, or the pipe closing), kills every descendant and exits with the child's status
+  (128 + N after death by signal N, as a shell and bubblewrap report it); when janito
+  is gone, it also removes the call's temporary folder, which janito would have removed.
+
+The functions are also imported by janito itself (``landlock_abi``, ``seccomp_supported``)
+to say what the machine offers; ctypes is imported only when they are called.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing itself is not imported: it would cost every call's start
+if TYPE_CHECKING:
+    from typing import Any
+
+try:
+    # The C module behind ``signal``: the same functions and numbers, without the enum
+    # wrappers, whose import costs more than the rest of this module's start together.
+    import _signal as signal  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal
+
+# Landlock (include/uapi/linux/landlock.h); the syscall numbers are shared by every
+# architecture janito runs on (x86_64, aarch64).
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_FS_WRITE_FILE = 1 << 1
+_FS_REMOVE_DIR = 1 << 4
+_FS_REMOVE_FILE = 1 << 5
+_FS_MAKE_CHAR = 1 << 6
+_FS_MAKE_DIR = 1 << 7
+_FS_MAKE_REG = 1 << 8
+_FS_MAKE_SOCK = 1 << 9
+_FS_MAKE_FIFO = 1 << 10
+_FS_MAKE_BLOCK = 1 << 11
+_FS_MAKE_SYM = 1 << 12
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1  # ABI 4
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_CAPABILITY_VERSION_3 = 0x20080522
+
+# seccomp: (native audit arch, socket syscall numbers), (compat arch, socketcall, socket)
+_AF_UNIX, _AF_NETLINK = 1, 16
+_SECCOMP_ARCHES: dict[str, tuple[int, tuple[int, ...], int, tuple[int, ...], tuple[int, ...]]] = {
+    # machine: (arch, socket numbers, compat arch, compat socketcall numbers, compat socket numbers)
+    "x86_64": (0xC000003E, (41, 41 | 0x40000000), 0x40000003, (102,), (359,)),
+    "aarch64": (0xC00000B7, (198,), 0x40000028, (), (281,)),
+}
+_IO_URING_SETUP = 425  # the same number on x86_64 and aarch64
+
+DEVICE_FILES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+"""Device files code may open for writing under a confining policy."""
+SHARED_MEMORY = "/dev/shm"
+"""Writable under a confining policy: POSIX semaphores and shared memory live there."""
+
+
+def _libc() -> Any:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version of the running kernel, 0 when it has none (or is not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    import ctypes
+
+    try:
+        version = _libc().syscall(ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET), None,
+                                  ctypes.c_size_t(0),
+                                  ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+    except (OSError, AttributeError):
+        return 0
+    return int(version) if version > 0 else 0
+
+
+def seccomp_supported() -> bool:
+    """Whether this module can build a seccomp filter for this machine's architecture."""
+    return sys.platform.startswith("linux") and os.uname().machine in _SECCOMP_ARCHES
+
+
+# -- confining the child ----------------------------------------------------------------
+
+
+def _fail(what: str) -> None:
+    import ctypes
+
+    errno = ctypes.get_errno()
+    raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _drop_capabilities(libc: Any) -> None:
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header = Header(_CAPABILITY_VERSION_3, 0)
+    data = (Data * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        _fail("capset")
+
+
+def _landlock(libc: Any, abi: int, writable: list[str], devices: list[str],
+              network: bool) -> None:
+    import ctypes
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64),
+                    ("scoped", ctypes.c_uint64)]
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    folder_rights = (_FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE_CHAR
+                     | _FS_MAKE_DIR | _FS_MAKE_REG | _FS_MAKE_SOCK | _FS_MAKE_FIFO
+                     | _FS_MAKE_BLOCK | _FS_MAKE_SYM)
+    file_rights = _FS_WRITE_FILE
+    if abi >= 2:
+        folder_rights |= _FS_REFER
+    if abi >= 3:
+        folder_rights |= _FS_TRUNCATE
+        file_rights |= _FS_TRUNCATE
+    attr = RulesetAttr(folder_rights, 0, 0)
+    size = 8
+    if abi >= 4 and not network:
+        attr.net = _NET_BIND_TCP | _NET_CONNECT_TCP
+        size = 16
+    if abi >= 6:
+        attr.scoped = _SCOPE_SIGNAL | (0 if network else _SCOPE_ABSTRACT_UNIX_SOCKET)
+        size = 24
+    ruleset = libc.syscall(ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET), ctypes.byref(attr),
+                           ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    try:
+        for path, rights in [*((p, folder_rights) for p in writable),
+                             *((p, file_rights) for p in devices)]:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # a device this machine lacks, a folder removed meanwhile
+            try:
+                if rights == folder_rights and not os.path.isdir(path):
+                    rights = file_rights  # a file named as writable: only file rights apply
+                rule = PathBeneath(rights, fd)
+                if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset),
+                                ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
+                                ctypes.c_uint32(0)) != 0:
+                    _fail(f"landlock_add_rule {path}")
+            finally:
+                os.close(fd)
+        if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset),
+                        ctypes.c_uint32(0)) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def seccomp_program(machine: str) -> bytes:
+    """A classic BPF program that refuses sockets other than Unix and netlink ones.
+
+    socket() of another family answers EACCES; io_uring_setup answers EPERM; a call from
+    an architecture the filter does not know answers EPERM. KeyError for an unknown machine.
+    """
+    import struct
+
+    arch, socket_numbers, compat_arch, compat_socketcall, compat_socket = _SECCOMP_ARCHES[machine]
+    load, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    allow, deny_eacces, deny_eperm = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1
+    # Each entry: (code, k, true label, false label) or (code, k) for loads and returns.
+    program: list[tuple[Any, ...]] = [
+        ("load", 4),
+        ("jeq", arch, "native", "other"),
+        ("label", "native"), ("load", 0),
+        *(("jeq", nr, "family", None) for nr in socket_numbers),
+        ("jeq", _IO_URING_SETUP, "eperm", None),
+        ("ret", allow),
+        ("label", "other"),
+        ("jeq", compat_arch, "compat", "eperm"),
+        ("label", "compat"), ("load", 0),
+        *(("jeq", nr, "eacces", None) for nr in compat_socketcall),
+        *(("jeq", nr, "family", None) for nr in compat_socket),
+        ("ret", allow),
+        ("label", "family"), ("load", 16),  # args[0], low 32 bits (little-endian)
+        ("jeq", _AF_UNIX, "allow", None),
+        ("jeq", _AF_NETLINK, "allow", None),
+        ("label", "eacces"), ("ret", deny_eacces),
+        ("label", "allow"), ("ret", allow),
+        ("label", "eperm"), ("ret", deny_eperm),
+    ]
+    labels: dict[str, int] = {}
+    index = 0
+    for entry in program:
+        if entry[0] == "label":
+            labels[entry[1]] = index
+        else:
+            index += 1
+    out = []
+    index = 0
+    for entry in program:
+        kind = entry[0]
+        if kind == "label":
+            continue
+        if kind == "load":
+            out.append(struct.pack("=HBBI", load, 0, 0, entry[1]))
+        elif kind == "ret":
+            out.append(struct.pack("=HBBI", ret, 0, 0, entry[1]))
+        else:
+            _, value, if_true, if_false = entry
+            true_offset = 0 if if_true is None else labels[if_true] - index - 1
+            false_offset = 0 if if_false is None else labels[if_false] - index - 1
+            out.append(struct.pack("=HBBI", jeq, true_offset, false_offset, value))
+        index += 1
+    return b"".join(out)
+
+
+def _seccomp(libc: Any) -> None:
+    import ctypes
+
+    program = seccomp_program(os.uname().machine)
+    count = len(program) // 8
+    buffer = ctypes.create_string_buffer(program, len(program))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(count, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        _fail("seccomp")
+
+
+def confine(settings: dict[str, Any]) -> None:
+    """Restrict this process (and all it will start) as ``settings`` says; OSError if it cannot."""
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        _fail("no_new_privs")
+    _drop_capabilities(libc)
+    abi = landlock_abi()
+    if abi < 1:
+        raise OSError(0, "the kernel has no Landlock")
+    network = bool(settings.get("network"))
+    _landlock(libc, abi, list(settings.get("write", [])), list(settings.get("devices", [])),
+              network)
+    if not network:
+        _seccomp(libc)
+
+
+# -- supervising -------------------------------------------------------------------------
+
+
+def _exec_child(settings: dict[str, Any], command: list[str], close: list[int]) -> None:
+    """In the forked child: reset signals, confine, exec; never returns."""
+    try:
+        signal.set_wakeup_fd(-1)
+        for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT,
+                       signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(number, signal.SIG_DFL)
+        for fd in close:
+            os.close(fd)
+        if settings.get("confine"):
+            confine(settings)
+        os.chdir(settings["cwd"])
+        os.execvp(command[0], command)
+    except OSError as exc:
+        message = f"janito sandbox: cannot run {command[0]}: {exc.strerror or exc}\n"
+        os.write(2, message.encode("utf-8", "replace"))
+        os._exit(127 if exc.errno == 2 else 126)
+    except BaseException as exc:  # nothing may escape into the supervisor's own code
+        os.write(2, f"janito sandbox: {type(exc).__name__}: {exc}\n".encode("utf-8", "replace"))
+        os._exit(126)
+
+
+def _process_table() -> dict[int, int]:
+    """{pid: parent pid} of every process this one can see."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                table[int(name)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def _children(pid: int) -> list[int] | None:
+    """The children of ``pid`` as the kernel lists them; None where it does not
+    (a kernel built without ``CONFIG_PROC_CHILDREN``)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except FileNotFoundError:
+            if os.path.isdir(f"/proc/{pid}/task/{task}"):
+                return None
+        except OSError:
+            continue
+    return found
+
+
+def _descendants(me: int) -> list[int]:
+    """Descendants of ``me`` (zombies included), parents before children.
+
+    The children lists of the subtree are read where the kernel offers them (a read per
+    process of the call); otherwise the whole process table is scanned.
+    """
+    found: list[int] = []
+    frontier = [me]
+    while frontier:
+        children = _children(frontier.pop())
+        if children is None:
+            return _descendants_by_scan(me)
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+def _descendants_by_scan(me: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in _process_table().items():
+        children.setdefault(parent, []).append(pid)
+    found: list[int] = []
+    frontier = [me]
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            found.append(child)
+            frontier.append(child)
+    return found
+
+
+def _kill(pid: int, tree: set[int]) -> None:
+    """SIGKILL ``pid`` only if it is still the process found in ``tree`` (no pid reuse)."""
+    opener = getattr(os, "pidfd_open", None)
+    sender = getattr(signal, "pidfd_send_signal", None)
+    if opener is None or sender is None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return
+    try:
+        fd = opener(pid)
+    except OSError:
+        return
+    try:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return
+        if parent in tree:
+            sender(fd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _reap(main: int) -> int | None:
+    """Reap every child that has ended; the wait status of ``main`` if it was among them."""
+    status = None
+    while True:
+        try:
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return status
+        if pid == 0:
+            return status
+        if pid == main:
+            status = wait_status
+
+
+def kill_descendants(limit: float = 10.0) -> None:
+    """SIGKILL every descendant, again and again as orphans come back, until none is left."""
+    me = os.getpid()
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        victims = _descendants(me)
+        tree = {me, *victims}
+        for pid in victims:
+            _kill(pid, tree)
+        reaped = False
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return  # no child left, so no descendant either
+            if pid == 0:
+                break
+            reaped = True
+        if not reaped:
+            time.sleep(0.001)
+
+
+def _exit_code(status: int | None) -> int:
+    if status is None:
+        return 128 + int(signal.SIGKILL)
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def supervise(settings: dict[str, Any], command: list[str]) -> int:
+    """Run ``command`` as described in the module docstring; the exit code to end with."""
+    import select
+
+    libc = _libc()
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != settings.get("parent"):
+        return 125  # janito was gone before the request for its death signal took effect
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        os.write(2, b"janito sandbox: cannot become a child subreaper\n")
+        return 125
+    control = int(settings["control"])
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    stopped: list[int] = []
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
+        signal.signal(number, lambda signum, frame: stopped.append(signum))
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    main = os.fork()
+    if main == 0:
+        _exec_child(settings, command, [control, wake_read, wake_write])
+    status = None
+    try:
+        while status is None and not stopped:
+            ready, _, _ = select.select([control, wake_read], [], [])
+            if wake_read in ready:
+                try:
+                    while os.read(wake_read, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+            if control in ready and not os.read(control, 512):
+                break  # janito closed its end, or is gone
+            status = _reap(main)
+    finally:
+        kill_descendants()
+        if settings.get("tmpdir") and os.getppid() != settings["parent"]:
+            # janito is gone, so nobody else will remove the call's temporary folder
+            import shutil
+
+            shutil.rmtree(settings["tmpdir"], ignore_errors=True)
+    return _exit_code(status)
+
+
+def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """(settings, command) from the options of the module docstring; ValueError if malformed."""
+    settings: dict[str, Any] = {"confine": False, "network": False, "write": [], "devices": []}
+    index = 0
+    while index < len(argv) and argv[index] != "--":
+        option = argv[index]
+        if option in ("--confine", "--network"):
+            settings[option[2:]] = True
+            index += 1
+            continue
+        if index + 1 >= len(argv):
+            raise ValueError(f"{option} needs a value")
+        value = argv[index + 1]
+        if option in ("--parent", "--control"):
+            settings[option[2:]] = int(value)
+        elif option in ("--cwd", "--tmpdir"):
+            settings[option[2:]] = value
+        elif option == "--write":
+            settings["write"].append(value)
+        elif option == "--device":
+            settings["devices"].append(value)
+        else:
+            raise ValueError(f"unknown option {option}")
+        index += 2
+    command = argv[index + 1:]
+    if not command or not {"parent", "control", "cwd"} <= set(settings):
+        raise ValueError("--parent, --control, --cwd and a command after -- are required")
+    return settings, command
+
+
+def options(settings: dict[str, Any]) -> list[str]:
+    """The command-line options that ``parse`` reads back as ``settings``."""
+    out = ["--parent", str(settings["parent"]), "--control", str(settings["control"]),
+           "--cwd", settings["cwd"]]
+    out += [flag for flag in ("--confine", "--network") if settings.get(flag[2:])]
+    if settings.get("tmpdir"):
+        out += ["--tmpdir", settings["tmpdir"]]
+    for path in settings.get("write", ()):
+        out += ["--write", path]
+    for path in settings.get("devices", ()):
+        out += ["--device", path]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    try:
+        settings, command = parse(argv[1:])
+    except ValueError as exc:
+        os.write(2, f"janito sandbox: {exc}\n".encode())
+        return 125
+    return supervise(settings, command)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
