@@ -222,15 +222,18 @@ def profile(folder: str, env: dict[str, str], clients: int, seconds: float) -> N
     out = Path(folder) / "serve.prof"
     script = Path(folder) / "profiled.py"
     script.write_text(textwrap.dedent(f'''
-        import cProfile
+        import cProfile, os, signal
         from janito_mcp._commands import main
         profiler = cProfile.Profile()
-        profiler.enable()
-        try:
-            main({janito_argv(port, 1)[3:]!r})  # uvicorn returns on SIGTERM
-        finally:
+        def stop(*_):
+            # uvicorn raises the signal again once it has shut down
             profiler.disable()
             profiler.dump_stats({str(out)!r})
+            os._exit(0)
+        signal.signal(signal.SIGTERM, stop)
+        profiler.enable()
+        main({janito_argv(port, 1)[3:]!r})
+        stop()
     '''), encoding="utf-8")
     server = Server("profiled", [sys.executable, str(script)], port, env, folder)
     try:
