@@ -120,6 +120,13 @@ def tool_schema(cls: type) -> ToolSchema:
     return built
 
 
+def forget_schema(cls: type) -> None:
+    """Drop the schema cached on ``cls``, whose declared ``input_schema`` or description
+    changed (a mounted MCP server's tool after the server's tool list changed)."""
+    if _CACHE_ATTR in cls.__dict__:
+        delattr(cls, _CACHE_ATTR)
+
+
 def _build(cls: type) -> ToolSchema:
     explicit = cls.__dict__.get("input_schema")
     if isinstance(explicit, dict):

@@ -27,6 +27,7 @@ from ._config import DEPTH_ENV, ServerConfig, expand
 
 CONNECTION_FAILED = "connection_failed"
 REMOTE_ERROR = "remote_error"
+INVALID_RESULT = "invalid_result"
 TIMEOUT = "timeout"
 STDERR_LINES = 20
 STDERR_LINE_CHARS = 500  # shown per line; lines are kept longer so a secret is never cut in two
@@ -67,6 +68,30 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text and type(exc).__name__ != "MCPError" else (
         text or type(exc).__name__
     )
+
+
+async def remote_transport(config: ServerConfig, stack: AsyncExitStack, secrets: Scrubber,
+                           auth: Any = None) -> Any:
+    """The SDK transport (streamable HTTP or SSE) for a remote server entry.
+
+    Headers are expanded here, and the values substituted into them join ``secrets``.
+    """
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    assert config.url is not None
+    headers = {key: expand(value, secrets, env_too=True) for key, value in config.headers.items()}
+    url = expand(config.url, secrets)
+    if config.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        return sse_client(url, headers=headers or None, auth=auth,
+                          timeout=min(config.startup_timeout, 30.0),
+                          sse_read_timeout=max(config.timeout, 300.0))
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None,
+                                                                  auth=auth))
+    return streamable_http_client(url, http_client=http)
 
 
 class _StderrTail:
@@ -125,6 +150,12 @@ class RemoteServer:
         self._listeners: set[queue.SimpleQueue[Any]] = set()
         #: the secret values substituted into this server's configuration
         self.secrets = Scrubber()
+        #: the name the server gave in the handshake (``janito`` for another janito)
+        self.server_name = ""
+        #: counts the tool lists received after ``notifications/tools/list_changed``
+        self.list_version = 0
+        #: called (on the server's event-loop thread) after each such list
+        self.on_tools_changed: list[Callable[[RemoteServer], None]] = []
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "not connected"
@@ -176,6 +207,9 @@ class RemoteServer:
                                         f"{self._stderr_note()}")) from None
         except Exception as exc:
             self._broken = "did not start"
+            plain = _plain_reason(exc)
+            if plain is not None:
+                raise StartError(self.clean(plain)) from None
             raise StartError(self.clean(f"{describe(exc)}{self._stderr_note()}")) from None
 
     def clean(self, text: str) -> str:
@@ -220,7 +254,15 @@ class RemoteServer:
                 self._client = client
                 if not ready.done():
                     ready.set_result(tools)
-                await stop.wait()
+                watcher = asyncio.get_running_loop().create_task(self._listen(client))
+                try:
+                    await stop.wait()
+                finally:
+                    watcher.cancel()
+                    try:
+                        await watcher
+                    except BaseException:
+                        pass
         except BaseException as exc:
             if not ready.done():
                 if isinstance(exc, Exception):
@@ -239,36 +281,92 @@ class RemoteServer:
         from mcp.client import Client
 
         config = self.config
+        secrets = self.secrets
+        transport: Any
         if config.url:
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            secrets = self.secrets
-            headers = {key: expand(value, secrets) for key, value in config.headers.items()}
-            http = await stack.enter_async_context(create_mcp_http_client(headers=headers or None))
-            transport: Any = streamable_http_client(expand(config.url, secrets), http_client=http)
+            url = expand(config.url, secrets)
+            auth = self._auth(url) if config.oauth is not None else None
+            transport = await remote_transport(config, stack, secrets, auth)
         else:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
+            from ._config import read_env_file
+
             assert config.command is not None and self._stderr is not None
-            secrets = self.secrets
-            env = {key: expand(value, secrets) for key, value in config.env.items()}
+            env: dict[str, str] = {}
+            if config.env_file:
+                from_file = read_env_file(expand(config.env_file, secrets))
+                secrets.add(*from_file.values())
+                env.update(from_file)
+            env.update({key: expand(value, secrets, env_too=True)
+                        for key, value in config.env.items()})
             env[DEPTH_ENV] = str(depth() + 1)
             params = StdioServerParameters(
                 command=expand(config.command, secrets),
                 args=[expand(arg, secrets) for arg in config.args],
                 env=env,
-                cwd=config.cwd,
+                cwd=os.path.expanduser(expand(config.cwd, secrets)) if config.cwd else None,
             )
             transport = stdio_client(params, errlog=self._stderr.write_fd)  # type: ignore[arg-type]
         client = Client(
             transport,
             client_info=mcp_types.Implementation(name="janito", version=self.client_version),
             logging_callback=self._on_log,
+            message_handler=self._on_message,
             log_level="info",
             cache=None,
         )
-        return await stack.enter_async_context(client)
+        entered = await stack.enter_async_context(client)
+        info = getattr(entered, "server_info", None)
+        self.server_name = str(getattr(info, "name", "") or "")
+        return entered
+
+    def _auth(self, url: str) -> Any:
+        """The SDK's OAuth provider on the stored sign-in; StartError when there is none."""
+        from ._oauth import SecretTokenStorage, login_hint, provider
+
+        if not SecretTokenStorage(self.config).has_tokens():
+            raise StartError(login_hint(self.config))
+        return provider(self.config, url, self.secrets)
+
+    async def _listen(self, client: Any) -> None:
+        """On a 2026-07-28 connection tool-list changes come through ``subscriptions/listen``
+        (earlier protocols send ``notifications/tools/list_changed``, see ``_on_message``).
+        A server that does not offer it, or a dropped stream, just ends the watch."""
+        try:
+            capabilities = client.server_capabilities
+            tools = getattr(capabilities, "tools", None)
+            if tools is not None and getattr(tools, "list_changed", None) is False:
+                return
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    await self._refresh(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: a changed tool list is fetched again and published."""
+        if isinstance(message, Exception):
+            return
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed" and self._client is not None:
+            client = self._client
+            asyncio.get_running_loop().create_task(self._refresh(client))
+
+    async def _refresh(self, client: Any) -> None:
+        try:
+            tools = await self._list_tools(client)
+        except Exception:
+            return  # the next notification, or the next start, lists them again
+        self.tools = tools
+        self.list_version += 1
+        for listener in list(self.on_tools_changed):
+            try:
+                listener(self)
+            except Exception:
+                pass
 
     @staticmethod
     async def _list_tools(client: Any) -> list[Any]:
@@ -390,7 +488,8 @@ class RemoteServer:
             return self._call_failed(exc, tool, where, stderr_mark)
         from ._remote import result_dict
 
-        return result_dict(result, self.name, tool, local_name, self.clean)
+        return result_dict(result, self.name, tool, local_name, self.clean,
+                           janito_peer=self.server_name == "janito")
 
     def _call_failed(self, exc: BaseException, tool: str, where: dict[str, str],
                      stderr_mark: int = 0) -> dict[str, Any]:
@@ -403,6 +502,12 @@ class RemoteServer:
         if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
             return failure(self.clean(f"MCP server {self.name!r} answered {tool} with an error: "
                                       f"{exc.message}"), REMOTE_ERROR, **where)
+        broken_result = _broken_result(exc)
+        if broken_result is not None:
+            # The session is fine: only this answer broke the server's own promises.
+            return failure(self.clean(f"MCP server {self.name!r} answered {tool} with a result "
+                                      f"that breaks its own declaration: {broken_result}"),
+                           INVALID_RESULT, **where)
         self._broken = describe(exc)
         note = self._stderr_note(stderr_mark)
         return failure(
@@ -410,6 +515,55 @@ class RemoteServer:
                        f"({describe(exc)}){note}; it is restarted on the next call"),
             CONNECTION_FAILED, **where,
         )
+
+
+def _plain_reason(exc: BaseException) -> str | None:
+    """The message of a start failure that explains itself (a sign-in is needed)."""
+    from ._oauth import LoginRequired
+
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 20:
+        seen += 1
+        if isinstance(current, (StartError, LoginRequired)):
+            return str(current)
+        inner = getattr(current, "exceptions", None)
+        if isinstance(inner, (list, tuple)) and inner:
+            current = inner[0]
+            continue
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _broken_result(exc: BaseException) -> str | None:
+    """What is wrong with a result the SDK refused, or None for any other failure.
+
+    The SDK checks a result against the tool's declared ``outputSchema`` (raising
+    RuntimeError with one of a few known sentences) and against the protocol's own result
+    model (pydantic's ValidationError); either is that answer's fault, not the session's.
+    """
+    while True:
+        inner = getattr(exc, "exceptions", None)
+        if isinstance(inner, (list, tuple)) and len(inner) == 1:
+            exc = inner[0]
+            continue
+        break
+    if isinstance(exc, RuntimeError):
+        text = str(exc)
+        if text.startswith(("Invalid structured content returned by tool",
+                            "Invalid schema for tool")) or "has an output schema but did not " \
+                "return structured content" in text:
+            return " ".join(text.split())[:1000]
+        return None
+    try:
+        from pydantic import ValidationError
+    except ImportError:  # pragma: no cover - the SDK requires pydantic
+        return None
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"the result is not an MCP tool result ({where}: {first.get('msg', 'invalid')})"
+    return None
 
 
 def _cleaned(report: Reporter, clean: Callable[[str], str]) -> Reporter:

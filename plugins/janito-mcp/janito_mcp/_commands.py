@@ -54,6 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--no-auth", action="store_true", dest="mcp_no_auth",
                        help="serve HTTP without authentication, even on a non-loopback --host "
                        "(otherwise the mcp_serve_token secret is required there)")
+    serve.add_argument("--stateless", action="store_true", dest="mcp_stateless",
+                       help="with --transport http: the SDK's stateless streamable HTTP (no "
+                       "session: any request may reach any process, behind any load balancer)")
+    serve.add_argument("--workers", type=int, default=1, dest="mcp_workers", metavar="N",
+                       help="with --transport http --stateless: N worker processes accept on "
+                       "one port (default 1)")
+    serve.add_argument("--worker-fd", type=int, default=None, dest="mcp_worker_fd",
+                       help=argparse.SUPPRESS)
     serve.add_argument("--allow-private-network", action="store_true",
                        dest="mcp_allow_private_network",
                        help="let tools such as GetUrl reach loopback, private, link-local and "
@@ -69,6 +77,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     servers.add_argument("--json", action="store_true", dest="mcp_json",
                          help="print a JSON list instead of a table")
     servers.set_defaults(handler=servers_command)
+
+    imports = commands.add_parser(
+        "import",
+        help="copy the MCP servers of another client's file into janito's mcp.json",
+        description="Copy the servers of an MCP configuration file (Claude Desktop's "
+        "mcpServers, VS Code's or Cursor's servers) into the 'mcp' toolset's configuration "
+        "file. Entries are checked as janito reads them; one janito cannot use (a "
+        "${input:...} prompt, a name janito refuses) is reported and left out.",
+    )
+    imports.add_argument("source", metavar="PATH", help="the file to import from")
+    imports.add_argument("--replace", action="store_true", dest="mcp_replace",
+                         help="replace servers of the same name already in janito's file")
+    imports.add_argument("--dry-run", action="store_true", dest="mcp_dry_run",
+                         help="say what would be imported without writing anything")
+    imports.set_defaults(handler=import_command)
+
+    login = commands.add_parser(
+        "login",
+        help="sign in to a remote MCP server that asks for OAuth",
+        description="Sign in to a remote MCP server whose entry has \"oauth\": the "
+        "authorization page opens in a browser (or its address is printed), and the tokens "
+        "are kept in janito's secrets store, where mounting the server finds them.",
+    )
+    login.add_argument("server", metavar="SERVER", help="the server's name in mcp.json")
+    login.add_argument("--no-browser", action="store_true", dest="mcp_no_browser",
+                       help="only print the address to open")
+    login.add_argument("--timeout", type=float, default=300.0, dest="mcp_login_timeout",
+                       metavar="SECONDS", help="how long to wait for the browser (default 300)")
+    login.set_defaults(handler=login_command)
+
+    logout = commands.add_parser("logout", help="forget the OAuth tokens of a remote MCP server")
+    logout.add_argument("server", metavar="SERVER", help="the server's name in mcp.json")
+    logout.set_defaults(handler=logout_command)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -91,7 +132,13 @@ def serve_command(args: argparse.Namespace) -> int:
         workspace=args.workspace,
         no_auth=bool(args.mcp_no_auth),
         allow_private_network=bool(args.mcp_allow_private_network),
+        stateless=bool(args.mcp_stateless),
+        workers=int(args.mcp_workers),
     )
+    if args.mcp_worker_fd is not None:
+        from ._serve import serve_worker
+
+        return serve_worker(options, args.mcp_worker_fd)
     return serve(options)
 
 
@@ -121,7 +168,54 @@ def servers_command(args: argparse.Namespace) -> int:
         if "error" in row:
             print(f"  {row['name']:<{width}}  error: {row['error']}")
         else:
-            print(f"  {row['name']:<{width}}  {row['permissions'] or '-':<3}  {row['target']}")
+            print(f"  {row['name']:<{width}}  {row['permissions'] or '-':<3}  "
+                  f"{row['transport']:<5}  {row['target']}" + ("  (oauth)" if row["oauth"] else ""))
+    return 0
+
+
+def import_command(args: argparse.Namespace) -> int:
+    """Handler of ``janito mcp import PATH``."""
+    from pathlib import Path
+
+    from ._config import ConfigError, config_path
+    from ._importing import import_servers
+
+    try:
+        report = import_servers(Path(args.source).expanduser(), config_path(),
+                                replace=bool(args.mcp_replace), dry_run=bool(args.mcp_dry_run))
+    except ConfigError as exc:
+        print(f"janito mcp: {exc}", file=sys.stderr)
+        return 1
+    verb = "would import" if args.mcp_dry_run else "imported"
+    if report.imported:
+        print(f"{verb} {len(report.imported)} server(s) into {report.target}: "
+              + ", ".join(report.imported))
+    else:
+        print(f"no server {verb} into {report.target}")
+    for name, reason in report.kept.items():
+        print(f"  kept {name}: {reason}", file=sys.stderr)
+    for name, reason in report.refused.items():
+        print(f"  left out {name}: {reason}", file=sys.stderr)
+    return 1 if report.refused else 0
+
+
+def login_command(args: argparse.Namespace) -> int:
+    """Handler of ``janito mcp login SERVER``."""
+    from ._login import login
+
+    return login(args.server, browser=not args.mcp_no_browser, timeout=args.mcp_login_timeout)
+
+
+def logout_command(args: argparse.Namespace) -> int:
+    """Handler of ``janito mcp logout SERVER``."""
+    from janito_core.secrets import delete_secret
+
+    from ._config import oauth_secret_name
+
+    if delete_secret(oauth_secret_name(args.server)):
+        print(f"forgot the sign-in to the MCP server {args.server!r}")
+    else:
+        print(f"no sign-in to the MCP server {args.server!r} was stored")
     return 0
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from ._config import ConfigError, config_path, load_config
@@ -35,6 +36,10 @@ class Mounted:
     classes: list[type] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """One line per server that could not be mounted (or problem of the file), each its own load error."""
+    by_server: dict[str, dict[str, type]] = field(default_factory=dict)
+    """Per server, its tool classes by the server's own tool names."""
+    registries: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
+    """The registries that loaded the ``mcp`` toolset: new tools of a server are added there."""
 
 
 _lock = threading.Lock()
@@ -94,10 +99,60 @@ def _mount() -> Mounted:
         state.servers[remote.name] = remote
     for remote in state.servers.values():
         taken: set[str] = set()
+        classes = state.by_server.setdefault(remote.name, {})
         for definition in remote.tools:
             name = local_name(remote.name, str(definition.name), taken)
-            state.classes.append(make_tool_class(remote, definition, name, TOOLS_MODULE))
+            cls = make_tool_class(remote, definition, name, TOOLS_MODULE)
+            classes[str(definition.name)] = cls
+            state.classes.append(cls)
+        remote.on_tools_changed.append(lambda server, state=state: _tools_changed(state, server))
     return state
+
+
+def watch(registry: Any) -> None:
+    """Add new tools of the mounted servers to ``registry`` when their lists change."""
+    with _lock:
+        if _mounted is not None:
+            _mounted.registries.add(registry)
+
+
+def _tools_changed(state: Mounted, remote: RemoteServer) -> None:
+    """A server sent ``notifications/tools/list_changed`` and its new list arrived.
+
+    A tool still offered gets its new description and schemas; one no longer offered
+    answers every call with ``unknown_tool``; a new one gets a class, published in the
+    toolset's module and added to every registry that loaded the toolset.
+    """
+    from ._remote import describe_tool, local_name, make_tool_class
+
+    added: list[type] = []
+    with _lock:
+        classes = state.by_server.setdefault(remote.name, {})
+        offered = {str(d.name): d for d in remote.tools}
+        for remote_name, cls in classes.items():
+            definition = offered.get(remote_name)
+            cls.mcp_removed = definition is None  # type: ignore[attr-defined]
+            if definition is not None:
+                describe_tool(cls, remote, definition)
+        taken = {cls.__name__ for cls in classes.values()}
+        for remote_name, definition in offered.items():
+            if remote_name in classes:
+                continue
+            name = local_name(remote.name, remote_name, taken)
+            cls = make_tool_class(remote, definition, name, TOOLS_MODULE)
+            classes[remote_name] = cls
+            state.classes.append(cls)
+            added.append(cls)
+        registries = list(state.registries)
+    module = sys.modules.get(TOOLS_MODULE)
+    for cls in added:
+        if module is not None:
+            setattr(module, cls.__name__, cls)
+        for registry in registries:
+            try:
+                registry.add_tool(cls, toolset="mcp", distribution="janito-mcp")
+            except Exception:
+                pass  # a name taken meanwhile: that registry keeps what it has
 
 
 def shutdown() -> None:

@@ -42,6 +42,11 @@ def local_name(server: str, remote: str, taken: set[str]) -> str:
     return unique
 
 
+MAX_INLINE_DEPTH = 16
+OUTPUT_SCHEMA_IN_DESCRIPTION = 800
+"""An output schema whose JSON is at most this long is shown to the model in the description."""
+
+
 def declared_schema(input_schema: Any) -> dict[str, Any]:
     """A server's ``inputSchema`` as a generated class declares it.
 
@@ -50,8 +55,14 @@ def declared_schema(input_schema: Any) -> dict[str, Any]:
     opens the schema explicitly (``additionalProperties`` true or a schema): a schema that
     merely leaves ``additionalProperties`` out gets ``false``, so a misspelt argument is
     an error the model sees instead of a value the server silently ignores.
+
+    Local ``$ref``s (``#/$defs/...``, ``#/definitions/...``) are written out in place, so
+    the objects they name are coerced and checked field by field like any other, and
+    providers that do not follow ``$ref`` (Gemini) see the whole shape; a recursive one is
+    left as a ``$ref`` with its definitions kept.
     """
     schema = copy.deepcopy(input_schema) if isinstance(input_schema, dict) else {}
+    schema = inline_refs(schema)
     properties = schema.get("properties")
     schema["type"] = "object"
     schema["properties"] = properties if isinstance(properties, dict) else {}
@@ -60,19 +71,120 @@ def declared_schema(input_schema: Any) -> dict[str, Any]:
         r for r in (required if isinstance(required, list) else [])
         if isinstance(r, str) and r in schema["properties"]
     ]
+    for value in schema["properties"].values():
+        _close_objects(value)
     extra = schema.get("additionalProperties")
     if extra is not True and not isinstance(extra, dict):
         schema["additionalProperties"] = False
     return schema
 
 
+def _close_objects(node: Any) -> None:
+    """Nested objects follow the top level's rule: one that declares ``properties`` and
+    says nothing of others accepts only those, so a misspelt nested field is an error the
+    model sees rather than something the server drops. ``allOf`` branches are left open
+    (each names only part of the fields)."""
+    if isinstance(node, list):
+        for item in node:
+            _close_objects(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key not in ("allOf", "$defs", "definitions", "not"):
+            _close_objects(value)
+    if isinstance(node.get("properties"), dict) and "additionalProperties" not in node \
+            and "patternProperties" not in node and "unevaluatedProperties" not in node:
+        node["additionalProperties"] = False
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its local, non-recursive ``$ref``s replaced by what they point to."""
+    unresolved: list[str] = []
+
+    def target(ref: str) -> Any:
+        if not ref.startswith("#/"):
+            return None
+        node: Any = schema
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node if isinstance(node, dict) else None
+
+    def walk(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            found = target(ref)
+            if found is None or ref in seen or len(seen) >= MAX_INLINE_DEPTH:
+                unresolved.append(ref)
+                return {k: walk(v, seen) for k, v in node.items()}
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            return walk({**found, **siblings}, (*seen, ref))
+        return {k: (v if k in ("$defs", "definitions") else walk(v, seen))
+                for k, v in node.items()}
+
+    out = walk(schema, ())
+    if not unresolved:
+        out.pop("$defs", None)
+        out.pop("definitions", None)
+    return dict(out)
+
+
+def output_schema(definition: Any) -> dict[str, Any] | None:
+    """The server's ``outputSchema`` of a tool, or None."""
+    declared = getattr(definition, "output_schema", None)
+    return copy.deepcopy(declared) if isinstance(declared, dict) and declared else None
+
+
+def _description(remote: RemoteServer, definition: Any, remote_name: str) -> tuple[str, str]:
+    """The server's description, and a sentence on its output schema (may be empty).
+
+    The output schema is shown when it names fields (an object with ``properties``): a
+    model then knows what ``result`` will hold. A free-form object says nothing worth
+    the words.
+    """
+    text = remote.clean((definition.description or getattr(definition, "title", None)
+                         or f"Tool {remote_name} of the MCP server {remote.name}.").strip())
+    declared = output_schema(definition)
+    properties = declared.get("properties") if declared is not None else None
+    if not isinstance(properties, dict) or not properties or _wraps_a_plain_value(properties):
+        return text, ""
+    shown = json.dumps(inline_refs(declared), ensure_ascii=False, separators=(",", ":"))
+    if len(shown) <= OUTPUT_SCHEMA_IN_DESCRIPTION:
+        return text, f"Its result (the `result` of the answer) follows this JSON Schema: {shown}"
+    return text, ("Its result (the `result` of the answer) follows a JSON Schema the server "
+                  "declares.")
+
+
+def _wraps_a_plain_value(properties: dict[str, Any]) -> bool:
+    """``{"result": <a string, number...>}``: how SDK servers wrap a plain return value."""
+    if list(properties) != ["result"] or not isinstance(properties["result"], dict):
+        return False
+    return properties["result"].get("type") in ("string", "integer", "number", "boolean")
+
+
 def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: str) -> type:
     """A ``@tool`` class named ``name`` that calls ``definition`` on ``remote``."""
     remote_name = str(definition.name)
-    description = remote.clean((definition.description or getattr(definition, "title", None)
-                                or f"Tool {remote_name} of the MCP server {remote.name}.").strip())
 
     def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
+        cls = type(self)
+        where = {"server": remote.name, "tool": name}
+        if getattr(cls, "mcp_removed", False):
+            return failure(f"the MCP server {remote.name!r} no longer offers {remote_name}",
+                           "unknown_tool", **where)
+        problems = check_arguments(cls, kwargs)
+        if problems:
+            return failure(
+                "invalid arguments: " + "; ".join(f"{p['field']}: {p['error']}" for p in problems),
+                "invalid_arguments", details=problems, **where)
+
         def report(level: str, message: str) -> None:
             if level in ("error", "critical", "alert", "emergency"):
                 self.report_error(message)
@@ -86,18 +198,94 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
     run.__qualname__ = f"{name}.run"
     run.__module__ = module
     namespace = {
-        "__doc__": description,
-        "description": description,
         "__module__": module,
         "__qualname__": name,
         "run": run,
-        "input_schema": remote.scrubbed(declared_schema(definition.input_schema)),
         "mcp_server": remote.name,
         "mcp_tool": remote_name,
+        "mcp_removed": False,
         "open_world": True,  # another server, whatever it does, is beyond this host
     }
     cls = type(name, (BaseTool,), namespace)
+    describe_tool(cls, remote, definition)
     return tool(remote.config.permissions_of(remote_name))(cls)
+
+
+def describe_tool(cls: type, remote: RemoteServer, definition: Any) -> None:
+    """Give ``cls`` what the server now says of its tool: description, schemas.
+
+    Called when the class is made and again when the server's tool list changes; janito's
+    cached schema of the class is dropped so the next look sees the new one.
+    """
+    text, note = _description(remote, definition, str(definition.name))
+    description = f"{text} {note}" if note else text
+    raw = remote.scrubbed(definition.input_schema if isinstance(definition.input_schema, dict)
+                          else {})
+    declared_output = output_schema(definition)
+    # The first line of __doc__ is what `janito tools` lists; the model reads `description`.
+    cls.__doc__ = f"{text}\n\n{note}" if note else text
+    cls.description = description  # type: ignore[attr-defined]
+    cls.input_schema = remote.scrubbed(declared_schema(raw))  # type: ignore[attr-defined]
+    checked = dict(raw)
+    if isinstance(checked.get("required"), list):
+        # janito drops the required names the schema does not declare; so does the check
+        properties = checked.get("properties") if isinstance(checked.get("properties"), dict) else {}
+        checked["required"] = [r for r in checked["required"] if r in properties]
+    cls.mcp_input_schema = checked  # type: ignore[attr-defined]
+    cls.output_schema = (None if declared_output is None  # type: ignore[attr-defined]
+                         else remote.scrubbed(declared_output))
+    cls.mcp_validator = None  # type: ignore[attr-defined]
+    from janito_core.schema import forget_schema
+
+    forget_schema(cls)
+
+
+def check_arguments(cls: type, arguments: dict[str, Any]) -> list[dict[str, str]]:
+    """Every way ``arguments`` (already coerced by dispatch) break the server's own input
+    schema, checked with jsonschema: the keywords janito's coercion does not look at
+    (``minItems``, ``pattern``, ``minimum``, ``format`` assertions, ``$ref``'d recursive
+    objects, ``allOf``, ...) are enforced too. A schema jsonschema cannot use is not held
+    against the caller."""
+    schema = getattr(cls, "mcp_input_schema", None)
+    if not isinstance(schema, dict) or not schema:
+        return []
+    validator = getattr(cls, "mcp_validator", None)
+    if validator is None:
+        from jsonschema import SchemaError
+        from jsonschema.validators import validator_for
+
+        try:
+            kind = validator_for(schema)
+            kind.check_schema(schema)
+            validator = kind(schema)
+        except SchemaError:
+            validator = False
+        except Exception:
+            validator = False
+        cls.mcp_validator = validator  # type: ignore[attr-defined]
+    if validator is False:
+        return []
+    problems: list[dict[str, str]] = []
+    try:
+        for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
+            problems.append({"field": _field(error.absolute_path) or "(arguments)",
+                             "error": _short(error.message)})
+            if len(problems) >= 20:
+                break
+    except Exception:
+        return []  # an unresolvable $ref and the like: the server's schema, not the call
+    return problems
+
+
+def _field(path: Any) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _block(block: Any) -> dict[str, Any]:
@@ -120,12 +308,17 @@ def _block(block: Any) -> dict[str, Any]:
 
 
 def result_dict(result: Any, server: str, tool_name: str, local: str | None = None,
-                clean: Callable[[str], str] | None = None) -> dict[str, Any]:
+                clean: Callable[[str], str] | None = None, *,
+                janito_peer: bool = False) -> dict[str, Any]:
     """janito's result for an MCP ``CallToolResult``.
 
-    A structured result that already has janito's shape (``success`` and, on failure,
-    ``error``/``error_type``, as another janito serves it) is returned as it is. ``clean``
-    removes secrets from an error text before it is shortened (the caller scrubs the rest).
+    From another janito (``janito_peer``: the server called itself ``janito`` in the
+    handshake) a structured result that already has janito's shape (``success`` and, on
+    failure, ``error``/``error_type``) is returned as it is. Any other server's structured
+    content is its ``result``, whatever keys it has: a third-party ``{"success": false,
+    ...}`` still becomes janito's failure with ``error``, ``error_type``, ``server`` and
+    ``tool``. ``clean`` removes secrets from an error text before it is shortened (the
+    caller scrubs the rest).
     """
     structured = getattr(result, "structured_content", None)
     texts: list[str] = []
@@ -137,7 +330,7 @@ def result_dict(result: Any, server: str, tool_name: str, local: str | None = No
             others.append(_block(block))
     text = "\n".join(texts)
     is_error = bool(getattr(result, "is_error", False))
-    if isinstance(structured, dict) and isinstance(structured.get("success"), bool):
+    if janito_peer and _janito_shaped(structured):
         out = dict(structured)
         if is_error and out["success"]:
             out["success"] = False
@@ -145,10 +338,18 @@ def result_dict(result: Any, server: str, tool_name: str, local: str | None = No
             out.setdefault("error_type", "remote_error")
         return out
     where = {"server": server, "tool": local or tool_name}
-    if is_error:
-        shown = clean(text) if clean is not None else text
+    said_failure = isinstance(structured, dict) and structured.get("success") is False
+    if is_error or said_failure:
+        said = structured.get("error") if isinstance(structured, dict) else None
+        if not isinstance(said, str) or not said.strip():
+            said = structured.get("message") if isinstance(structured, dict) else None
+        if not isinstance(said, str) or not said.strip():
+            said = text
+        shown = clean(said) if clean is not None else said
         message = " ".join(shown.split())[:2000] or f"{tool_name} reported an error without a message"
-        extra = {"content": others} if others else {}
+        extra: dict[str, Any] = {"content": others} if others else {}
+        if structured is not None:
+            extra["result"] = structured
         return failure(message, "remote_error", **where, **extra)
     out = {"success": True, **where}
     if structured is not None:
@@ -158,6 +359,14 @@ def result_dict(result: Any, server: str, tool_name: str, local: str | None = No
     if others:
         out["content"] = others
     return out
+
+
+def _janito_shaped(value: Any) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("success"), bool):
+        return False
+    if value["success"]:
+        return True
+    return isinstance(value.get("error"), str) and isinstance(value.get("error_type"), str)
 
 
 def _same_json(text: str, value: Any) -> bool:

@@ -63,6 +63,10 @@ class ServeOptions:
     no_auth: bool = False
     #: Let tools connect to loopback, private and metadata addresses (GetUrl).
     allow_private_network: bool = False
+    #: The SDK's stateless streamable HTTP: every request stands alone.
+    stateless: bool = False
+    #: Processes accepting on the one listening socket (stateless HTTP only).
+    workers: int = 1
 
     @property
     def privileges(self) -> Privileges:
@@ -178,6 +182,9 @@ class JanitoServer:
                                         permissions=registry.get_tool_permissions(name),
                                         open_world=tool is not None and bool(
                                             getattr(tool.tool_class, "open_world", False)))
+                declared = getattr(tool.tool_class, "output_schema", None) if tool else None
+                if isinstance(declared, dict) and declared:
+                    definition["outputSchema"] = wrapped_output_schema(declared)
                 self.tools[name] = types.Tool.model_validate(definition)
             except Exception as exc:
                 self.problems.append(f"{name}: its schema cannot be served ({exc})")
@@ -267,17 +274,41 @@ class JanitoServer:
             await self.server.run(read_stream, write_stream,
                                   self.server.create_initialization_options())
 
-    def http_app(self, host: str, path: str, token: str | None = None) -> Any:
-        """The streamable HTTP app; with ``token``, every request must carry it as a bearer token."""
+    def http_app(self, host: str, path: str, token: str | None = None,
+                 stateless: bool = False) -> Any:
+        """The streamable HTTP app; with ``token``, every request must carry it as a bearer
+        token. ``stateless``: the SDK's stateless mode, no session between requests."""
         if not token:
-            return self.server.streamable_http_app(streamable_http_path=path, host=host)
+            return self.server.streamable_http_app(streamable_http_path=path, host=host,
+                                                   stateless_http=stateless)
         from mcp.server.auth.settings import AuthSettings
 
         # The SDK's settings require an issuer URL; with no authorization server and no
         # resource metadata it is never used nor shown to clients.
         auth = AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)
         return self.server.streamable_http_app(streamable_http_path=path, host=host, auth=auth,
-                                               token_verifier=StaticTokenVerifier(token))
+                                               token_verifier=StaticTokenVerifier(token),
+                                               stateless_http=stateless)
+
+
+def wrapped_output_schema(declared: dict[str, Any]) -> dict[str, Any]:
+    """The output schema of a served tool whose class declares ``output_schema`` (a mounted
+    MCP tool passing its server's on): janito's answer, with the declared data under
+    ``result``. Failures are sent as errors, which clients do not check against it."""
+    import copy
+
+    inner = copy.deepcopy(declared)
+    outer: dict[str, Any] = {
+        "type": "object",
+        "properties": {"success": {"type": "boolean"}, "server": {"type": "string"},
+                       "tool": {"type": "string"}, "result": inner},
+        "required": ["success"],
+    }
+    for key in ("$defs", "definitions"):
+        # references are written from the root of the document: keep them resolvable there
+        if key in inner:
+            outer[key] = inner.pop(key)
+    return outer
 
 
 class StaticTokenVerifier:
@@ -346,6 +377,7 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
 
     err = stderr or sys.stderr
     try:
+        _check_scale_out(options)
         allow_private = options.allow_private_network or _private_network_from_env()
         token = _http_token(options) if options.transport == "http" else None
         registry = build_registry(options)
@@ -371,12 +403,60 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
 
             anyio.run(served.run_stdio)
             return 0
+        if options.workers > 1:
+            from ._workers import supervise
+
+            return supervise(options, sock, token, err)
         return _run_http(served, options, sock, token, err)
     except KeyboardInterrupt:
         return 130
     finally:
         if sock is not None:
             sock.close()
+
+
+def _check_scale_out(options: ServeOptions) -> None:
+    from janito_core.cli import UsageError
+
+    if options.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if options.transport != "http" and (options.stateless or options.workers > 1):
+        raise UsageError("--stateless and --workers are for --transport http")
+    if options.workers > 1 and not options.stateless:
+        raise UsageError("--workers needs --stateless: an MCP session lives in one process, so "
+                         "several processes behind one port can only serve stateless requests")
+
+
+def serve_worker(options: ServeOptions, fd: int) -> int:
+    """One of ``--workers``: serve stateless HTTP on the listening socket it inherited.
+
+    It checks the token as its supervisor did (same options, same secrets), builds its own
+    registry and says nothing on stderr but problems: the supervisor told the operator.
+    """
+    import io
+
+    from janito_core.cli import UsageError
+
+    sock = socket.socket(fileno=fd)
+    try:
+        allow_private = options.allow_private_network or _private_network_from_env()
+        token = _http_token(options)
+        registry = build_registry(options)
+        registry.names()
+    except (UsageError, LookupError, ValueError) as exc:
+        print(f"janito mcp worker {os.getpid()}: {exc}", file=sys.stderr)
+        sock.close()
+        return 2
+    from janito_core.network import ENV_VAR
+
+    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
+    served = JanitoServer(registry, allow_private_network=allow_private)
+    try:
+        return _run_http(served, options, sock, token, io.StringIO())
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sock.close()
 
 
 def _private_network_from_env() -> bool:
@@ -428,7 +508,9 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((options.host, options.port))
-        sock.listen(128)
+        # Many clients at once (a load balancer, a benchmark) connect faster than one
+        # process accepts; a short queue would refuse them.
+        sock.listen(1024)
     except OSError as exc:
         sock.close()
         print(f"janito mcp: cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
@@ -441,9 +523,17 @@ def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
               token: str | None, err: TextIO) -> int:
     import uvicorn
 
+    app = served.http_app(options.host, options.path, token, stateless=options.stateless)
+    announce(options, sock, token, err)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def announce(options: ServeOptions, sock: socket.socket, token: str | None, err: TextIO) -> None:
+    """The lines that say where and how the server listens (tests and scripts read the URL)."""
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if sock.family == socket.AF_INET6 else options.host
-    app = served.http_app(options.host, options.path, token)
     if token is None and not is_loopback(options.host):
         print(f"janito mcp: warning: {options.host} is not a loopback address and --no-auth "
               "turned authentication off: anyone who can reach it can call the exposed tools",
@@ -452,8 +542,8 @@ def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
         print("janito mcp: --no-auth: requests are not authenticated", file=err)
     how = f"requests need 'Authorization: Bearer' with the {TOKEN_SECRET} secret" if token \
         else "no authentication"
-    print(f"janito mcp: listening on http://{host}:{port}{options.path} ({how})", file=err)
+    mode = ""
+    if options.stateless:
+        mode = f", stateless, {options.workers} worker{'s' if options.workers != 1 else ''}"
+    print(f"janito mcp: listening on http://{host}:{port}{options.path} ({how}{mode})", file=err)
     err.flush()
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
-    return 0

@@ -228,9 +228,29 @@ def test_results() -> None:
     assert error == {"success": False, "error": "no such file", "error_type": "remote_error",
                      "server": "s", "tool": "t"}
     janito_shaped = {"success": False, "error": "gone", "error_type": "not_found"}
-    assert result_dict(_Result([], janito_shaped, True), "s", "t") == janito_shaped
-    lying = result_dict(_Result([_Text("bad")], {"success": True}, True), "s", "t")
+    assert result_dict(_Result([], janito_shaped, True), "s", "t", janito_peer=True) == janito_shaped
+    lying = result_dict(_Result([_Text("bad")], {"success": True}, True), "s", "t",
+                        janito_peer=True)
     assert lying["success"] is False and lying["error_type"] == "remote_error"
+
+
+@pytest.mark.parametrize("structured, is_error, error", [
+    ({"success": False, "message": "quota exceeded"}, False, "quota exceeded"),
+    ({"success": False, "error": {"code": 7}}, False, "the tool said no"),
+    ({"success": False, "error": "gone", "error_type": "not_found"}, True, "gone"),
+    ({"success": False, "error_type": 3}, True, "the tool said no"),
+])
+def test_a_third_party_success_key_still_gets_janito_s_failure_shape(
+        structured: dict[str, Any], is_error: bool, error: str) -> None:
+    """Only another janito's results pass through as they are: a third-party server whose
+    structured content happens to carry ``success`` gets janito's failure shape, with its
+    own content kept under ``result``."""
+    out = result_dict(_Result([_Text("the tool said no")], structured, is_error), "s", "t", "s__t")
+    assert out == {"success": False, "error": error, "error_type": "remote_error",
+                   "server": "s", "tool": "s__t", "result": structured}
+    third_party_ok = result_dict(_Result([], {"success": True, "n": 1}), "s", "t", "s__t")
+    assert third_party_ok == {"success": True, "server": "s", "tool": "s__t",
+                              "result": {"success": True, "n": 1}}
 
 
 def test_servers_command(tmp_path: Path, config_dir: Path) -> None:
@@ -244,7 +264,7 @@ def test_servers_command(tmp_path: Path, config_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert rows[0] == {"name": "local", "transport": "stdio", "target": "srv a",
-                       "permissions": "r", "tool_permissions": {}}
+                       "permissions": "r", "tool_permissions": {}, "oauth": False}
     assert rows[1]["name"] == "bad__name" and "invalid server name" in rows[1]["error"]
     table = subprocess.run([sys.executable, "-m", "janito_mcp", "servers"],
                            env=child_env(config_dir, JANITO_MCP_CONFIG=str(path)),

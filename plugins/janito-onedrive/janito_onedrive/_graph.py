@@ -57,6 +57,15 @@ _ERROR_TYPES = {
 }
 
 
+#: What some statuses mean for the person, said before Graph's own words.
+_PLAIN = {
+    423: "the item is locked (open for editing by someone, or checked out); try again once it "
+         "is closed, or work on a copy",
+    507: "the drive is full (insufficient storage); free some space, empty the recycle bin, or "
+         "use a smaller file",
+}
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Redirects come back as responses; the client follows them without credentials."""
 
@@ -138,6 +147,9 @@ def graph_error(response: Response, what: str = "the request") -> GraphError:
     error_type = _ERROR_TYPES.get(status, "service_error" if status >= 500 else "graph_error")
     detail = f"{code}: {message}" if code and message else (code or message or "no details")
     text = f"Microsoft Graph answered {status} to {what} ({detail})"
+    plain = _PLAIN.get(status)
+    if plain is not None:
+        text = f"{plain}: Microsoft Graph answered {status} to {what} ({detail})"
     extra: dict[str, Any] = {}
     if code:
         extra["graph_code"] = str(code)
@@ -402,18 +414,44 @@ def _encoded(path: str) -> str:
     return "/".join(urllib.parse.quote(part, safe="") for part in path.split("/"))
 
 
-def item_target(path: str) -> str:
+def drive_root(drive_id: str | None = None) -> str:
+    """The address of a drive: the signed-in user's, or another (a SharePoint document
+    library, a drive shared with the user) by its id."""
+    if not drive_id:
+        return "/me/drive"
+    return "/drives/" + urllib.parse.quote(drive_id, safe="!")
+
+
+def item_target(path: str, drive_id: str | None = None) -> str:
     """The Graph address of the item at ``path`` (path-based addressing)."""
     if not path:
-        return "/me/drive/root"
-    return f"/me/drive/root:/{_encoded(path)}"
+        return f"{drive_root(drive_id)}/root"
+    return f"{drive_root(drive_id)}/root:/{_encoded(path)}"
 
 
-def item_action(path: str, action: str) -> str:
+def item_action(path: str, action: str, drive_id: str | None = None) -> str:
     """The address of ``action`` (children, content, createLink, ...) on the item at ``path``."""
     if not path:
-        return f"/me/drive/root/{action}"
-    return f"/me/drive/root:/{_encoded(path)}:/{action}"
+        return f"{drive_root(drive_id)}/root/{action}"
+    return f"{drive_root(drive_id)}/root:/{_encoded(path)}:/{action}"
+
+
+def check_drive_id(drive_id: str | None) -> str | None:
+    """``drive_id`` as given, or ValueError when it cannot be a drive id."""
+    if drive_id is None or drive_id == "":
+        return None
+    if not isinstance(drive_id, str) or not all(ch.isalnum() or ch in "!-_" for ch in drive_id) \
+            or len(drive_id) > 200:
+        raise ValueError("drive_id must be a drive id such as 'b!Q2xp...' (letters, digits, "
+                         "'!', '-', '_')")
+    return drive_id
+
+
+CONFLICT_BEHAVIORS = ("fail", "rename", "replace")
+
+
+def conflict_query(behavior: str) -> dict[str, str]:
+    return {"@microsoft.graph.conflictBehavior": behavior}
 
 
 def split_parent(path: str) -> tuple[str, str]:

@@ -55,11 +55,14 @@ class Source:
         return b"".join(chunks)
 
 
-def conflict_behavior(overwrite: bool) -> str:
+def conflict_behavior(overwrite: bool | str) -> str:
+    """The behaviour to send: one of fail, rename, replace (a bool: replace or fail)."""
+    if isinstance(overwrite, str):
+        return overwrite
     return "replace" if overwrite else "fail"
 
 
-def upload(graph: GraphClient, path: str, source: Source, overwrite: bool,
+def upload(graph: GraphClient, path: str, source: Source, overwrite: bool | str,
            progress: Callable[[str], None]) -> dict[str, Any]:
     """Upload ``source`` to ``path``; returns the driveItem and how it went."""
     if source.size <= _settings.simple_upload_limit():
@@ -68,7 +71,7 @@ def upload(graph: GraphClient, path: str, source: Source, overwrite: bool,
     return session_upload(graph, path, source, overwrite, progress)
 
 
-def simple_upload(graph: GraphClient, path: str, source: Source, overwrite: bool) -> dict[str, Any]:
+def simple_upload(graph: GraphClient, path: str, source: Source, overwrite: bool | str) -> dict[str, Any]:
     response = graph.call(
         "PUT", item_action(path, "content"), f"uploading '/{path}'", ok=(200, 201),
         params={"@microsoft.graph.conflictBehavior": conflict_behavior(overwrite)},
@@ -96,7 +99,7 @@ def _first_range(ranges: Any, size: int) -> tuple[int, int] | None:
     return start, min(end, size - 1)
 
 
-def _create_session(graph: GraphClient, path: str, overwrite: bool) -> tuple[str, Any]:
+def _create_session(graph: GraphClient, path: str, overwrite: bool | str) -> tuple[str, Any]:
     body = {"item": {"@microsoft.graph.conflictBehavior": conflict_behavior(overwrite)}}
     session = graph.call("POST", item_action(path, "createUploadSession"),
                          f"starting an upload session for '/{path}'", ok=(200,),
@@ -136,7 +139,7 @@ def _cancel(graph: GraphClient, url: str) -> None:
         pass
 
 
-def session_upload(graph: GraphClient, path: str, source: Source, overwrite: bool,
+def session_upload(graph: GraphClient, path: str, source: Source, overwrite: bool | str,
                    progress: Callable[[str], None]) -> dict[str, Any]:
     size = source.size
     chunk = _settings.chunk_size()

@@ -25,7 +25,7 @@ class DownloadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, output_path: str | None = None,
-            overwrite: bool = False) -> dict[str, Any]:
+            overwrite: bool = False, drive_id: str | None = None) -> dict[str, Any]:
         """Download a file from OneDrive into the workspace (never outside it).
 
         Args:
@@ -33,20 +33,36 @@ class DownloadOneDriveFile(BaseTool):
             output_path: Where to save it in the workspace; a folder keeps the file's name.
                 Defaults to the file's name in the workspace root.
             overwrite: Replace a file that already exists at output_path.
+            drive_id: Download from another drive, such as a SharePoint document library (its
+                id); omitted: your OneDrive.
         """
         echo = {"path": path, "output_path": output_path}
-        return guarded(self, lambda: self._download(path, output_path, overwrite), **echo)
+        return guarded(self, lambda: self._download(path, output_path, overwrite, drive_id),
+                       **echo)
 
-    def _download(self, path: str, output_path: str | None, overwrite: bool) -> dict[str, Any]:
+    def _download(self, path: str, output_path: str | None, overwrite: bool,
+                  drive_id: str | None = None) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
-        from ._graph import clean_path, format_item, is_folder, item_action, item_target
+        from ._graph import check_drive_id, clean_path, format_item, is_folder
 
         echo = {"path": path, "output_path": output_path}
         try:
             where = clean_path(path, allow_root=False)
+            drive = check_drive_id(drive_id)
         except ValueError as exc:
             return invalid(str(exc), **echo)
+
+        def item_target(p: str) -> str:
+            from ._graph import item_target as target
+
+            return target(p, drive)
+
+        def item_action(p: str, action: str) -> str:
+            from ._graph import item_action as target
+
+            return target(p, action, drive)
+
         name = where.rsplit("/", 1)[-1]
         try:
             target, found, shown = self._target(output_path, name)

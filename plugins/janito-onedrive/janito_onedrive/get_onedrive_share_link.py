@@ -23,8 +23,9 @@ class GetOneDriveShareLink(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, link_type: str = "view", scope: str = "anonymous") -> dict[str, Any]:
-        """Create or reuse a sharing link.
+    def run(self, path: str, link_type: str = "view", scope: str = "anonymous",
+            expires_in_days: int | None = None, password: str | None = None) -> dict[str, Any]:
+        """Create or reuse a sharing link, optionally expiring or protected by a password.
 
         Args:
             path: The file or folder, relative to the OneDrive root, such as
@@ -32,30 +33,65 @@ class GetOneDriveShareLink(BaseTool):
             link_type: "view" (read-only), "edit" (read-write) or "embed" (personal OneDrive only).
             scope: Who the link works for: "anonymous" (anyone with it), "organization" (the same
                 tenant) or "users" (people already given access).
+            expires_in_days: The link stops working after this many days (1 to 730); omitted:
+                the account's default. A new link is made rather than an existing one reused.
+            password: A password the link asks for (OneDrive personal accounts that allow it);
+                a new link is made. It is never shown back.
         """
-        echo = {"path": path, "link_type": link_type, "scope": scope}
+        echo: dict[str, Any] = {"path": path, "link_type": link_type, "scope": scope}
+        if expires_in_days is not None:
+            echo["expires_in_days"] = expires_in_days
         if link_type not in LINK_TYPES:
             return invalid("link_type must be one of: " + ", ".join(LINK_TYPES), **echo)
         if scope not in SCOPES:
             return invalid("scope must be one of: " + ", ".join(SCOPES), **echo)
-        return guarded(self, lambda: self._share(path, link_type, scope), **echo)
+        if expires_in_days is not None and (isinstance(expires_in_days, bool)
+                                            or not 1 <= expires_in_days <= 730):
+            return invalid("expires_in_days must be between 1 and 730", **echo)
+        if password is not None and not password:
+            return invalid("password must not be empty", **echo)
+        if password is not None:
+            from ._errors import remember_secret
 
-    def _share(self, path: str, link_type: str, scope: str) -> dict[str, Any]:
+            remember_secret(password)
+        return guarded(self, lambda: self._share(path, link_type, scope, expires_in_days,
+                                                 password, echo), **echo)
+
+    def _share(self, path: str, link_type: str, scope: str, days: int | None = None,
+               password: str | None = None, echo: dict[str, Any] | None = None) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
         from ._graph import clean_path, graph_error, item_action
 
-        echo = {"path": path, "link_type": link_type, "scope": scope}
+        echo = dict(echo or {"path": path, "link_type": link_type, "scope": scope})
         try:
             where = clean_path(path, allow_root=False)
         except ValueError as exc:
             return invalid(str(exc), **echo)
         self.report_start(f"Getting a {link_type} link ({scope}) for OneDrive /{where}")
         graph = _common.client()
-        response = graph.request("POST", item_action(where, "createLink"),
-                                 json_body={"type": link_type, "scope": scope})
+        body: dict[str, Any] = {"type": link_type, "scope": scope}
+        if days is not None:
+            import datetime as dt
+
+            when = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=days)
+            body["expirationDateTime"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if password is not None:
+            body["password"] = password
+        response = graph.request("POST", item_action(where, "createLink"), json_body=body)
         if response.status == 404:
             raise GraphError(_common.not_found("item", where), "not_found", status=404)
+        if response.status == 403 and scope == "anonymous":
+            raise GraphError(
+                "the organization's sharing policy does not allow links that work for anyone "
+                "(anonymous); ask for scope 'organization' (people in the organization) or "
+                "'users' (people who already have access)", "sharing_refused", status=403)
+        if response.status == 400 and password is not None:
+            raise GraphError(
+                "this account does not accept a password on sharing links (OneDrive for "
+                "Business and SharePoint have none; a personal account may need a Microsoft "
+                "365 subscription); share without a password, or with scope 'organization'",
+                "not_supported", status=400)
         if response.status not in (200, 201):
             raise graph_error(response, f"creating a link for '/{where}'")
         permission = response.json()
@@ -65,12 +101,14 @@ class GetOneDriveShareLink(BaseTool):
                              "invalid_response")
         self.report_result(f"Link for /{where}: {link['webUrl']}")
         return {
+            **echo,
             "success": True,
             "path": where,
             "share_link": link.get("webUrl"),
             "link_type": link.get("type") or link_type,
             "scope": link.get("scope") or scope,
             "expiration": permission.get("expirationDateTime"),
+            "password_protected": bool(permission.get("hasPassword")) or password is not None,
             "roles": permission.get("roles"),
             "permission_id": permission.get("id"),
             "created": response.status == 201,

@@ -11,6 +11,9 @@ from ._common import gate, guarded, invalid
 ORDERS = ("name", "name desc", "lastModifiedDateTime", "lastModifiedDateTime desc",
           "size", "size desc")
 MAX_LIMIT = 1000
+LOCAL_SORT_CAP = 5000
+"""Items read to sort a folder locally when the service refuses the order (OneDrive for
+Business sorts children by name only)."""
 
 
 @tool(permissions="r")
@@ -24,7 +27,7 @@ class ListOneDriveFiles(BaseTool):
         return gate(cls)
 
     def run(self, path: str = "", limit: int = 50, order_by: str = "name",
-            folder_only: bool = False) -> dict[str, Any]:
+            folder_only: bool = False, drive_id: str | None = None) -> dict[str, Any]:
         """List the items of a OneDrive folder with their size, dates and web link.
 
         Args:
@@ -34,30 +37,50 @@ class ListOneDriveFiles(BaseTool):
             order_by: Sort order: "name", "name desc", "lastModifiedDateTime",
                 "lastModifiedDateTime desc", "size" or "size desc".
             folder_only: Return only sub-folders.
+            drive_id: Another drive to list, such as a SharePoint document library or a drive
+                shared with you (its id, from ListOneDriveSharedWithMe); omitted: your OneDrive.
         """
-        echo = {"path": path}
+        echo: dict[str, Any] = {"path": path}
+        if drive_id:
+            echo["drive_id"] = drive_id
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             return invalid(f"limit must be between 1 and {MAX_LIMIT}", **echo)
         if order_by not in ORDERS:
             return invalid("order_by must be one of: " + ", ".join(ORDERS), **echo)
-        return guarded(self, lambda: self._list(path, limit, order_by, folder_only), **echo)
+        return guarded(self, lambda: self._list(path, limit, order_by, folder_only, drive_id,
+                                                echo), **echo)
 
-    def _list(self, path: str, limit: int, order_by: str, folder_only: bool) -> dict[str, Any]:
+    def _list(self, path: str, limit: int, order_by: str, folder_only: bool,
+              drive_id: str | None, echo: dict[str, Any]) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
-        from ._graph import clean_path, format_item, is_folder, item_action
+        from ._graph import check_drive_id, clean_path, format_item, is_folder, item_action
 
         try:
             folder = clean_path(path)
+            drive = check_drive_id(drive_id)
         except ValueError as exc:
-            return invalid(str(exc), path=path)
+            return invalid(str(exc), **echo)
         self.report_start(f"Listing OneDrive folder /{folder}")
         graph = _common.client()
-        params = {"$top": min(limit, 200), "$orderby": order_by}
+        target = item_action(folder, "children", drive)
+        keep = is_folder if folder_only else None
+        sorted_locally = False
         try:
-            items, more = graph.collect(
-                item_action(folder, "children"), f"listing '/{folder}'", params=params,
-                limit=limit, keep=is_folder if folder_only else None)
+            try:
+                items, more = graph.collect(
+                    target, f"listing '/{folder}'",
+                    params={"$top": min(limit, 200), "$orderby": order_by}, limit=limit, keep=keep)
+            except GraphError as exc:
+                if exc.status != 400 or order_by.split(" ")[0] == "name":
+                    raise
+                # OneDrive for Business orders children by name only: read them and sort here.
+                items, more = graph.collect(target, f"listing '/{folder}'",
+                                            params={"$top": 200}, limit=LOCAL_SORT_CAP, keep=keep)
+                items = sort_items(items, order_by)
+                more = more or len(items) > limit
+                items = items[:limit]
+                sorted_locally = True
         except GraphError as exc:
             if exc.status == 404:
                 raise GraphError(_common.not_found("folder", folder), "not_found",
@@ -65,7 +88,8 @@ class ListOneDriveFiles(BaseTool):
             raise
         formatted = [format_item(item) for item in items]
         self.report_result(f"{len(formatted)} item(s) in /{folder}" + (" (more)" if more else ""))
-        return {
+        result: dict[str, Any] = {
+            **echo,
             "success": True,
             "path": folder,
             "items": formatted,
@@ -74,6 +98,25 @@ class ListOneDriveFiles(BaseTool):
             "order_by": order_by,
             "folder_only": folder_only,
         }
+        if sorted_locally:
+            result["sorted_locally"] = True
+            if more:
+                result["note"] = (f"this drive sorts by name only; the first {LOCAL_SORT_CAP} "
+                                  f"items were sorted by {order_by} here")
+        return result
+
+
+def sort_items(items: list[dict[str, Any]], order_by: str) -> list[dict[str, Any]]:
+    """``items`` in the order Graph would give for ``order_by`` (a key missing sorts first)."""
+    field, _, direction = order_by.partition(" ")
+
+    def key(item: dict[str, Any]) -> tuple[int, Any]:
+        value = item.get(field)
+        if value is None:
+            return (0, "")
+        return (1, value.lower() if isinstance(value, str) and field == "name" else value)
+
+    return sorted(items, key=key, reverse=direction == "desc")
 
 
 def main(argv: list[str] | None = None) -> None:

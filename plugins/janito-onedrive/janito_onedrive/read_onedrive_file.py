@@ -10,6 +10,8 @@ from ._common import gate, guarded, invalid
 
 DEFAULT_MAX = 10_000
 HARD_MAX = 1_000_000
+OFFICE_MAX_BYTES = 25 * 1024 * 1024
+"""The largest Word, Excel or PowerPoint file read as text (it is read whole)."""
 
 TEXT_TYPES = {
     "application/json", "application/xml", "application/javascript", "application/x-yaml",
@@ -62,31 +64,48 @@ class ReadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, include_content: bool = True,
-            max_content_length: int = DEFAULT_MAX) -> dict[str, Any]:
-        """Read a file's metadata and its text content; binary files give metadata only.
+            max_content_length: int = DEFAULT_MAX, drive_id: str | None = None) -> dict[str, Any]:
+        """Read a file's metadata and its text; Word, Excel and PowerPoint files are read as text.
 
         Args:
             path: The file, relative to the OneDrive root, such as "Documents/notes.txt".
             include_content: Also read the text content (only the metadata when false).
-            max_content_length: Most bytes of content to read, 1 to 1000000; `truncated` tells
-                whether the file is longer.
+            max_content_length: Most bytes of content to read (characters of an Office
+                document's text), 1 to 1000000; `truncated` tells whether there is more.
+            drive_id: Read from another drive, such as a SharePoint document library (its id);
+                omitted: your OneDrive.
         """
-        echo = {"path": path}
+        echo: dict[str, Any] = {"path": path}
+        if drive_id:
+            echo["drive_id"] = drive_id
         if (not isinstance(max_content_length, int) or isinstance(max_content_length, bool)
                 or not 1 <= max_content_length <= HARD_MAX):
             return invalid(f"max_content_length must be between 1 and {HARD_MAX}", **echo)
-        return guarded(self, lambda: self._read(path, include_content, max_content_length),
-                       **echo)
+        return guarded(self, lambda: self._read(path, include_content, max_content_length,
+                                                drive_id), **echo)
 
-    def _read(self, path: str, include_content: bool, cap: int) -> dict[str, Any]:
+    def _read(self, path: str, include_content: bool, cap: int,
+              drive_id: str | None = None) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
-        from ._graph import clean_path, format_item, is_folder, item_action, item_target
+        from ._graph import check_drive_id, clean_path, format_item, is_folder
 
         try:
             where = clean_path(path, allow_root=False)
+            drive = check_drive_id(drive_id)
         except ValueError as exc:
             return invalid(str(exc), path=path)
+
+        def item_target(p: str) -> str:
+            from ._graph import item_target as target
+
+            return target(p, drive)
+
+        def item_action(p: str, action: str) -> str:
+            from ._graph import item_action as target
+
+            return target(p, action, drive)
+
         self.report_start(f"Reading OneDrive file /{where}")
         graph = _common.client()
         try:
@@ -103,6 +122,18 @@ class ReadOneDriveFile(BaseTool):
         result: dict[str, Any] = {"success": True, "path": where, "file": info}
         if not include_content:
             self.report_result(f"Read the details of /{where}")
+            return result
+        from ._office import is_legacy_office, office_kind
+
+        office = office_kind(info.get("mime_type"), info["name"])
+        if office is not None:
+            return self._office(graph, item_action(where, "content"), where, item, office, cap,
+                                result)
+        if is_legacy_office(info["name"]):
+            result["content_skipped"] = (
+                "an older Office format (.doc, .xls, .ppt) or OpenDocument file, which is not read "
+                "as text; save it with DownloadOneDriveFile")
+            self.report_result(f"/{where} is an older Office format; content not read")
             return result
         kind = looks_textual(info.get("mime_type"), info["name"])
         if kind is False:
@@ -132,6 +163,46 @@ class ReadOneDriveFile(BaseTool):
             return result
         result.update(content=text, truncated=truncated, bytes_read=len(data))
         self.report_result(f"Read {len(data)} bytes of /{where}" + (" (truncated)" if truncated else ""))
+        return result
+
+
+    def _office(self, graph: Any, content: str, where: str, item: dict[str, Any], kind: str,
+                cap: int, result: dict[str, Any]) -> dict[str, Any]:
+        """The text of a Word, Excel or PowerPoint file, read whole (it is a zip)."""
+        from ._errors import GraphError
+        from ._office import OfficeError, text_of
+
+        size = item.get("size") if isinstance(item.get("size"), int) else None
+        if size is not None and size > OFFICE_MAX_BYTES:
+            result["content_skipped"] = (f"the {kind} document is {size} bytes, more than the "
+                                         f"{OFFICE_MAX_BYTES} read as text; save it with "
+                                         "DownloadOneDriveFile")
+            return result
+        self.report_progress(f"Reading the text of a {kind} document")
+        response = graph.download(content, f"downloading '/{where}'")
+        try:
+            data = response.raw.read(OFFICE_MAX_BYTES + 1) if response.raw is not None \
+                else response.body
+        except Exception as exc:
+            raise GraphError(f"the download of '/{where}' broke off ({type(exc).__name__})",
+                             "connection_failed") from None
+        finally:
+            response.close()
+        if len(data) > OFFICE_MAX_BYTES:
+            result["content_skipped"] = (f"the {kind} document is larger than {OFFICE_MAX_BYTES} "
+                                         "bytes; save it with DownloadOneDriveFile")
+            return result
+        try:
+            text = text_of(data, kind)
+        except OfficeError as exc:
+            result["content_skipped"] = f"the {kind} document cannot be read as text: {exc}"
+            self.report_result(f"/{where}: {exc}")
+            return result
+        truncated = len(text) > cap
+        result.update(content=text[:cap], truncated=truncated, bytes_read=len(data),
+                      content_format=f"text of a {kind} document")
+        self.report_result(f"Read {min(len(text), cap)} characters of text from /{where}"
+                           + (" (truncated)" if truncated else ""))
         return result
 
 

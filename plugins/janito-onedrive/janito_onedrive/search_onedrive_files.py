@@ -9,6 +9,9 @@ from janito_core import BaseTool, tool
 from ._common import gate, guarded, invalid
 
 MAX_LIMIT = 1000
+MAX_PATH_LOOKUPS = 50
+"""Parent folders looked up to give search results their paths (OneDrive for Business and
+SharePoint search results carry no ``parentReference.path``)."""
 
 
 @tool(permissions="r")
@@ -22,7 +25,8 @@ class SearchOneDriveFiles(BaseTool):
         return gate(cls)
 
     def run(self, query: str, folder_path: str | None = None,
-            file_type_filter: str | None = None, limit: int = 20) -> dict[str, Any]:
+            file_type_filter: str | None = None, limit: int = 20,
+            drive_id: str | None = None) -> dict[str, Any]:
         """Search OneDrive; OneDrive matches names, metadata and file content.
 
         Args:
@@ -31,6 +35,8 @@ class SearchOneDriveFiles(BaseTool):
                 the whole drive when omitted.
             file_type_filter: Keep only files with this extension, such as "pdf" or ".docx".
             limit: Most results to return, 1 to 1000.
+            drive_id: Search another drive, such as a SharePoint document library (its id);
+                omitted: your OneDrive.
         """
         echo = {"query": query}
         if not isinstance(query, str) or not query.strip():
@@ -46,25 +52,28 @@ class SearchOneDriveFiles(BaseTool):
             extension = file_type_filter.strip().lower().lstrip(".")
             if not extension or "/" in extension:
                 return invalid("file_type_filter must be an extension such as 'pdf'", **echo)
-        return guarded(self, lambda: self._search(query, folder_path, extension, limit), **echo)
+        return guarded(self, lambda: self._search(query, folder_path, extension, limit, drive_id),
+                       **echo)
 
     def _search(self, query: str, folder_path: str | None, extension: str | None,
-                limit: int) -> dict[str, Any]:
+                limit: int, drive_id: str | None = None) -> dict[str, Any]:
         import urllib.parse
 
         from . import _common
         from ._errors import GraphError
-        from ._graph import clean_path, format_item, item_target
+        from ._graph import check_drive_id, clean_path, format_item, item_target
 
         try:
             folder = clean_path(folder_path or "")
+            drive = check_drive_id(drive_id)
         except ValueError as exc:
-            return invalid(f"folder_path: {exc}", query=query)
+            return invalid(f"{'folder_path' if 'drive' not in str(exc) else 'drive_id'}: {exc}",
+                           query=query)
         where = f"/{folder}" if folder else "the whole drive"
         self.report_start(f"Searching OneDrive ({where}) for {query!r}")
         # OData string literal: quotes doubled, then percent-encoded into the URL path.
         literal = urllib.parse.quote(query.replace("'", "''"), safe="")
-        target = item_target(folder) + (":" if folder else "") + f"/search(q='{literal}')"
+        target = item_target(folder, drive) + (":" if folder else "") + f"/search(q='{literal}')"
 
         def keep(item: dict[str, Any]) -> bool:
             if extension is None:
@@ -81,7 +90,11 @@ class SearchOneDriveFiles(BaseTool):
                 raise GraphError(_common.not_found("folder", folder), "not_found",
                                  status=404) from None
             raise
+        resolve_paths(graph, items, drive)
         formatted = [format_item(item) for item in items]
+        for item, shown in zip(items, formatted, strict=True):
+            if item.get("_path_unknown"):
+                shown["path"] = None
         self.report_result(f"{len(formatted)} match(es) for {query!r}")
         return {
             "success": True,
@@ -92,6 +105,45 @@ class SearchOneDriveFiles(BaseTool):
             "total_count": len(formatted),
             "has_more": more,
         }
+
+
+def resolve_paths(graph: Any, items: list[dict[str, Any]], drive: str | None) -> None:
+    """Give each item without ``parentReference.path`` the path of its parent, looked up by
+    the parent's id (once per parent, at most MAX_PATH_LOOKUPS). An item whose parent cannot
+    be found is marked ``_path_unknown``."""
+    import urllib.parse
+
+    from ._graph import drive_root, parent_path
+
+    known: dict[str, str | None] = {}
+    for item in items:
+        reference = item.get("parentReference")
+        if not isinstance(reference, dict) or isinstance(reference.get("path"), str):
+            continue
+        parent_id = reference.get("id")
+        if not isinstance(parent_id, str) or not parent_id:
+            item["_path_unknown"] = True
+            continue
+        if parent_id not in known:
+            known[parent_id] = None
+            if len(known) <= MAX_PATH_LOOKUPS:
+                where = drive_root(drive)
+                response = graph.request("GET", f"{where}/items/"
+                                         + urllib.parse.quote(parent_id, safe="!"))
+                parent = response.json() if response.status == 200 else None
+                if isinstance(parent, dict):
+                    if isinstance(parent.get("root"), dict):
+                        known[parent_id] = ""
+                    elif isinstance(parent.get("parentReference"), dict) and \
+                            isinstance(parent["parentReference"].get("path"), str):
+                        above = parent_path(parent)
+                        name = str(parent.get("name") or "")
+                        known[parent_id] = f"{above}/{name}" if above else name
+        folder = known[parent_id]
+        if folder is None:
+            item["_path_unknown"] = True
+        else:
+            reference["path"] = "/drive/root:" + ("/" + urllib.parse.quote(folder) if folder else "")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,7 +23,7 @@ class UploadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, content: str | None = None, local_path: str | None = None,
-            overwrite: bool = False) -> dict[str, Any]:
+            overwrite: bool = False, conflict_behavior: str | None = None) -> dict[str, Any]:
         """Upload to OneDrive: give either content (text) or local_path (a workspace file).
 
         Args:
@@ -32,15 +32,23 @@ class UploadOneDriveFile(BaseTool):
             content: Text to upload, stored as UTF-8.
             local_path: A file in the workspace to upload instead of content.
             overwrite: Replace an existing OneDrive file at path; otherwise an existing file is a
-                conflict.
+                conflict. Same as conflict_behavior "replace".
+            conflict_behavior: When path is taken: "fail" (an error), "rename" (OneDrive picks a
+                free name, given back as the file's path) or "replace"; overrides overwrite.
         """
+        from ._graph import CONFLICT_BEHAVIORS
+
         echo = {"path": path}
         if (content is None) == (local_path is None):
             return invalid("give exactly one of content and local_path", **echo)
-        return guarded(self, lambda: self._upload(path, content, local_path, overwrite), **echo)
+        if conflict_behavior is not None and conflict_behavior not in CONFLICT_BEHAVIORS:
+            return invalid("conflict_behavior must be one of: " + ", ".join(CONFLICT_BEHAVIORS),
+                           **echo)
+        behavior = conflict_behavior or ("replace" if overwrite else "fail")
+        return guarded(self, lambda: self._upload(path, content, local_path, behavior), **echo)
 
     def _upload(self, path: str, content: str | None, local_path: str | None,
-                overwrite: bool) -> dict[str, Any]:
+                overwrite: str) -> dict[str, Any]:
         import os
 
         from ._upload import Source
@@ -82,7 +90,7 @@ class UploadOneDriveFile(BaseTool):
         finally:
             os.close(fd)
 
-    def _send(self, path: str, source: Source, overwrite: bool, echo: dict[str, Any],
+    def _send(self, path: str, source: Source, behavior: str, echo: dict[str, Any],
               local_path: str | None) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
@@ -96,12 +104,12 @@ class UploadOneDriveFile(BaseTool):
         self.report_start(f"Uploading {source.size} bytes to OneDrive /{where}")
         graph = _common.client()
         try:
-            outcome = upload(graph, where, source, overwrite, self.report_progress)
+            outcome = upload(graph, where, source, behavior, self.report_progress)
         except GraphError as exc:
             parent, name = split_parent(where)
             if exc.status == 409:
                 message = (f"'/{where}' conflicts with an existing item that cannot be replaced "
-                           "(a folder of that name?)" if overwrite else
+                           "(a folder of that name?)" if behavior != "fail" else
                            f"'/{where}' already exists on OneDrive; pass overwrite=true to replace it")
                 raise GraphError(message, "conflict", status=409) from None
             if exc.status == 404:
@@ -109,15 +117,16 @@ class UploadOneDriveFile(BaseTool):
                                  "not_found", status=404) from None
             raise
         info = format_item(outcome["item"])
-        self.report_result(f"Uploaded /{where} ({source.size} bytes, {outcome['method']})")
+        self.report_result(f"Uploaded /{info['path']} ({source.size} bytes, {outcome['method']})")
         return {
             "success": True,
-            "path": where,
+            "path": info["path"] or where,
             "size": source.size,
             "method": outcome["method"],
             "fragments": outcome["fragments"],
             "resumed": outcome["resumed"],
-            "overwrite": overwrite,
+            "overwrite": behavior == "replace",
+            "conflict_behavior": behavior,
             "file": info,
             **({"local_path": local_path} if local_path is not None else {}),
         }

@@ -27,6 +27,25 @@ Microsoft Graph (served over plain HTTP, base ``http://127.0.0.1:PORT/v1.0``)
 - delete (204): https://learn.microsoft.com/en-us/graph/api/driveitem-delete
 - sharing links (createLink; 201 new, 200 existing; permission with ``link``):
   https://learn.microsoft.com/en-us/graph/api/driveitem-createlink
+- move and rename (PATCH with ``parentReference`` and ``name``, conflict behaviour in the
+  query): https://learn.microsoft.com/en-us/graph/api/driveitem-move
+  https://learn.microsoft.com/en-us/graph/api/driveitem-update
+- copy (POST copy, 202 Accepted with a ``Location`` monitor URL that answers without
+  Authorization: status ``inProgress``/``completed``/``failed``, ``resourceId``):
+  https://learn.microsoft.com/en-us/graph/api/driveitem-copy
+  https://learn.microsoft.com/en-us/graph/long-running-actions-overview
+- items shared with me: https://learn.microsoft.com/en-us/graph/api/drive-sharedwithme
+- another drive (a SharePoint document library) by id, ``/drives/{drive-id}/root:/path``:
+  https://learn.microsoft.com/en-us/graph/api/drive-get
+- getting an item by id (``/me/drive/items/{id}``), whose ``parentReference.path`` search
+  results may lack: https://learn.microsoft.com/en-us/graph/api/driveitem-search
+  (OneDrive for Business and SharePoint: "parentReference.path is not returned")
+- OneDrive for Business: ``$orderby`` on children supports only ``name`` (others: 400),
+  423 ``resourceLocked``, 507 ``insufficientStorage``:
+  https://learn.microsoft.com/en-us/graph/api/driveitem-list-children (optional query
+  parameters), https://learn.microsoft.com/en-us/graph/errors
+- sharing links with ``expirationDateTime`` and ``password``, and a tenant that disables
+  anonymous links: https://learn.microsoft.com/en-us/graph/api/driveitem-createlink
 - throttling (429/503 with Retry-After): https://learn.microsoft.com/en-us/graph/throttling
 - error bodies and status codes: https://learn.microsoft.com/en-us/graph/errors
 
@@ -58,6 +77,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 FRAGMENT_UNIT = 320 * 1024
+ME_DRIVE = "b!fake"
 TENANT_ID = "9188040d-6c67-4c5b-b112-36a304b66dad"
 USER_ID = "00000000-0000-0000-66f3-3332eca7ea81"
 
@@ -191,7 +211,14 @@ class FakeGraph:
     def __init__(self, tls: tuple[Path, Path, Path], tenant: str = "consumers") -> None:
         self.tenant = tenant
         self.lock = threading.RLock()
-        self.nodes: dict[str, Node] = {"": Node("root", "", True)}
+        self.drives: dict[str, dict[str, Node]] = {ME_DRIVE: {"": Node("root", "", True)}}
+        self._current = threading.local()
+        #: OneDrive for Business behaviours (see business())
+        self.business_mode = False
+        self.anonymous_links_allowed = True
+        self.shared_with_me: list[dict[str, Any]] = []
+        self.copies: dict[str, dict[str, Any]] = {}
+        self.copy_polls_before_done = 1
         self.sessions: dict[str, Session] = {}
         self.links: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.access_tokens: dict[str, float] = {}
@@ -208,6 +235,7 @@ class FakeGraph:
         self.username = "ada@example.com"
         self.issued: list[str] = []  # every token and upload-session secret handed out
         self._ids = 0
+        FakeGraph.current = self  # type: ignore[attr-defined]
         handler = _make_handler(self)
         self.graph_server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.graph_server.daemon_threads = True
@@ -221,6 +249,25 @@ class FakeGraph:
             threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             for s in (self.graph_server, self.auth_server)
         ]
+
+    @property
+    def nodes(self) -> dict[str, Node]:
+        """The items of the drive the current request addresses (the user's by default)."""
+        return self.drives[getattr(self._current, "drive", ME_DRIVE)]
+
+    def use_drive(self, drive_id: str) -> None:
+        self._current.drive = drive_id
+
+    def add_drive(self, drive_id: str) -> None:
+        """Another drive (a SharePoint document library) reachable by ``/drives/{id}``."""
+        with self.lock:
+            self.drives.setdefault(drive_id, {"": Node(self.new_id(), "", True)})
+
+    def business(self, *, anonymous_links: bool = False) -> None:
+        """Behave as OneDrive for Business: children sort by name only, search results
+        carry no ``parentReference.path``, and (unless allowed) no anonymous links."""
+        self.business_mode = True
+        self.anonymous_links_allowed = anonymous_links
 
     # -- lifecycle and addresses --------------------------------------------------------
 
@@ -277,7 +324,7 @@ class FakeGraph:
     def children(self, path: str) -> list[Node]:
         return [n for p, n in self.nodes.items() if p and n.parent == path]
 
-    def item_json(self, node: Node) -> dict[str, Any]:
+    def item_json(self, node: Node, with_path: bool = True) -> dict[str, Any]:
         parent_path = "/drive/root:" + ("/" + urllib.parse.quote(node.parent) if node.parent else "")
         item: dict[str, Any] = {
             "id": node.id,
@@ -293,8 +340,12 @@ class FakeGraph:
         }
         if node.path:
             parent = self.nodes.get(node.parent)
-            item["parentReference"] = {"driveId": "b!fake", "driveType": "personal",
-                                       "id": parent.id if parent else "root", "path": parent_path}
+            drive = getattr(self._current, "drive", ME_DRIVE)
+            item["parentReference"] = {"driveId": drive,
+                                       "driveType": "business" if self.business_mode else "personal",
+                                       "id": parent.id if parent else "root"}
+            if with_path:
+                item["parentReference"]["path"] = parent_path
         else:
             item["root"] = {}
         if node.folder:
@@ -431,6 +482,9 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
         def do_DELETE(self) -> None:
             self._dispatch()
 
+        def do_PATCH(self) -> None:
+            self._dispatch()
+
         def _dispatch(self) -> None:
             self._record()
             try:
@@ -538,6 +592,9 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/upload/"):
                 self._upload(path[len("/upload/"):], query)
                 return
+            if path.startswith("/monitor/"):
+                self._monitor(path[len("/monitor/"):])
+                return
             if not path.startswith("/v1.0/"):
                 self._send(404, _graph_error("itemNotFound", "The resource could not be found."))
                 return
@@ -563,6 +620,36 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                 self._send(fault.status, _graph_error("invalidRequest", f"Bad header: {leak}"))
                 return
             rest = path[len("/v1.0"):]
+            state.use_drive(ME_DRIVE)
+            drive_match = re.match(r"/drives/([^/]+)(/.*)$", rest)
+            if drive_match:
+                drive_id = urllib.parse.unquote(drive_match.group(1))
+                if drive_id not in state.drives:
+                    self._send(404, _graph_error("itemNotFound", "The drive could not be found."))
+                    return
+                state.use_drive(drive_id)
+                rest = "/me/drive" + drive_match.group(2)
+            fault = state.take_fault("status", self.command, rest)
+            if fault is not None:
+                code = {423: "resourceLocked", 507: "insufficientStorage"}.get(
+                    fault.status, "generalException")
+                text = {423: "The resource you are attempting to access is locked",
+                        507: "Insufficient Storage"}.get(fault.status, "Failed")
+                self._send(fault.status, _graph_error(code, text))
+                return
+            if rest == "/me/drive/sharedWithMe" and self.command == "GET":
+                self._send(200, {"value": state.shared_with_me})
+                return
+            by_id = re.fullmatch(r"/me/drive/items/([^/:]+)", rest)
+            if by_id and self.command == "GET":
+                wanted = urllib.parse.unquote(by_id.group(1))
+                with state.lock:
+                    found = next((n for n in state.nodes.values() if n.id == wanted), None)
+                if found is None:
+                    self._not_found()
+                else:
+                    self._send(200, state.item_json(found))
+                return
             if not rest.startswith("/me/drive/root"):
                 self._send(400, _graph_error("invalidRequest", "Unsupported segment"))
                 return
@@ -605,6 +692,8 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                         self._not_found()
                     else:
                         self._send(200, state.item_json(node))
+                elif method == "PATCH":
+                    self._move(node, item_path, query)
                 elif method == "DELETE":
                     if node is None:
                         self._not_found()
@@ -636,6 +725,8 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                 self._put_content(item_path, query)
             elif action == "createUploadSession" and method == "POST":
                 self._create_session(item_path)
+            elif action == "copy" and method == "POST":
+                self._copy(node, item_path, query)
             elif action == "createLink" and method == "POST":
                 self._create_link(node, item_path)
             else:
@@ -644,7 +735,7 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
         def _not_found(self) -> None:
             self._send(404, _graph_error("itemNotFound", "The resource could not be found."))
 
-        def _page(self, nodes: list[Node], query: dict[str, str]) -> None:
+        def _page(self, nodes: list[Node], query: dict[str, str], with_path: bool = True) -> None:
             order = query.get("$orderby", "name")
             field_name, _, direction = order.partition(" ")
             keys = {"name": lambda n: n.name.lower(), "size": lambda n: len(n.content),
@@ -656,7 +747,7 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
             top = min(int(query.get("$top", state.page_size)), state.page_size)
             skip = int(query.get("$skiptoken", "0") or 0)
             page = nodes[skip:skip + top]
-            body: dict[str, Any] = {"value": [state.item_json(n) for n in page]}
+            body: dict[str, Any] = {"value": [state.item_json(n, with_path) for n in page]}
             if skip + top < len(nodes):
                 next_query = dict(query)
                 next_query["$skiptoken"] = str(skip + top)
@@ -675,6 +766,12 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
             elif not node.folder:
                 self._send(200, {"value": []})
             else:
+                order = query.get("$orderby", "name")
+                if state.business_mode and order.split(" ")[0] != "name":
+                    # OneDrive for Business sorts children by name only.
+                    self._send(400, _graph_error("invalidRequest",
+                                                 f"$orderby={order} is not supported"))
+                    return
                 self._page(state.children(item_path), query)
 
         def _search(self, node: Node | None, item_path: str, action: str,
@@ -696,7 +793,7 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                          and (not item_path or p.startswith(item_path + "/"))
                          and (text in n.name.lower()
                               or (not n.folder and text.encode() in n.content.lower()))]
-            self._page(found, query)
+            self._page(found, query, with_path=not state.business_mode)
 
         def _create_folder(self, parent: Node | None, parent_path: str) -> None:
             try:
@@ -764,6 +861,8 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                 self._send(409, _graph_error("nameAlreadyExists",
                                              "The specified item name already exists."))
                 return
+            if existing is not None and behavior == "rename":
+                path = _renamed(path)
             status, node = self._store(path, data)
             self._send(status, state.item_json(node))
 
@@ -885,6 +984,8 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                     self._send(409, _graph_error("nameAlreadyExists",
                                                  "The specified item name already exists."))
                     return
+                if session.path in state.nodes and session.behavior == "rename":
+                    session.path = _renamed(session.path)
             status, node = self._store(session.path, bytes(session.data))
             if drop is not None and drop.store:
                 raise _Dropped()
@@ -896,7 +997,8 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                                              "The pre-authenticated URL takes no Authorization"))
                 return
             with state.lock:
-                node = next((n for n in state.nodes.values() if n.id == item_id), None)
+                node = next((n for nodes in state.drives.values() for n in nodes.values()
+                             if n.id == item_id), None)
             if node is None or query.get("tempauth") != state._tempauth(item_id):
                 self._send(404, _graph_error("itemNotFound", "The resource could not be found."))
                 return
@@ -933,9 +1035,27 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
             if link_type not in ("view", "edit", "embed"):
                 self._send(400, _graph_error("invalidRequest", "Invalid link type"))
                 return
+            if scope == "anonymous" and not state.anonymous_links_allowed:
+                self._send(403, _graph_error(
+                    "accessDenied", "Anonymous sharing links are disabled by the sharing "
+                    "policy of this organization."))
+                return
+            password = body.get("password")
+            if password is not None and state.business_mode:
+                # The docs: password is for OneDrive Personal only.
+                self._send(400, _graph_error("invalidRequest",
+                                             "The password property is not supported."))
+                return
+            expiry = body.get("expirationDateTime")
+            if expiry is not None:
+                try:
+                    dt.datetime.fromisoformat(str(expiry).replace("Z", "+00:00"))
+                except ValueError:
+                    self._send(400, _graph_error("invalidRequest", "Invalid expirationDateTime"))
+                    return
             key = (node.id, link_type, scope)
             with state.lock:
-                existing = state.links.get(key)
+                existing = None if (password or expiry) else state.links.get(key)
                 if existing is None:
                     permission = {
                         "id": secrets.token_hex(8),
@@ -944,13 +1064,163 @@ def _make_handler(state: FakeGraph) -> type[BaseHTTPRequestHandler]:
                                  "webUrl": "https://1drv.ms/f/s!" + secrets.token_urlsafe(12),
                                  "application": {"id": "1234", "displayName": "Sample App"}},
                     }
-                    state.links[key] = permission
+                    if expiry is not None:
+                        permission["expirationDateTime"] = expiry
+                    if password is not None:
+                        permission["hasPassword"] = True
+                        state.issued.append(str(password))
+                    if not (password or expiry):
+                        state.links[key] = permission
             if existing is None:
                 self._send(201, permission)
             else:
                 self._send(200, existing)
 
+        def _destination(self, body: dict[str, Any], node: Node) -> tuple[str, str] | None:
+            """(parent path, name) a move or copy body names; None after an answer."""
+            reference = body.get("parentReference")
+            parent = node.parent
+            if isinstance(reference, dict):
+                if isinstance(reference.get("path"), str):
+                    raw = reference["path"]
+                    _, sep, after = raw.partition("root:")
+                    if not sep:
+                        self._send(400, _graph_error("invalidRequest", "Invalid parent path"))
+                        return None
+                    parent = urllib.parse.unquote(after).strip("/")
+                elif isinstance(reference.get("id"), str):
+                    with state.lock:
+                        found = next((n for n in state.nodes.values()
+                                      if n.id == reference["id"]), None)
+                    if found is None:
+                        self._not_found()
+                        return None
+                    parent = found.path
+            with state.lock:
+                target = state.nodes.get(parent)
+            if target is None or not target.folder:
+                self._not_found()
+                return None
+            name = body.get("name") or node.name
+            if not isinstance(name, str) or "/" in name:
+                self._send(400, _graph_error("invalidRequest", "Invalid name"))
+                return None
+            return parent, name
+
+        def _free(self, path: str, behavior: str) -> str | None:
+            """The path to use under ``behavior``, or None after a 409 answer."""
+            with state.lock:
+                if path not in state.nodes:
+                    return path
+                if behavior == "replace":
+                    for p in [p for p in state.nodes if p == path or p.startswith(path + "/")]:
+                        del state.nodes[p]
+                    return path
+                if behavior == "rename":
+                    stem, dot, ext = path.rpartition(".") if "." in path.rsplit("/", 1)[-1] \
+                        else (path, "", "")
+                    n = 1
+                    while f"{stem} {n}{dot}{ext}" in state.nodes:
+                        n += 1
+                    return f"{stem} {n}{dot}{ext}"
+            self._send(409, _graph_error("nameAlreadyExists", "Name already exists"))
+            return None
+
+        def _move(self, node: Node | None, item_path: str, query: dict[str, str]) -> None:
+            try:
+                body = json.loads(self._body() or b"{}")
+            except ValueError:
+                self._send(400, _graph_error("invalidRequest", "Invalid JSON"))
+                return
+            if node is None or not item_path:
+                self._not_found()
+                return
+            where = self._destination(body, node)
+            if where is None:
+                return
+            parent, name = where
+            new_path = f"{parent}/{name}" if parent else name
+            if new_path == item_path or new_path.startswith(item_path + "/"):
+                if new_path != item_path:
+                    self._send(400, _graph_error("invalidRequest",
+                                                 "An item cannot move into itself"))
+                    return
+                self._send(200, state.item_json(node))
+                return
+            behavior = query.get("@microsoft.graph.conflictBehavior", "fail")
+            target = self._free(new_path, behavior)
+            if target is None:
+                return
+            with state.lock:
+                for p in sorted([p for p in state.nodes if p == item_path
+                                 or p.startswith(item_path + "/")]):
+                    moved = state.nodes.pop(p)
+                    moved.path = target + p[len(item_path):]
+                    state.nodes[moved.path] = moved
+                moved_node = state.nodes[target]
+            self._send(200, state.item_json(moved_node))
+
+        def _copy(self, node: Node | None, item_path: str, query: dict[str, str]) -> None:
+            try:
+                body = json.loads(self._body() or b"{}")
+            except ValueError:
+                self._send(400, _graph_error("invalidRequest", "Invalid JSON"))
+                return
+            if node is None or not item_path:
+                self._not_found()
+                return
+            where = self._destination(body, node)
+            if where is None:
+                return
+            parent, name = where
+            behavior = query.get("@microsoft.graph.conflictBehavior", "fail")
+            target = self._free(f"{parent}/{name}" if parent else name, behavior)
+            if target is None:
+                return
+            with state.lock:
+                for p in sorted([p for p in state.nodes if p == item_path
+                                 or p.startswith(item_path + "/")]):
+                    source = state.nodes[p]
+                    path = target + p[len(item_path):]
+                    state.nodes[path] = Node(state.new_id(), path, source.folder,
+                                             source.content, mime=source.mime)
+                job = secrets.token_hex(8)
+                state.copies[job] = {"polls": 0, "resourceId": state.nodes[target].id}
+            self._send(202, None, {"Location": f"{state.origin}/monitor/{job}"})
+
+        def _monitor(self, job: str) -> None:
+            if self.headers.get("Authorization"):
+                self._send(400, _graph_error("invalidRequest",
+                                             "The monitor URL takes no Authorization"))
+                return
+            with state.lock:
+                entry = state.copies.get(job)
+                if entry is not None:
+                    entry["polls"] += 1
+            if entry is None:
+                self._not_found()
+            elif entry["polls"] <= state.copy_polls_before_done:
+                self._send(202, {"operation": "itemCopy", "status": "inProgress",
+                                 "percentageComplete": 50.0})
+            else:
+                self._send(200, {"operation": "itemCopy", "status": "completed",
+                                 "percentageComplete": 100.0,
+                                 "resourceId": entry["resourceId"]})
+
     return Handler
+
+
+def _renamed(path: str) -> str:
+    """``a/b 1.txt`` for a taken ``a/b.txt``: OneDrive's "rename" conflict behaviour."""
+    head, _, name = path.rpartition("/")
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    n = 1
+    while True:
+        candidate = f"{stem} {n}{dot}{ext}"
+        full = f"{head}/{candidate}" if head else candidate
+        if full not in FakeGraph.current.nodes:  # type: ignore[attr-defined]
+            return full
+        n += 1
 
 
 class _Dropped(Exception):

@@ -13,7 +13,8 @@ from janito_core.cli import main as janito_main
 from janito_core.secrets import get_secret
 
 TOOLS = {"ListOneDriveFiles", "SearchOneDriveFiles", "ReadOneDriveFile", "DownloadOneDriveFile",
-         "UploadOneDriveFile", "CreateOneDriveFolder", "DeleteOneDriveFile", "GetOneDriveShareLink"}
+         "UploadOneDriveFile", "CreateOneDriveFolder", "DeleteOneDriveFile", "GetOneDriveShareLink",
+         "MoveOneDriveItem", "CopyOneDriveItem", "ListOneDriveSharedWithMe"}
 
 
 def test_without_a_token_every_tool_is_skipped_with_how_to_sign_in(graph: FakeGraph,

@@ -2,12 +2,18 @@
 
 ``janito_load_errors`` names each configured server that could not be mounted, and why;
 janito reports every line as its own load error of janito-mcp, while the servers that did
-start keep their tools.
+start keep their tools. The ``janito_toolset_loaded`` hook keeps each registry that loads
+the toolset, so a tool that a server adds later (``notifications/tools/list_changed``)
+appears there too.
 """
 
 from __future__ import annotations
 
-from .._mount import mounted
+from typing import Any
+
+from janito_core import hookimpl
+
+from .._mount import mounted, watch
 
 __all__: list[str] = []
 
@@ -20,6 +26,13 @@ def _publish() -> None:
         globals()[cls.__name__] = cls
         __all__.append(cls.__name__)
     janito_load_errors.extend(state.problems)
+
+
+@hookimpl
+def janito_toolset_loaded(registry: Any, toolset: str, tools: list[str]) -> None:
+    """Keep ``registry``, so tools a server adds later appear in it."""
+    if toolset == "mcp":
+        watch(registry)
 
 
 _publish()

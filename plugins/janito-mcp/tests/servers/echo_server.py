@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 warnings.simplefilter("ignore")
 
@@ -111,8 +112,48 @@ async def environ(name: str, ctx: Context, fail: bool = False) -> dict[str, Any]
     return {"name": name, "value": value, "nested": [{"quoted": f"<{value}>"}], value: "a key"}
 
 
+class Step(BaseModel):
+    title: str
+    minutes: int = Field(ge=1)
+
+
+class Plan(BaseModel):
+    name: str
+    steps: list[Step] = Field(min_length=1)
+
+
+@server.tool(description="Accept a plan of steps and some labels.")
+def plan(plan: Plan, labels: Annotated[list[str], Field(min_length=1)]) -> dict[str, Any]:
+    _seen("plan")
+    return {"name": plan.name, "minutes": sum(s.minutes for s in plan.steps), "labels": labels}
+
+
+@server.tool(description="Add a tool named extra_<word>, or remove one with remove, and tell "
+                         "the client the tool list changed.")
+async def grow(word: str, ctx: Context, remove: bool = False) -> str:
+    _seen("grow")
+    name = f"extra_{word}"
+    if remove:
+        server.remove_tool(name)
+    else:
+        def extra(times: int = 1) -> str:
+            return word * times
+
+        server.add_tool(extra, name=name, description=f"Say {word}.")
+    # 2026-07-28 clients hear of it through subscriptions/listen, earlier ones through
+    # notifications/tools/list_changed: a server says it both ways.
+    await ctx.notify_tools_changed()
+    try:
+        await ctx.session.send_tool_list_changed()
+    except Exception:
+        pass
+    return name
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) > 2 and sys.argv[1] == "--sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()

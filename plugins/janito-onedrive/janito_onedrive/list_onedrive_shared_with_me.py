@@ -1,0 +1,69 @@
+"""ListOneDriveSharedWithMe: the files and folders other people shared with you."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import BaseTool, tool
+
+from ._common import gate, guarded, invalid
+
+MAX_LIMIT = 1000
+
+
+@tool(permissions="r")
+class ListOneDriveSharedWithMe(BaseTool):
+    """List the files and folders other people shared with you, with the drive each lives in."""
+
+    open_world = True  # Microsoft Graph
+
+    @classmethod
+    def should_load(cls) -> bool:
+        return gate(cls)
+
+    def run(self, limit: int = 50) -> dict[str, Any]:
+        """List items shared with you; read one with its drive_id and path in the other tools.
+
+        Args:
+            limit: Most items to return, 1 to 1000.
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            return invalid(f"limit must be between 1 and {MAX_LIMIT}")
+        return guarded(self, lambda: self._list(limit))
+
+    def _list(self, limit: int) -> dict[str, Any]:
+        from . import _common
+        from ._graph import format_item, parent_path
+
+        self.report_start("Listing what is shared with you on OneDrive")
+        graph = _common.client()
+        items, more = graph.collect("/me/drive/sharedWithMe", "listing what is shared with you",
+                                    params=None, limit=limit)
+        out: list[dict[str, Any]] = []
+        for entry in items:
+            remote = entry.get("remoteItem") if isinstance(entry.get("remoteItem"), dict) else entry
+            shown = format_item({**remote, "name": entry.get("name") or remote.get("name")})
+            reference = remote.get("parentReference") if isinstance(
+                remote.get("parentReference"), dict) else {}
+            shown["drive_id"] = reference.get("driveId")
+            shown["drive_type"] = reference.get("driveType")
+            folder = parent_path(remote)
+            shown["path"] = (f"{folder}/{shown['name']}" if folder else shown["name"]) \
+                if isinstance(reference.get("path"), str) else None
+            shared = remote.get("shared") if isinstance(remote.get("shared"), dict) else {}
+            owner = shared.get("owner") if isinstance(shared.get("owner"), dict) else {}
+            user = owner.get("user") if isinstance(owner.get("user"), dict) else {}
+            shown["shared_by"] = user.get("displayName") or user.get("email")
+            out.append(shown)
+        self.report_result(f"{len(out)} item(s) shared with you")
+        return {"success": True, "items": out, "total_count": len(out), "has_more": more}
+
+
+def main(argv: list[str] | None = None) -> None:
+    from janito_core.harness import run_main
+
+    run_main(ListOneDriveSharedWithMe, argv)
+
+
+if __name__ == "__main__":
+    main()
