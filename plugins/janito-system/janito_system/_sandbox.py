@@ -102,6 +102,10 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
         argv = [bwrap, "--dev-bind", "/", "/", "--proc", "/proc"]
     else:
         argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        hidden = hidden_config(workspace)
+        if hidden is not None:
+            # janito's own settings and file secrets store are not the code's to read.
+            argv += ["--tmpfs", hidden]
         if policy.workspace_writable:
             argv += ["--bind", workspace, workspace]
         if tmpdir is not None:
@@ -113,6 +117,23 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
             argv.append("--unshare-net")
     argv += ["--unshare-pid", "--die-with-parent", "--chdir", cwd, "--"]
     return argv
+
+
+def hidden_config(workspace: str) -> str | None:
+    """janito's configuration folder (settings, the file secrets store), to be hidden from
+    sandboxed code; None when it does not exist or holds the workspace (hiding it would
+    hide the workspace too)."""
+    from janito_core.secrets import config_dir
+
+    try:
+        folder = os.path.realpath(config_dir())
+    except (OSError, ValueError, RuntimeError):  # no home folder to find it from
+        return None
+    if not os.path.isdir(folder) or folder == "/":
+        return None
+    if workspace == folder or workspace.startswith(folder.rstrip("/") + "/"):
+        return None
+    return folder
 
 
 def _probe_bwrap(bwrap: str) -> str | None:
@@ -222,8 +243,10 @@ def status_line() -> str:
     if choice.mechanism is None:
         return f"{head}: cannot be enforced: {choice.why}"
     if choice.mechanism == BUBBLEWRAP:
-        how = "bubblewrap" if policy.confined else "bubblewrap (PID namespace only)"
-        return f"{head}, {how}: {DESCRIPTIONS[policy.name]}; {ends}"
+        if not policy.confined:
+            return f"{head}, bubblewrap (PID namespace only): {DESCRIPTIONS[policy.name]}; {ends}"
+        return (f"{head}, bubblewrap: {DESCRIPTIONS[policy.name]}; janito's configuration "
+                f"folder hidden; {ends}")
     if choice.mechanism == SUPERVISOR:
         how = ("Landlock and seccomp under a supervisor" if policy.confined
                else "a supervisor (child subreaper)")

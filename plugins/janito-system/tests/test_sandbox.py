@@ -464,3 +464,24 @@ def test_the_supervisor_removes_the_folder_when_janito_is_killed(tmp_path: Path)
         proc.kill()
         proc.wait(30)
         reap(marker)
+
+
+def test_janito_configuration_is_hidden_from_sandboxed_code(
+        janito: ToolsetTester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file secrets store lives in janito's configuration folder: code a model runs
+    under bubblewrap cannot read it (the supervisor's Landlock cannot hide one folder)."""
+    if _unavailable("bubblewrap") is not None:
+        pytest.skip("bubblewrap is not available here")
+    monkeypatch.setenv(_sandbox.MECHANISM_ENV, "bubblewrap")
+    from janito_core.secrets import config_dir, set_secret
+
+    set_secret("sandbox_probe", "VALUE-THE-CODE-MUST-NOT-SEE")
+    store = config_dir() / "secrets.json"
+    assert store.exists()
+    janito.load("system", privileges="rwx")
+    result = janito.call("RunBashCode", code=f"ls -A {config_dir()}; cat {store}")
+    assert "VALUE-THE-CODE-MUST-NOT-SEE" not in json.dumps(result)
+    assert "secrets.json" not in result["stdout"]
+    policy(monkeypatch, "off")
+    unconfined = janito.call("RunBashCode", code=f"cat {store}")
+    assert "VALUE-THE-CODE-MUST-NOT-SEE" in unconfined["stdout"]
