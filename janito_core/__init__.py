@@ -4,6 +4,8 @@ Write a tool as a ``BaseTool`` subclass or a plain function decorated with
 ``@tool(permissions=...)``; ship toolsets as distributions advertising a
 ``janito.toolsets`` entry point; let ``Registry`` discover them and ``call_tool``
 execute what a model asks for.
+
+The modules form layers, each importing only from below (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._marker import hookimpl
 from .base_tool import BaseTool
+from .cancellation import CallCancelled, CancelToken
 from .decorator import tool
 from .errors import (
     JanitoError,
@@ -29,7 +32,6 @@ from .reporter import Reporter
 from .results import failure
 
 if TYPE_CHECKING:
-    from .cancellation import CallCancelled, CancelToken
     from .dispatch import call_tool, execute_tool_calls
     from .scrub import Scrubber, ScrubFilter
     from .workspace import Workspace
@@ -79,6 +81,8 @@ def discover_toolsets(
 
 
 def __getattr__(name: str) -> Any:
+    # Loaded on first use, for the start-up of commands that never call a tool: dispatch
+    # (json, the validators), the workspace (about 2 ms) and the scrubber (logging).
     if name in ("call_tool", "execute_tool_calls"):
         from . import dispatch
 
@@ -87,11 +91,7 @@ def __getattr__(name: str) -> Any:
         from .workspace import Workspace
 
         return Workspace
-    if name in ("CallCancelled", "CancelToken"):
-        from . import cancellation
-
-        return getattr(cancellation, name)
-    if name in ("Scrubber", "ScrubFilter"):  # logging costs start-up time: only on use
+    if name in ("Scrubber", "ScrubFilter"):
         from . import scrub
 
         return getattr(scrub, name)

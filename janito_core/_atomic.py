@@ -16,6 +16,8 @@ import os
 import stat
 from collections.abc import Iterable
 
+from ._renameat import rename_noreplace
+
 TEMP_SUFFIX = ".tmp"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -91,8 +93,6 @@ def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
         if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK,
                              errno.EXDEV, errno.ENOSYS):
             raise
-        from ._renameat import rename_noreplace
-
         try:
             rename_noreplace(dir_fd, temp, dir_fd, name)
         except FileExistsError:

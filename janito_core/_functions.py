@@ -14,7 +14,10 @@ import typing
 from types import MappingProxyType
 from typing import Any, Callable
 
+from ._annotations import _compiled
 from .base_tool import BaseTool
+from .cancellation import CancelToken
+from .reporter import Reporter
 
 #: (module, qualified name) of each type a function may ask janito for.
 _INJECTABLE = {
@@ -72,8 +75,6 @@ def injected_kind(annotation: Any, scope: dict[str, Any]) -> tuple[str, bool] | 
     the parameter is an ordinary one the model fills in."""
     if annotation is inspect.Parameter.empty:
         return None
-    from ._annotations import _compiled
-
     for _ in range(2):  # "'Reporter'" under `from __future__ import annotations` is two deep
         if not isinstance(annotation, str):
             break
@@ -99,13 +100,9 @@ class FunctionTool(BaseTool):
         if kind == "workspace":
             return self.workspace
         if kind == "reporter":
-            from .reporter import Reporter
-
             return Reporter(type(self).__name__, self._tool_permissions)
         token = self.cancel_token
         if token is None and not optional:
-            from .cancellation import CancelToken
-
             token = CancelToken()  # never cancelled: the caller cannot cancel this call
         return token
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .cancellation import current_token
 from .reporter import PREFIXES, ReportEvent, emit, permission_color
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class BaseTool(ABC):
     def workspace(self) -> Workspace:
         """The workspace this call runs in: the registry's, or the current directory."""
         if self._workspace is None:
-            from .workspace import Workspace
+            from .workspace import Workspace  # on first use: about 2 ms that listing never needs
 
             self._workspace = Workspace()
         return self._workspace
@@ -79,8 +80,6 @@ class BaseTool(ABC):
         A long-running tool checks ``cancel_token.cancelled`` (or calls ``check()``, which
         raises ``CallCancelled``) between steps of its work.
         """
-        from .cancellation import current_token
-
         return current_token()
 
     def resolve_path(self, path: object) -> str:

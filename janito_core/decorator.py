@@ -35,6 +35,7 @@ def tool(permissions: str = "", *, name: str | None = None) -> Callable[[T], T]:
             obj._tool_permissions = canonical  # type: ignore[attr-defined]
             return obj
         if isinstance(obj, FunctionType):
+            # Imported for function tools only: it needs ``inspect``, about 10 ms to import.
             from ._functions import make_tool_class
 
             setattr(obj, FUNCTION_TOOL_ATTR, make_tool_class(obj, canonical, name))

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._context import active_registry, current_call_id
-from ._types import INVALID
+from ._convert import INVALID
 from .cancellation import CallCancelled, CancelToken, _current
 from .errors import WorkspaceError
+from .registry import default_registry
 from .results import (
     CANCELLED,
     INVALID_ARGUMENTS,
@@ -107,8 +108,6 @@ def call_tool(
     (``janito_core.cancellation``); a call cancelled before it starts does not run.
     """
     if registry is None:
-        from .registry import default_registry
-
         registry = default_registry()
     if arguments is None or arguments == "{}":
         parsed: Any = {}
@@ -138,10 +137,8 @@ def call_tool(
     if record.status == "skipped":
         return _refused(failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name))
     if record.status == "denied" or not registry.privileges.allows(record.permissions):
-        from .registry import _denied_reason
-
         return _refused(failure(
-            f"{name} {_denied_reason(record.permissions, registry.privileges)}",
+            f"{name} {registry.privileges.denied_reason(record.permissions)}",
             PERMISSION_DENIED, tool=name,
         ))
     kwargs = _validate(record, parsed)

@@ -107,6 +107,7 @@ def run_main(cls: Any, argv: list[str] | None = None, *, prog: str | None = None
     (``should_load`` said why)."""
     if cls.__module__ == "__main__":
         forget_working_folder()
+    # Everything else is imported only now, once the working folder is off the path.
     import json
 
     from .decorator import tool_class

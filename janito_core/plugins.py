@@ -120,6 +120,7 @@ class PluginHost:
             return self._manager
 
     def _create(self) -> pluggy.PluginManager:
+        # Imported when a hook plugin is first called: pluggy costs start-up (decision 0001).
         import pluggy
 
         from . import hookspecs

@@ -85,6 +85,12 @@ class Privileges:
         granted = str(self)
         return "".join(letter for letter in permissions if letter not in granted)
 
+    def denied_reason(self, permissions: str) -> str:
+        """Why a tool needing ``permissions`` is denied ("needs write (-w) permission, ...")."""
+        names = {"r": "read", "w": "write", "x": "execute"}
+        words = ", ".join(f"{names[m]} (-{m})" for m in self.missing(permissions))
+        return f"needs {words} permission, which is not granted"
+
     def __str__(self) -> str:
         return ("r" if self.read else "") + ("w" if self.write else "") + ("x" if self.execute else "")
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ._context import active_registry, set_default_reports
+from ._marker import has_hooks
+from .decorator import tool_class
 from .discovery import (
     SLOW_IMPORT_SECONDS,
     Discovered,
@@ -53,7 +56,7 @@ class ToolRecord:
 
     @property
     def description(self) -> str:
-        from .schema import first_line
+        from .schema import first_line  # schemas are built on use: not every command needs them
 
         return first_line(self.cls.__doc__) or first_line(getattr(self.cls, "run", None).__doc__)
 
@@ -167,7 +170,7 @@ class Registry:
                 if value.allows(record.permissions):
                     record.status, record.reason = "loaded", None
                 else:
-                    record.status, record.reason = "denied", _denied_reason(record.permissions, value)
+                    record.status, record.reason = "denied", value.denied_reason(record.permissions)
 
     @property
     def workspace(self) -> Workspace:
@@ -175,7 +178,7 @@ class Registry:
         if workspace is None:
             with self._lock:  # one Workspace for every thread, not one each
                 if self._workspace is None:
-                    from .workspace import Workspace
+                    from .workspace import Workspace  # on first use: only tool calls need it
 
                     self._workspace = Workspace()
                 workspace = self._workspace
@@ -243,8 +246,6 @@ class Registry:
         if imported.package is None:
             self._loaded = {**self._loaded, spec.name: []}
             return
-        from ._marker import has_hooks
-
         for module in imported.modules:
             reported = getattr(module, "janito_load_errors", None)
             if isinstance(reported, (list, tuple)):
@@ -275,8 +276,6 @@ class Registry:
         names = list(records)
         self._publish(list(records.values()), {spec.name: names})
         available = [n for n in names if records[n].status == "loaded"]
-        from ._context import active_registry
-
         token = active_registry.set(self)
         try:
             self.plugins.toolset_loaded(self, spec.name, available)
@@ -290,8 +289,6 @@ class Registry:
         It is gated like any discovered tool; a name clash raises ValueError, since the
         caller is code, not an installed distribution.
         """
-        from .decorator import tool_class
-
         self._ensure()
         cls = tool_class(cls)  # a @tool function stands for its class
         spec = ToolsetSpec(toolset, distribution, "0", cls.__module__)
@@ -333,7 +330,7 @@ class Registry:
             record.status = "skipped"
             record.reason = getattr(cls, "_load_skip_reason", None) or "should_load() returned False"
             return record
-        from .wrapper import check_annotations
+        from .wrapper import check_annotations  # with schema: only loading toolsets needs it
 
         problem = check_annotations(cls)
         if problem is not None:
@@ -342,7 +339,7 @@ class Registry:
             return record
         if not self._privileges.allows(permissions):
             record.status = "denied"
-            record.reason = _denied_reason(permissions, self._privileges)
+            record.reason = self._privileges.denied_reason(permissions)
         return record
 
     # -- lookups ----------------------------------------------------------------------
@@ -366,7 +363,7 @@ class Registry:
 
     def wrapper(self, record: ToolRecord) -> ToolWrapper:
         if record._wrapper is None:
-            from .wrapper import ToolWrapper
+            from .wrapper import ToolWrapper  # with schema: only loading toolsets needs it
 
             record._wrapper = ToolWrapper(record.cls, self)
         return record._wrapper
@@ -392,7 +389,7 @@ class Registry:
 
     def schema(self, name: str) -> ToolSchema:
         """The canonical schema of loaded tool ``name`` (KeyError if it is not loaded)."""
-        from .schema import tool_schema
+        from .schema import tool_schema  # schemas are built on use
 
         record = self.record(name)
         if record is None or record.status != "loaded":
@@ -401,7 +398,7 @@ class Registry:
 
     def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
         """The OpenAI chat-completions function schema of tool ``name``."""
-        from .formats import openai_chat
+        from .formats import openai_chat  # formats are built on use
 
         return openai_chat(self.schema(name), strict=strict)
 
@@ -415,13 +412,6 @@ class Registry:
     def __repr__(self) -> str:
         state = f"{len(self._by_name)} tools" if self._initialized else "not loaded yet"
         return f"<Registry {state}, privileges {self._privileges}>"
-
-
-def _denied_reason(permissions: str, privileges: Privileges) -> str:
-    missing = privileges.missing(permissions)
-    names = {"r": "read", "w": "write", "x": "execute"}
-    words = ", ".join(f"{names[m]} (-{m})" for m in missing)
-    return f"needs {words} permission, which is not granted"
 
 
 _default: Registry | None = None
@@ -438,6 +428,17 @@ def default_registry() -> Registry:
                 _default = Registry()
             registry = _default
     return registry
+
+
+def _default_reports() -> PluginHost:
+    registry = default_registry()
+    # Outside a tool call nothing may have looked for janito.plugins yet; without this,
+    # hook plugins would miss every report made before the first tool loads.
+    registry._discover()
+    return registry.plugins
+
+
+set_default_reports(_default_reports)
 
 
 def add_toolset(name: str) -> list[str]:

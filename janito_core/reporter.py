@@ -14,6 +14,8 @@ import os
 import sys
 from typing import NamedTuple, TextIO
 
+from ._context import current_call_id, reports_sink
+
 
 class Colors:
     """ANSI colours for reports."""
@@ -128,23 +130,17 @@ def render(event: ReportEvent, stream: TextIO | None = None) -> None:
 
 
 def emit(event: ReportEvent) -> None:
-    """Hand ``event`` to the report hook of the registry that is running a tool."""
-    from ._context import active_registry, current_call_id
-
+    """Hand ``event`` to the report hook of the registry that is running a tool (outside a
+    call, of the default registry; with no registry at all, to the stderr renderer)."""
     if event.call_id is None:
         call_id = current_call_id.get()
         if call_id is not None:
             event = event._replace(call_id=call_id)
-
-    registry = active_registry.get()
-    if registry is None:
-        from .registry import default_registry
-
-        registry = default_registry()
-        # Outside a tool call nothing may have looked for janito.plugins yet; without
-        # this, hook plugins would miss every report made before the first tool loads.
-        registry._discover()
-    registry.plugins.report(event)
+    sink = reports_sink()
+    if sink is None:
+        render(event)
+    else:
+        sink.report(event)
 
 
 def _standalone(kind: str, message: str, color: str | None, end: str) -> None:

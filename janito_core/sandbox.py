@@ -22,6 +22,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
+from .config import config_dir
+
 READ_ONLY = "read-only"
 WORKSPACE_WRITE = "workspace-write"
 WORKSPACE_WRITE_NETWORK = "workspace-write+network"
@@ -87,8 +89,6 @@ def sandbox_policy() -> SandboxPolicy:
     value = os.environ.get(ENV_VAR)
     if value:
         return check_policy(value, ENV_VAR)
-    from .secrets import config_dir
-
     path = config_dir() / CONFIG_FILE
     try:
         with open(path, "rb") as handle:

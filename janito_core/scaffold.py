@@ -9,12 +9,14 @@ importable already, is refused unless the caller allows the clash.
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
 import re
 from pathlib import Path
 from typing import NamedTuple
 
 from . import __version__ as core_version
+from .discovery import _canonical, scan
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 _DIST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$")
@@ -57,9 +59,6 @@ def choose_names(name: str, dist: str | None = None, package: str | None = None)
 
 def clashes(names: Names) -> list[str]:
     """Why these names would collide with what janito or this environment has already."""
-    import importlib.util
-
-    from .discovery import _canonical, scan
 
     problems = []
     if names.toolset in BUILTIN_TOOLSETS:

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from .config import config_dir
 from .errors import SecretStoreError
 
 SERVICE = "janito"
@@ -33,15 +34,6 @@ __all__ = [
     "SecretStoreError", "backend_name", "config_dir", "delete_secret", "env_var", "get_secret",
     "has_secret", "list_secrets", "set_secret",
 ]
-
-
-def config_dir() -> Path:
-    """janito's configuration folder: ``JANITO_CONFIG_DIR``, else the XDG config home."""
-    explicit = os.environ.get("JANITO_CONFIG_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".config") / "janito"
 
 
 def _check_name(name: str) -> str:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ._atomic import ChangedMeanwhile, TargetExists
+from ._atomic import ChangedMeanwhile, TargetExists, sync_folder, write_at
 from ._beneath import (
     INVALID,
     LOOP,
@@ -33,6 +33,8 @@ from ._beneath import (
     open_regular_at,
     path_text,
 )
+from ._fswalk import remove_tree, walk
+from ._renameat import rename_noreplace as _rename_noreplace
 from .errors import WorkspaceError
 
 if TYPE_CHECKING:
@@ -312,8 +314,6 @@ class Workspace:
         open folder holding them (``entry.open_regular()`` reads a file of the walk). With
         ``on_error``, a start that cannot be walked is reported there too, not raised.
         """
-        from ._fswalk import walk
-
         try:
             with self.locate(path) as where:
                 fd = where.open(os.O_RDONLY | _DIRECTORY)
@@ -471,8 +471,6 @@ class Location:
         (``ChangedMeanwhile``) is raised and nothing is written. ``like``: a stat whose mode
         the new file takes (a copy keeps its source's), instead of the replaced file's.
         """
-        from ._atomic import write_at
-
         if not self.parts:
             raise IsADirectoryError(errno.EISDIR, "the path is the workspace folder", ".")
         return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
@@ -501,8 +499,6 @@ class Location:
 
         IsADirectoryError for a folder (see :meth:`rmdir`).
         """
-        from ._atomic import sync_folder
-
         self._refuse_root("removed")
         info = self.stat()
         if stat.S_ISDIR(info.st_mode):
@@ -517,15 +513,11 @@ class Location:
 
         The root is refused (``invalid_path``); NotADirectoryError for a file or a link.
         """
-        from ._atomic import sync_folder
-
         self._refuse_root("removed")
         info = self.stat()
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "the path is not a folder", self.shown)
         if recursive:
-            from ._fswalk import remove_tree
-
             counts = remove_tree(self.dir_fd, self.name, self.shown)
         else:
             os.rmdir(self.name, dir_fd=self.dir_fd)
@@ -539,8 +531,6 @@ class Location:
         Without ``overwrite`` an existing target is never replaced (FileExistsError), and a
         folder never is; OSError(EXDEV) across filesystems.
         """
-        from ._atomic import sync_folder
-
         self._refuse_root("moved")
         target._refuse_root("replaced")
         info = self.stat()
@@ -556,17 +546,13 @@ class Location:
 
     def sync(self) -> None:
         """Flush the folder holding the target to disk (after a change of its entries)."""
-        from ._atomic import sync_folder
-
         sync_folder(self.dir_fd)
 
 
 def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
     """Rename ``src`` of one folder to ``dst`` of another (both open descriptors) only if
     ``dst`` does not exist (FileExistsError), in one atomic call where the system has it."""
-    from ._renameat import rename_noreplace as rename
-
-    rename(src_dir_fd, src, dst_dir_fd, dst)
+    _rename_noreplace(src_dir_fd, src, dst_dir_fd, dst)
 
 
 def read_fd(fd: int, size_hint: int, limit: int | None = None) -> bytes:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._context import active_registry
+from ._types import UnsupportedType, type_info
+from .schema import MISSING, AnnotationError, resolve_hints, tool_schema
 
 if TYPE_CHECKING:
     import inspect
@@ -14,9 +16,6 @@ if TYPE_CHECKING:
 
 def check_annotations(cls: type) -> str | None:
     """Why ``cls.run()``'s annotations cannot become a schema, or None when they can."""
-    from ._types import UnsupportedType, type_info
-    from .schema import AnnotationError, resolve_hints
-
     if isinstance(cls.__dict__.get("input_schema"), dict):
         return None
     try:
@@ -56,12 +55,8 @@ class ToolWrapper:
     def __signature__(self) -> inspect.Signature:
         import inspect
 
-        from .schema import MISSING
-
         signature = inspect.signature(self.tool_class.run)  # type: ignore[attr-defined]
         if isinstance(self.tool_class.__dict__.get("input_schema"), dict):
-            from .schema import tool_schema
-
             declared = [
                 inspect.Parameter(
                     name, inspect.Parameter.KEYWORD_ONLY,
