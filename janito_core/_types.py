@@ -1,17 +1,7 @@
-"""One type annotation -> its JSON Schema and the converter that validates a value.
+"""One type annotation -> its JSON Schema, its strict schema and its converter.
 
-Coercion rules (applied identically everywhere, documented in docs/dispatch.md):
-
-- ``int``: a JSON integer; a float with no fractional part (``3.0``); a string of an
-  optionally signed decimal integer (``"50"``). Never a boolean.
-- ``float``: a JSON number or a numeric string; never a boolean; never NaN or infinity.
-- ``bool``: ``true``/``false``, or the strings ``"true"``/``"false"`` in any case.
-- ``str``: a string; an integer or float becomes its JSON text. Never a boolean, list
-  or object.
-- ``list``/``tuple``/``set``: a JSON array, or a string holding a JSON array.
-- ``dict``, dataclasses, TypedDicts: a JSON object, or a string holding a JSON object.
-- ``Literal``/``Enum``: one of the listed values (an Enum parameter receives the member).
-- ``T | None``: ``null`` gives None.
+The coercion rules the converters apply are those of ``janito_core._convert``; a value
+described by a declared JSON Schema rather than a type is ``janito_core._jsonschema``'s.
 """
 
 from __future__ import annotations
@@ -20,51 +10,36 @@ import enum
 import math
 import types
 import typing
-from collections.abc import Collection
 from typing import Any, Callable, Literal, Union
 
-Errors = list[dict[str, str]]
-Converter = Callable[[Any, str, Errors], Any]
-
-
-class _Invalid:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "INVALID"
-
-
-INVALID: Any = _Invalid()
+from ._convert import (
+    INVALID,
+    Converter,
+    Errors,
+    array_converter,
+    convert_any,
+    convert_bool,
+    convert_float,
+    convert_int,
+    convert_null,
+    convert_str,
+    describe,
+    fail,
+    first_that_fits,
+    maybe_json,
+    object_converter,
+    path_converter,
+    schema_word,
+)
 
 _NONE_TYPE = type(None)
+
+
 _UNION_TYPES: tuple[Any, ...] = (Union, types.UnionType)
 
 
 class UnsupportedType(TypeError):
     pass
-
-
-def describe(value: Any) -> str:
-    """A short description of a JSON value for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean " + ("true" if value else "false")
-    if isinstance(value, (int, float)):
-        return f"number {value!r}"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"string {shown!r}"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _fail(errors: Errors, path: str, message: str) -> Any:
-    errors.append({"field": path, "error": message})
-    return INVALID
 
 
 class TypeInfo:
@@ -80,90 +55,6 @@ class TypeInfo:
         self.strict_schema = strict_schema
         self.strict_problem = strict_problem
         self.nullable = nullable
-
-
-def _conv_str(value: Any, path: str, errors: Errors) -> Any:
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return _fail(errors, path, "the string holds an unpaired surrogate (invalid Unicode)")
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        import json
-
-        return json.dumps(value)
-    return _fail(errors, path, f"expected a string, got {describe(value)}")
-
-
-def _conv_int(value: Any, path: str, errors: Errors) -> Any:
-    if type(value) is int:
-        return value
-    if isinstance(value, bool):
-        return _fail(errors, path, f"expected an integer, got {describe(value)}")
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        digits = text[1:] if text[:1] in "+-" else text
-        if digits.isdigit() and digits.isascii() and len(digits) <= 4300:
-            return int(text)
-    return _fail(errors, path, f"expected an integer, got {describe(value)}")
-
-
-def _conv_float(value: Any, path: str, errors: Errors) -> Any:
-    if isinstance(value, bool):
-        return _fail(errors, path, f"expected a number, got {describe(value)}")
-    if isinstance(value, (int, float)):
-        number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
-        if math.isfinite(number):
-            return number
-        return _fail(errors, path, "expected a finite number")
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(number):
-                return number
-    return _fail(errors, path, f"expected a number, got {describe(value)}")
-
-
-def _conv_bool(value: Any, path: str, errors: Errors) -> Any:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered == "true":
-            return True
-        if lowered == "false":
-            return False
-    return _fail(errors, path, f"expected true or false, got {describe(value)}")
-
-
-def _conv_any(value: Any, path: str, errors: Errors) -> Any:
-    return value
-
-
-def _maybe_json(value: Any, expected: type) -> Any:
-    """A model sometimes sends an array or object JSON-encoded inside a string."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text[:1] in "[{":
-            import json
-
-            try:
-                decoded = json.loads(text)
-            except ValueError:
-                return value
-            if isinstance(decoded, expected):
-                return decoded
-    return value
 
 
 def _strip_annotated(tp: Any) -> tuple[Any, str | None]:
@@ -192,19 +83,19 @@ def _scalar(kind: str, conv: Converter) -> TypeInfo:
 
 def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> TypeInfo:
     if tp is str:
-        return _scalar("string", _conv_str)
+        return _scalar("string", convert_str)
     if tp is bool:
-        return _scalar("boolean", _conv_bool)
+        return _scalar("boolean", convert_bool)
     if tp is int:
-        return _scalar("integer", _conv_int)
+        return _scalar("integer", convert_int)
     if tp is float:
-        return _scalar("number", _conv_float)
+        return _scalar("number", convert_float)
     if tp is Any or tp is object:
-        return TypeInfo({}, _conv_any, None, "a parameter of any type has no strict schema")
+        return TypeInfo({}, convert_any, None, "a parameter of any type has no strict schema")
     if tp is None or tp is _NONE_TYPE:
-        return TypeInfo({"type": "null"}, _conv_null, {"type": "null"})
+        return TypeInfo({"type": "null"}, convert_null, {"type": "null"})
     if getattr(tp, "__module__", None) == "pathlib" and isinstance(tp, type):
-        return TypeInfo({"type": "string"}, _path_converter(tp), {"type": "string"})
+        return TypeInfo({"type": "string"}, path_converter(tp), {"type": "string"})
 
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -212,7 +103,7 @@ def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> 
     if origin in _UNION_TYPES:
         return _union_info(args, field_docs)
     if origin is Literal:
-        return _literal_info(args)
+        return literal_info(args)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _enum_info(tp)
     if origin in (list, tuple, set, frozenset) or tp in (list, tuple, set, frozenset) or (
@@ -241,37 +132,12 @@ def _is_abc_mapping(origin: Any) -> bool:
     return origin in (cabc.Mapping, cabc.MutableMapping)
 
 
-def _conv_null(value: Any, path: str, errors: Errors) -> Any:
-    if value is None:
-        return None
-    return _fail(errors, path, f"expected null, got {describe(value)}")
-
-
-def _path_converter(path_type: type) -> Converter:
-    def convert(value: Any, path: str, errors: Errors) -> Any:
-        if isinstance(value, str):
-            return path_type(value)
-        return _fail(errors, path, f"expected a path string, got {describe(value)}")
-
-    return convert
-
-
 def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     members = [a for a in args if a is not _NONE_TYPE and a is not None]
     nullable = len(members) != len(args)
     if len(members) == 1:
         inner = type_info(members[0], field_docs)
-        if not nullable:
-            return inner
-        base_convert = inner.convert
-
-        def convert_optional(value: Any, path: str, errors: Errors) -> Any:
-            if value is None:
-                return None
-            return base_convert(value, path, errors)
-
-        return TypeInfo(inner.schema, convert_optional, inner.strict_schema, inner.strict_problem,
-                        nullable=True)
+        return with_null(inner, nullable)
     infos = [type_info(m, field_docs) for m in members]
     schema = {"anyOf": [i.schema for i in infos]}
     strict = None
@@ -279,8 +145,8 @@ def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     if problem is None:
         strict = {"anyOf": [i.strict_schema for i in infos]}
 
-    kinds = " or ".join(_schema_word(i.schema) for i in infos)
-    first_fit = _first_that_fits(infos, f"expected {kinds}")
+    kinds = " or ".join(schema_word(i.schema) for i in infos)
+    first_fit = first_that_fits([(i.schema, i.convert) for i in infos], f"expected {kinds}")
 
     def convert_union(value: Any, path: str, errors: Errors) -> Any:
         if value is None and nullable:
@@ -290,33 +156,7 @@ def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     return TypeInfo(schema, convert_union, strict, problem, nullable)
 
 
-_JSON_KIND = {"string": str, "boolean": bool, "array": list, "object": dict}
-
-
-def _exact_match(schema: dict[str, Any], value: Any) -> bool:
-    kind = schema.get("type")
-    if kind == "integer":
-        return type(value) is int
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    expected = _JSON_KIND.get(kind) if isinstance(kind, str) else None
-    return expected is not None and isinstance(value, expected)
-
-
-def _schema_word(schema: dict[str, Any]) -> str:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return {"integer": "an integer", "number": "a number", "string": "a string",
-                "boolean": "a boolean", "array": "an array", "object": "an object",
-                "null": "null"}.get(kind, kind)
-    if "enum" in schema:
-        import json
-
-        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
-    return "a value"
-
-
-def _literal_info(values: tuple[Any, ...]) -> TypeInfo:
+def literal_info(values: tuple[Any, ...]) -> TypeInfo:
     allowed = list(values)
     kinds = sorted({_json_type(v) for v in allowed})
     schema: dict[str, Any] = {"enum": allowed}
@@ -335,7 +175,7 @@ def _literal_info(values: tuple[Any, ...]) -> TypeInfo:
                 if isinstance(option, (int, float)) and not isinstance(option, bool):
                     if value.strip() == json.dumps(option):
                         return option
-        return _fail(errors, path, f"expected one of {text}, got {describe(value)}")
+        return fail(errors, path, f"expected one of {text}, got {describe(value)}")
 
     return TypeInfo(schema, convert, dict(schema))
 
@@ -355,7 +195,7 @@ def _json_type(value: Any) -> str:
 def _enum_info(enum_type: type[enum.Enum]) -> TypeInfo:
     members = list(enum_type)
     values = [m.value for m in members]
-    literal = _literal_info(tuple(values))
+    literal = literal_info(tuple(values))
     by_value = {(type(m.value), m.value): m for m in members}
     by_name = {m.name: m for m in members}
 
@@ -396,30 +236,7 @@ def _array_info(tp: Any, container: Any, args: tuple[Any, ...], field_docs: Any)
         build = frozenset if container is frozenset else set
     else:
         build = list
-    item_convert = item.convert
-
-    def convert(value: Any, path: str, errors: Errors) -> Any:
-        value = _maybe_json(value, list)
-        if not isinstance(value, list):
-            return _fail(errors, path, f"expected an array, got {describe(value)}")
-        before = len(errors)
-        out = []
-        for index, item in enumerate(value):
-            seen = len(errors)
-            out.append(item_convert(item, path, errors))
-            if len(errors) != seen:
-                # the item path is built only for the items that fail
-                for error in errors[seen:]:
-                    error["field"] = f"{path}[{index}]" + error["field"][len(path):]
-        if len(errors) != before:
-            return INVALID
-        try:
-            return build(out)
-        except TypeError:
-            return _fail(errors, path, "array items cannot form a set")
-
-    problem = item.strict_problem
-    return TypeInfo(schema, convert, strict, problem)
+    return TypeInfo(schema, array_converter(item.convert, build), strict, item.strict_problem)
 
 
 def _fixed_tuple_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
@@ -432,9 +249,9 @@ def _fixed_tuple_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     }
 
     def convert(value: Any, path: str, errors: Errors) -> Any:
-        value = _maybe_json(value, list)
+        value = maybe_json(value, list)
         if not isinstance(value, list) or len(value) != len(items):
-            return _fail(errors, path, f"expected an array of {len(items)} items, got {describe(value)}")
+            return fail(errors, path, f"expected an array of {len(items)} items, got {describe(value)}")
         before = len(errors)
         out = tuple(i.convert(v, f"{path}[{n}]", errors) for n, (i, v) in enumerate(zip(items, value, strict=True)))
         return INVALID if len(errors) != before else out
@@ -453,9 +270,9 @@ def _dict_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     value_convert = value.convert
 
     def convert(raw: Any, path: str, errors: Errors) -> Any:
-        raw = _maybe_json(raw, dict)
+        raw = maybe_json(raw, dict)
         if not isinstance(raw, dict):
-            return _fail(errors, path, f"expected an object, got {describe(raw)}")
+            return fail(errors, path, f"expected an object, got {describe(raw)}")
         before = len(errors)
         out = {k: value_convert(v, f"{path}.{k}", errors) for k, v in raw.items()}
         return INVALID if len(errors) != before else out
@@ -512,51 +329,8 @@ def _object_info(
             "additionalProperties": False,
         }
 
-    convert = _object_converter(fields, required, closed=True, build=build, owner=owner.__name__)
+    convert = object_converter(fields, required, closed=True, build=build, owner=owner.__name__)
     return TypeInfo(schema, convert, strict, problem)
-
-
-def _object_converter(fields: dict[str, TypeInfo], required: Collection[str], *, closed: bool,
-                      build: Callable[[dict[str, Any]], Any] | None = None,
-                      owner: str = "") -> Converter:
-    """A converter for a JSON object whose known fields are ``fields``.
-
-    Unknown keys are errors when ``closed``, else passed through as they are. null for an
-    optional field that cannot be null means "not given", as it does for a parameter.
-    ``build`` turns the converted fields into the value (a dataclass, say); its failure is
-    reported as ``cannot build <owner>``.
-    """
-
-    def convert(raw: Any, path: str, errors: Errors) -> Any:
-        raw = _maybe_json(raw, dict)
-        if not isinstance(raw, dict):
-            return _fail(errors, path, f"expected an object, got {describe(raw)}")
-        before = len(errors)
-        out: dict[str, Any] = {}
-        for key, value in raw.items():
-            info = fields.get(key)
-            if info is None:
-                if closed:
-                    _fail(errors, f"{path}.{key}", "unknown field")
-                else:
-                    out[key] = value
-                continue
-            if value is None and key not in required and not info.nullable:
-                continue
-            out[key] = info.convert(value, f"{path}.{key}", errors)
-        for key in required:
-            if key not in raw:
-                _fail(errors, f"{path}.{key}", "missing required field")
-        if len(errors) != before:
-            return INVALID
-        if build is None:
-            return out
-        try:
-            return build(out)
-        except Exception as exc:
-            return _fail(errors, path, f"cannot build {owner}: {exc}")
-
-    return convert
 
 
 def _dataclass_info(dc: type, field_docs: Any) -> TypeInfo:
@@ -632,65 +406,7 @@ def json_safe(value: Any) -> bool:
     return True
 
 
-def json_schema_info(node: Any) -> TypeInfo:
-    """A converter for a value described by a JSON Schema rather than a type hint.
-
-    Used for tools whose parameters are only known at run time (a mounted MCP server's
-    tools). The same coercion rules apply; keywords beyond types, enums, properties,
-    items and unions are passed through to the schema but not enforced.
-    """
-    if not isinstance(node, dict) or not node:
-        return TypeInfo(node if isinstance(node, dict) else {}, _conv_any, None,
-                        "a parameter of any type has no strict schema")
-    if "enum" in node and isinstance(node["enum"], list):
-        info = _literal_info(tuple(v for v in node["enum"] if v is not None))
-        nullable = None in node["enum"]
-        return _with_null(TypeInfo(node, info.convert, None), nullable)
-    for key in ("anyOf", "oneOf"):
-        if isinstance(node.get(key), list):
-            options = [o for o in node[key] if not (isinstance(o, dict) and o.get("type") == "null")]
-            nullable = len(options) != len(node[key])
-            infos = [json_schema_info(o) for o in options]
-            if len(infos) == 1:
-                return _with_null(TypeInfo(node, infos[0].convert, None), nullable)
-            return _with_null(TypeInfo(node, _first_that_fits(infos), None), nullable)
-    kind = node.get("type")
-    if isinstance(kind, list):
-        nullable = "null" in kind
-        kinds = [k for k in kind if k != "null"]
-        infos = [json_schema_info({**node, "type": k}) for k in kinds]
-        if len(infos) == 1:
-            return _with_null(TypeInfo(node, infos[0].convert, None), nullable)
-        return _with_null(TypeInfo(node, _first_that_fits(infos), None), nullable)
-    simple = {"string": _conv_str, "integer": _conv_int, "number": _conv_float,
-              "boolean": _conv_bool, "null": _conv_null}
-    if kind in simple:
-        return TypeInfo(node, simple[kind], None)
-    if kind == "array":
-        item = json_schema_info(node.get("items", {}))
-        item_convert = item.convert
-
-        def convert_array(value: Any, path: str, errors: Errors) -> Any:
-            value = _maybe_json(value, list)
-            if not isinstance(value, list):
-                return _fail(errors, path, f"expected an array, got {describe(value)}")
-            before = len(errors)
-            out = [item_convert(v, f"{path}[{i}]", errors) for i, v in enumerate(value)]
-            return INVALID if len(errors) != before else out
-
-        return TypeInfo(node, convert_array, None)
-    if kind == "object" or "properties" in node:
-        declared = node.get("properties")
-        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
-        fields = {k: json_schema_info(v) for k, v in properties.items()}
-        required = [k for k in node.get("required", []) if isinstance(k, str)]
-        closed = node.get("additionalProperties") is False
-        convert_object = _object_converter(fields, required, closed=closed)
-        return TypeInfo(node, convert_object, None)
-    return TypeInfo(node, _conv_any, None)
-
-
-def _with_null(info: TypeInfo, nullable: bool) -> TypeInfo:
+def with_null(info: TypeInfo, nullable: bool) -> TypeInfo:
     if not nullable:
         return info
     inner = info.convert
@@ -699,26 +415,3 @@ def _with_null(info: TypeInfo, nullable: bool) -> TypeInfo:
         return None if value is None else inner(value, path, errors)
 
     return TypeInfo(info.schema, convert, info.strict_schema, info.strict_problem, nullable=True)
-
-
-def _first_that_fits(infos: list[TypeInfo], expected: str = "no allowed form matches") -> Converter:
-    """A converter trying each form in turn.
-
-    An exact JSON type match wins before any coercion, so "5" stays a string in str | int.
-    """
-
-    def convert(value: Any, path: str, errors: Errors) -> Any:
-        for info in infos:
-            if _exact_match(info.schema, value):
-                trial: Errors = []
-                result = info.convert(value, path, trial)
-                if not trial:
-                    return result
-        for info in infos:
-            trial = []
-            result = info.convert(value, path, trial)
-            if not trial:
-                return result
-        return _fail(errors, path, f"{expected}, got {describe(value)}")
-
-    return convert

@@ -12,7 +12,14 @@ import typing
 from typing import Any, NamedTuple
 
 from ._annotations import type_hints
-from ._types import TypeInfo, UnsupportedType, json_safe, nullable_schema, type_info
+from ._jsonschema import json_schema_info
+from ._types import (
+    TypeInfo,
+    UnsupportedType,
+    json_safe,
+    nullable_schema,
+    type_info,
+)
 
 
 class _Missing:
@@ -252,8 +259,6 @@ def _short_json(value: Any) -> str:
 
 def _from_json_schema(cls: type, input_schema: dict[str, Any]) -> ToolSchema:
     """The schema of a tool that declares ``input_schema`` instead of typed parameters."""
-    from ._types import json_schema_info
-
     properties = input_schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     required = {k for k in input_schema.get("required", []) if isinstance(k, str)}

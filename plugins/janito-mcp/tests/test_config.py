@@ -151,7 +151,7 @@ def test_declared_schema() -> None:
 
 def test_schema_validation_matches_native_tools() -> None:
     """Dispatch validates a remote tool's arguments with the converters of native tools."""
-    from janito_core._types import INVALID
+    from janito_core._convert import INVALID
     from janito_core.dispatch import call_tool
 
     registry, remote = _generated({
