@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from janito_core import BaseTool
-from janito_core.errors import WorkspaceError
+from janito_core.errors import SecretStoreError, WorkspaceError
 from janito_core.scrub import scrub
 
 from ._errors import CONFIGURATION, OUTSIDE_WORKSPACE, SERVER_ERROR, MailError
@@ -41,7 +41,7 @@ class MailTool(BaseTool):
         try:
             try:
                 settings = Settings.load()
-            except SettingsError:
+            except (SettingsError, SecretStoreError):
                 self._secret_values = known_secrets()
                 raise
             self._secret_values = settings.secrets()
@@ -49,7 +49,7 @@ class MailTool(BaseTool):
         except MailError as exc:
             result = {"success": False, "error": exc.message, "error_type": exc.error_type,
                       **echo, **exc.extra}
-        except SettingsError as exc:
+        except (SettingsError, SecretStoreError) as exc:
             result = {"success": False, "error": str(exc), "error_type": CONFIGURATION, **echo}
         except WorkspaceError as exc:
             # outside_workspace, or invalid_path / symlink_loop for a path that is no way in

@@ -53,10 +53,13 @@ class SettingsError(ValueError):
 
 
 def _secret(name: str) -> str | None:
+    from janito_core.errors import SecretStoreError
     from janito_core.secrets import get_secret
 
     try:
         value = get_secret(name)
+    except SecretStoreError:
+        raise  # a store that cannot be parsed must be named, not read as "not configured"
     except Exception:
         return None
     return value or None
@@ -70,11 +73,14 @@ class _Store:
     """
 
     def __init__(self) -> None:
+        from janito_core.errors import SecretStoreError
         from janito_core.secrets import list_secrets
 
         try:
             self.names: set[str] | None = {n.lower() for n in list_secrets()}
-        except Exception:
+        except SecretStoreError:
+            raise
+        except Exception:  # a keyring that fails: ask for each value instead
             self.names = None
 
     def has(self, name: str) -> bool:
@@ -232,4 +238,9 @@ class Settings:
 
 def known_secrets() -> list[str]:
     """The configured secret values (for scrubbing), without needing valid settings."""
-    return [value for value in (_secret(PASSWORD_SECRET), _secret(OAUTH_SECRET)) if value]
+    from janito_core.errors import SecretStoreError
+
+    try:
+        return [value for value in (_secret(PASSWORD_SECRET), _secret(OAUTH_SECRET)) if value]
+    except SecretStoreError:
+        return []  # nothing can be read, so nothing read can leak

@@ -106,3 +106,29 @@ def test_every_tool_has_a_documented_schema(janito: Any, no_credentials: None,
         assert function["description"]
         for field, spec in function["parameters"]["properties"].items():
             assert spec.get("description"), f"{name}.{field} has no description"
+
+
+def test_a_corrupt_secrets_store_is_named_not_taken_for_missing_credentials(
+    janito: Any, no_credentials: None, janito_isolated: Path
+) -> None:
+    store = janito_isolated / "secrets.json"
+    store.write_text('{"gmail_username": "someone@example.test", ', encoding="utf-8")
+    skipped = janito.load("gmail").skipped()
+    assert set(skipped) == set(TOOLS)
+    for reason in skipped.values():
+        assert str(store) in reason
+        assert "not valid JSON" in reason
+        assert "gmail_username" not in reason  # not "no mail account is configured"
+
+
+def test_a_corrupt_store_met_during_a_call_is_a_configuration_error(
+    no_credentials: None, janito_isolated: Path
+) -> None:
+    from janito_gmail.list_folders import ListFolders
+
+    store = janito_isolated / "secrets.json"
+    store.write_text("[1, 2", encoding="utf-8")
+    result = ListFolders().run()
+    assert result["success"] is False
+    assert result["error_type"] == "configuration_error"
+    assert str(store) in result["error"]
