@@ -132,3 +132,17 @@ def test_a_corrupt_store_met_during_a_call_is_a_configuration_error(
     assert result["success"] is False
     assert result["error_type"] == "configuration_error"
     assert str(store) in result["error"]
+
+
+def test_the_changing_tools_describe_the_selection_in_the_same_words(
+        janito: Any, no_credentials: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", "pw-value-123")
+    registry = janito.load("gmail")
+    shared = ("folder", "ids", "query", "sender", "subject", "since", "before", "unread_only")
+    seen: dict[str, set[str]] = {name: set() for name in shared}
+    for tool in ("MarkEmails", "MoveEmails", "TrashEmails", "DeleteEmails"):
+        properties = registry.get_function_schema(tool)["function"]["parameters"]["properties"]
+        for name in shared:
+            seen[name].add(properties[name]["description"])
+    assert all(len(texts) == 1 for texts in seen.values()), seen
