@@ -25,6 +25,10 @@ class MailTool(BaseTool):
         return True
 
     def _secrets(self) -> list[str]:
+        # asked anew each time: a call may obtain a new access token halfway through
+        settings: Settings | None = getattr(self, "_settings", None)
+        if settings is not None:
+            return settings.secrets()
         return getattr(self, "_secret_values", None) or known_secrets()
 
     def say(self, kind: str, message: str) -> None:
@@ -37,14 +41,15 @@ class MailTool(BaseTool):
 
         ``echo`` holds the inputs to repeat in a failure so the model sees what it asked.
         """
-        self._secret_values = []
+        self._secret_values: list[str] = []
+        self._settings: Settings | None = None
         try:
             try:
                 settings = Settings.load()
             except (SettingsError, SecretStoreError):
                 self._secret_values = known_secrets()
                 raise
-            self._secret_values = settings.secrets()
+            self._settings = settings
             result = action(settings)
         except MailError as exc:
             result = {"success": False, "error": exc.message, "error_type": exc.error_type,

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import email.utils
 import re
-import smtplib
 from email.message import EmailMessage
 from typing import Any
 
 from janito_core import tool
 
-from . import _mime
+from . import _mime, _smtp
 from ._base import MailTool
-from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError, classify
+from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
 from ._imap import imap_session, section
 from ._settings import Settings
 
@@ -101,7 +100,7 @@ class SendEmail(MailTool):
             if html_body:
                 msg.add_alternative(html_body, subtype="html")
             self.say("start", f"Sending email to {', '.join(_bare(to_list))}")
-            refused = self._send(settings, msg, (_bare([sender]) or [sender])[0], recipients)
+            refused = _smtp.send(settings, msg, (_bare([sender]) or [sender])[0], recipients)
             result: dict[str, Any] = {
                 "success": True, "message_id": message_id, "from": sender, "to": to_list,
                 "cc": cc_list, "bcc": bcc_list, "subject": final_subject,
@@ -146,42 +145,6 @@ class SendEmail(MailTool):
         references = [*[r for r in references if r != original_id][-20:], original_id]
         return {"message_id": original_id, "references": references,
                 "subject": _mime.header(headers, "Subject")}
-
-    def _send(self, settings: Settings, msg: EmailMessage, sender: str,
-              recipients: list[str]) -> list[str]:
-        """Send ``msg``; return the recipients the server refused (the others got it)."""
-        server = f"{settings.smtp_host}:{settings.smtp_port}"
-        smtp: smtplib.SMTP | None = None
-        try:
-            context = settings.ssl_context() if settings.smtp_tls != "none" else None
-            if settings.smtp_tls == "ssl":
-                smtp = smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port,
-                                        timeout=settings.timeout, context=context)
-            else:
-                smtp = smtplib.SMTP(settings.smtp_host, settings.smtp_port,
-                                    timeout=settings.timeout)
-                smtp.ehlo()
-                if settings.smtp_tls == "starttls":
-                    smtp.starttls(context=context)
-                    smtp.ehlo()
-            if settings.oauth_token:
-                auth = f"user={settings.username}\1auth=Bearer {settings.oauth_token}\1\1"
-                smtp.auth("XOAUTH2", lambda challenge=None: auth if challenge is None else "",
-                          initial_response_ok=True)
-            else:
-                smtp.login(settings.username, settings.password or "")
-            refused = smtp.send_message(msg, from_addr=sender, to_addrs=recipients)
-            return sorted(refused)
-        except MailError:
-            raise
-        except Exception as exc:
-            raise classify(exc, server=server, protocol="SMTP") from None
-        finally:
-            if smtp is not None:
-                try:
-                    smtp.quit()
-                except Exception:
-                    smtp.close()
 
 
 def main(argv: list[str] | None = None) -> int:
