@@ -277,30 +277,8 @@ class Settings:
             raise classify(cause, server=endpoint, protocol="OAuth token endpoint") from None
 
     def ssl_context(self) -> ssl.SSLContext:
-        """A verifying TLS context: the system's trust store plus ``ca_file`` if set.
-
-        Certificate and host name checks are always on; a private server's certificate is
-        trusted by naming it (or its CA) in ``ca_file``, never by turning checks off.
-        """
-        try:
-            stamp = os.stat(self.ca_file).st_mtime_ns if self.ca_file else 0
-        except OSError:
-            stamp = -1
-        key = (self.ca_file, stamp)
-        context = _CONTEXTS.get(key)
-        if context is None:
-            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
-            if self.ca_file:
-                try:
-                    context.load_verify_locations(cafile=self.ca_file)
-                except (OSError, ssl.SSLError) as exc:
-                    raise SettingsError(
-                        f"the setting ca_file ({self.ca_file}) holds no usable certificate: "
-                        f"{exc}"
-                    ) from None
-            _CONTEXTS.clear()  # keep one: settings rarely change within a process
-            _CONTEXTS[key] = context
-        return context
+        """A verifying TLS context: the system's trust store plus ``ca_file`` if set."""
+        return tls_context(self.ca_file)
 
     def secrets(self) -> list[str]:
         """The credentials to keep out of every text (``janito_core.scrub`` also finds them
@@ -311,6 +289,32 @@ class Settings:
         if self.tokens is not None:
             values.extend(self.tokens.known())
         return [secret for secret in values if secret]
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """A verifying TLS context: the system's trust store plus ``ca_file`` if set.
+
+    Certificate and host name checks are always on; a private server's certificate is
+    trusted by naming it (or its CA) in ``ca_file``, never by turning checks off.
+    """
+    try:
+        stamp = os.stat(ca_file).st_mtime_ns if ca_file else 0
+    except OSError:
+        stamp = -1
+    key = (ca_file, stamp)
+    context = _CONTEXTS.get(key)
+    if context is None:
+        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+        if ca_file:
+            try:
+                context.load_verify_locations(cafile=ca_file)
+            except (OSError, ssl.SSLError) as exc:
+                raise SettingsError(
+                    f"the setting ca_file ({ca_file}) holds no usable certificate: {exc}"
+                ) from None
+        _CONTEXTS.clear()  # keep one: settings rarely change within a process
+        _CONTEXTS[key] = context
+    return context
 
 
 def oauth_client(store: _Store | None = None) -> Client:

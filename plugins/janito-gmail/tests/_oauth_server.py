@@ -75,6 +75,7 @@ class OAuthServer:
         self.state = OAuthState()
         self.lock = threading.Lock()
         self.failures: list[tuple[int, dict[str, Any]]] = []  # answered instead, in order
+        self.deny_next = False  # the person clicks "Cancel" on the consent page
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(str(cert), str(key))
         self._https = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(public=True))
@@ -225,6 +226,11 @@ class OAuthServer:
             problems.append("access_type")
         if problems:
             return 400, None, {"error": "invalid_request", "fields": problems}
+        with self.lock:
+            deny, self.deny_next = self.deny_next, False
+        if deny:
+            answer = {"error": "access_denied", "state": one.get("state", "")}
+            return 302, f"{redirect}?{urlencode(answer)}", None
         code = "4/0Ad-code-" + secrets.token_urlsafe(16)
         with self.lock:
             self.state.codes[code] = Code(self.client_id, redirect, one["code_challenge"],
