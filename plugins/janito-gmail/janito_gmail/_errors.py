@@ -105,6 +105,13 @@ def classify(exc: BaseException, *, server: str, protocol: str = "IMAP") -> Mail
                                    f"{type(exc).__name__}: {_text(exc)}")
 
 
+def size_text(size: int) -> str:
+    """A size for people: "4.0 kB", "26.0 MB" (decimal units, as Gmail states its limits)."""
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
 def oauth_refused(settings: Any, where: str, detail: str) -> MailError:
     """A server refused an access token, and a new one cannot help (or was refused too)."""
     if getattr(settings, "tokens", None) is None:

@@ -146,20 +146,26 @@ class Mailbox:
                 raise self._no_folder(folder) from None
             raise classify(exc, server=self.server) from None
 
+    def special_folder(self, use: str, guesses: tuple[str, ...] = ()) -> str | None:
+        """The folder with special use ``use`` ("trash", "drafts", "sent", "all", ...),
+        else the first of ``guesses`` (lower-cased names) that exists, else None."""
+        rows = self.folders()
+        for row in rows:
+            if row["special_use"] == use and row["selectable"]:
+                return str(row["name"])
+        lowered = {str(row["name"]).lower(): str(row["name"]) for row in rows}
+        for guess in guesses:
+            if guess in lowered:
+                return lowered[guess]
+        return None
+
     def trash_folder(self) -> str | None:
         """The folder used as Trash: the setting, the \\Trash special-use folder, a name."""
         if self.settings.trash_folder:
             return self.settings.trash_folder
-        rows = self.folders()
-        for row in rows:
-            if row["special_use"] == "trash":
-                return str(row["name"])
-        lowered = {str(row["name"]).lower(): str(row["name"]) for row in rows}
-        for guess in ("[gmail]/trash", "[google mail]/trash", "trash", "inbox.trash",
-                      "inbox/trash", "deleted items", "deleted messages"):
-            if guess in lowered:
-                return lowered[guess]
-        return None
+        return self.special_folder("trash", (
+            "[gmail]/trash", "[google mail]/trash", "trash", "inbox.trash", "inbox/trash",
+            "deleted items", "deleted messages"))
 
     # -- searching -------------------------------------------------------------------
 

@@ -325,8 +325,9 @@ class AccessTokens:
         with lock:
             with _CACHE_LOCK:
                 cached = _CACHE.get(self.key)
-            if cached is not None and cached[0] != stale and cached[1] - time.time() > EXPIRY_MARGIN:
-                return self._hand_out(cached[0], fresh=True)  # another thread just renewed it
+            if cached is not None and cached[0] != stale \
+                    and cached[1] - time.time() > EXPIRY_MARGIN:
+                return self._hand_out(cached[0], fresh=True)  # renewed while this one waited
             token, expires_at = refresh(self.client, self.refresh_token,
                                         context=self.context, timeout=self.timeout)
             with _CACHE_LOCK:

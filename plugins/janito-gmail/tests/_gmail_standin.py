@@ -40,8 +40,8 @@ _FETCH_CMD = re.compile(rb"^(\S+) (UID )?FETCH (\S+) \((.*)\)\r\n$", re.I)
 _STORE_CMD = re.compile(rb"^(\S+) (UID )?STORE (\S+) ([+-]?)X-GM-LABELS(\.SILENT)? \((.*)\)\r\n$",
                         re.I)
 _THRID_SEARCH = re.compile(rb"^(\S+) (UID )?SEARCH X-GM-THRID (\d+)\r\n$", re.I)
-_RAW_SEARCH = re.compile(rb'^(\S+) (UID )?SEARCH (.*?)X-GM-RAW ("(?:[^"\\]|\\.)*"|[^\s"]+)(.*)\r\n$',
-                         re.I)
+_RAW_SEARCH = re.compile(
+    rb'^(\S+) (UID )?SEARCH (.*?)X-GM-RAW ("(?:[^"\\]|\\.)*"|[^\s"]+)(.*)\r\n$', re.I)
 _GM_ITEMS = (b"X-GM-LABELS", b"X-GM-THRID", b"X-GM-MSGID")
 _FLAGS = re.compile(rb"FLAGS \(([^)]*)\)")
 _KEYWORD = re.compile(rb"^gl_([0-9a-f]+)$")

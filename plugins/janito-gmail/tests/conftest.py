@@ -159,20 +159,45 @@ def gmail(janito: Any, mail_env: dict[str, str]) -> Any:
     return janito
 
 
-_folders = itertools.count(1)
+@pytest.fixture
+def google(janito: Any, gmail_env: dict[str, str]) -> Any:
+    """The janito tester, every privilege, talking to the Gmail stand-in."""
+    janito.load("gmail", privileges="rwx")
+    return janito
 
 
 @pytest.fixture
-def folder(request: pytest.FixtureRequest, dovecot: servers.DovecotServer) -> str:
-    """A new, empty folder for one test, so tests never see each other's messages."""
+def outbox(smtp_server: servers.SmtpServer) -> servers.SmtpServer:
+    """The SMTP server, emptied of what earlier tests sent."""
+    with smtp_server._lock:
+        smtp_server.messages.clear()
+    return smtp_server
+
+
+_folders = itertools.count(1)
+
+
+def _new_folder(request: pytest.FixtureRequest, server: servers.DovecotServer) -> str:
     name = f"T{next(_folders)}-{request.node.name[:40]}".replace("[", "-").replace("]", "")
     name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-    client = dovecot.client()
+    client = server.client()
     try:
         client.create_folder(name)
     finally:
         client.logout()
     return name
+
+
+@pytest.fixture
+def folder(request: pytest.FixtureRequest, dovecot: servers.DovecotServer) -> str:
+    """A new, empty folder for one test, so tests never see each other's messages."""
+    return _new_folder(request, dovecot)
+
+
+@pytest.fixture
+def label(request: pytest.FixtureRequest, gmail_dovecot: servers.DovecotServer) -> str:
+    """A new, empty label (a folder on Gmail) for one test on the Gmail-like server."""
+    return _new_folder(request, gmail_dovecot)
 
 
 class RoundTrips:
