@@ -350,6 +350,21 @@ def quoted(original: Original) -> str:
     return f"On {_when(original)}, {original.sender} wrote:\n{lines}\n"
 
 
+def reply_bodies(body: str, html_body: str | None, original: Original, *,
+                 quote: bool) -> tuple[str, str | None]:
+    """(text, HTML or None) of a reply: the answer, then the quoted original if asked."""
+    if not quote:
+        return body, html_body
+    text = body.rstrip() + "\n\n" + quoted(original)
+    if not html_body:
+        return text, None
+    import html
+
+    cited = html.escape(quoted(original).split("\n", 1)[0])
+    return text, (f"{html_body}<br><div>{cited}</div><blockquote>"
+                  f"{text_as_html(original.text[:MAX_QUOTED_CHARS])}</blockquote>")
+
+
 def forwarded(original: Original) -> str:
     """The block a forward carries: the original's main headers, then its text."""
     head = ["---------- Forwarded message ---------", f"From: {original.sender}",

@@ -169,19 +169,10 @@ class Mailbox:
 
     # -- searching -------------------------------------------------------------------
 
-    def search(self, selection: Selection, *, exists: int | None = None,
-               newest: int | None = None) -> list[int]:
-        """UIDs matching ``selection`` in the selected folder, in ascending order.
-
-        With no criteria and ``newest``, the newest messages are taken by sequence number
-        so that a mailbox of any size costs one short SEARCH.
-        """
+    def search(self, selection: Selection) -> list[int]:
+        """UIDs matching ``selection`` in the selected folder, in ascending order (pages
+        of the newest messages without criteria are found by ``_reading.page``)."""
         criteria = selection.criteria(gmail=self.gmail)
-        if not criteria and newest is not None and exists is not None:
-            if exists == 0:
-                return []
-            criteria_text = f"{max(1, exists - newest + 1)}:*"
-            return sorted(int(u) for u in self.client.search(criteria_text))
         if not criteria:
             criteria = [("ALL",)]
         flat: list[Any] = [item for term in criteria for item in term]

@@ -281,7 +281,11 @@ def login(args: argparse.Namespace, console: Console) -> int:
     console.hide(client_secret)
     client = _client(client_id, client_secret)
     context, timeout = _network()
-    listener = socket.create_server(("127.0.0.1", args.port or 0))
+    try:
+        listener = socket.create_server(("127.0.0.1", args.port or 0))
+    except OSError as exc:
+        raise LoginFailed(f"cannot listen on 127.0.0.1:{args.port or 0} for Google's answer "
+                          f"({exc.strerror or exc}); choose another --port", EXIT_USAGE) from None
     with listener:
         port = int(listener.getsockname()[1])
         redirect_uri = f"http://127.0.0.1:{port}/"
@@ -313,8 +317,9 @@ def login(args: argparse.Namespace, console: Console) -> int:
                         "another machine the page will not load: copy its whole address from "
                         "the address bar and paste it here.")
         console.say(f"Waiting for the sign-in (at most {int(args.timeout)} seconds)...")
-        answer = wait_for_answer(listener, state, paste=None if opened else sys.stdin,
-                                 timeout=args.timeout, console=console)
+        # a pasted address is taken even when a browser opened: it may be on another screen
+        answer = wait_for_answer(listener, state, paste=sys.stdin, timeout=args.timeout,
+                                 console=console)
     if answer.error:
         detail = f" ({answer.description})" if answer.description else ""
         raise LoginFailed(f"Google did not grant access: {answer.error}{detail}")

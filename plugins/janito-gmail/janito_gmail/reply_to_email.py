@@ -53,12 +53,7 @@ class ReplyToEmail(MailTool):
                     original, _compose.own_addresses(settings), reply_all=reply_all)
                 cc_list += [a for a in extra_cc if a not in cc_list]
                 _compose.check_recipients(to_list, cc_list, bcc_list)
-                text = body.rstrip() + "\n\n" + _compose.quoted(original) if quote else body
-                html = None
-                if html_body:
-                    html = html_body + (
-                        "<br><blockquote>" + _compose.text_as_html(original.text[
-                            :_compose.MAX_QUOTED_CHARS]) + "</blockquote>" if quote else "")
+                text, html = _compose.reply_bodies(body, html_body, original, quote=quote)
                 msg = _compose.build(
                     sender=settings.from_address, to=to_list, cc=cc_list,
                     subject=_compose.prefixed("Re:", original.subject), body=text,

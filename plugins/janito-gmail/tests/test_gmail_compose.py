@@ -118,7 +118,7 @@ def test_reply_all_works_out_the_recipients(gmail: Any, dovecot: servers.Dovecot
                                             folder: str, outbox: servers.SmtpServer) -> None:
     (uid,) = servers.seed(dovecot, folder, [original()])
     result = gmail.call("ReplyToEmail", id=uid, folder=folder, reply_all=True,
-                        body="Thanks, looks good.")
+                        body="Thanks, looks good.", html_body="<p>Thanks, looks <i>good</i>.</p>")
     assert result["success"] is True, result
     # the author first, then the others; the account's own address (any case) left out
     assert result["to"] == ["Bob Sender <bob@example.test>", "carol@example.test"]
@@ -134,6 +134,9 @@ def test_reply_all_works_out_the_recipients(gmail: Any, dovecot: servers.Dovecot
     assert text.startswith("Thanks, looks good.\n\nOn Thu, 02 May 2024 at 09:30, "
                            "Bob Sender <bob@example.test> wrote:\n> The numbers are in.")
     assert "> See the sheet." in text
+    html = msg.get_body(("html",)).get_content()
+    assert html.startswith("<p>Thanks, looks <i>good</i>.</p>")
+    assert "<blockquote>The numbers are in.<br>" in html
 
 
 def test_reply_goes_to_reply_to_and_can_skip_the_quote(

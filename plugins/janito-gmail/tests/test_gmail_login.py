@@ -284,3 +284,14 @@ def test_the_command_module_imports_nothing_heavy() -> None:
                          timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
 
+
+
+def test_a_busy_port_is_said_so(login_env: dict[str, str]) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        status, _out, err = Login("--port", str(port), "--client-id", oauth.CLIENT_ID,
+                                  "--client-secret", oauth.CLIENT_SECRET).finish()
+    assert status == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in err
