@@ -290,10 +290,9 @@ def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True
     if attachments:
         for index, part in enumerate(attached, 1):
             info = _mime.attachment_info(index, part)
-            content = _mime.decode_body(texts.get(part.section, b""), part.encoding,
-                                        complete=True)
+            data = _mime.decode_body(texts.get(part.section, b""), part.encoding, complete=True)
             original.attachments.append(Attachment(str(info["filename"]), part.content_type,
-                                                   content))
+                                                   data))
     return original
 
 
