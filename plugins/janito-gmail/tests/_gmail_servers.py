@@ -4,9 +4,13 @@
 temporary folder: IMAP with implicit TLS on 127.0.0.1, a self-signed certificate made
 here, a passwd-file passdb, a static userdb (a non-root uid, since Dovecot refuses to
 run mail processes as root) and Maildir storage. Every session's raw protocol is
-written to a rawlog folder so a test can count what the client sent.
+written to a rawlog folder so a test can count what the client sent. Given an
+OAuthServer, XOAUTH2 goes to Dovecot's own ``oauth2`` passdb, which asks that server
+about each access token (introspection); given ``GMAIL_LAYOUT``, the special-use folders
+are named as Gmail names them.
 
-``SmtpServer`` runs aiosmtpd on loopback with STARTTLS and AUTH, keeping what arrives.
+``SmtpServer`` runs aiosmtpd on loopback with STARTTLS and AUTH, keeping what arrives;
+its XOAUTH2 asks the OAuthServer too.
 
 Imported by ``conftest.py`` and by ``bench/bench_read_emails.py``; nothing here is
 collected as a test.
