@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from janito_core import BaseTool
-from janito_core.errors import WorkspaceError
+from janito_core.errors import SecretStoreError, WorkspaceError
 from janito_core.scrub import scrub
 
 from ._errors import CONFIGURATION, OUTSIDE_WORKSPACE, SERVER_ERROR, MailError
@@ -25,6 +25,10 @@ class MailTool(BaseTool):
         return True
 
     def _secrets(self) -> list[str]:
+        # asked anew each time: a call may obtain a new access token halfway through
+        settings: Settings | None = getattr(self, "_settings", None)
+        if settings is not None:
+            return settings.secrets()
         return getattr(self, "_secret_values", None) or known_secrets()
 
     def say(self, kind: str, message: str) -> None:
@@ -37,19 +41,20 @@ class MailTool(BaseTool):
 
         ``echo`` holds the inputs to repeat in a failure so the model sees what it asked.
         """
-        self._secret_values = []
+        self._secret_values: list[str] = []
+        self._settings: Settings | None = None
         try:
             try:
                 settings = Settings.load()
-            except SettingsError:
+            except (SettingsError, SecretStoreError):
                 self._secret_values = known_secrets()
                 raise
-            self._secret_values = settings.secrets()
+            self._settings = settings
             result = action(settings)
         except MailError as exc:
             result = {"success": False, "error": exc.message, "error_type": exc.error_type,
                       **echo, **exc.extra}
-        except SettingsError as exc:
+        except (SettingsError, SecretStoreError) as exc:
             result = {"success": False, "error": str(exc), "error_type": CONFIGURATION, **echo}
         except WorkspaceError as exc:
             # outside_workspace, or invalid_path / symlink_loop for a path that is no way in

@@ -22,6 +22,8 @@ REJECTED = "rejected"
 EXISTS = "already_exists"
 OUTSIDE_WORKSPACE = "outside_workspace"
 WRITE_FAILED = "write_failed"
+LOGIN_REQUIRED = "login_required"
+TOO_LARGE = "too_large"
 
 
 class MailError(Exception):
@@ -101,6 +103,30 @@ def classify(exc: BaseException, *, server: str, protocol: str = "IMAP") -> Mail
         return MailError(CONNECTION_FAILED, f"cannot talk to {where}: {_text(exc)}")
     return MailError(SERVER_ERROR, f"unexpected error with {where}: "
                                    f"{type(exc).__name__}: {_text(exc)}")
+
+
+def size_text(size: int) -> str:
+    """A size for people: "4.0 kB", "26.0 MB" (decimal units, as Gmail states its limits)."""
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def oauth_refused(settings: Any, where: str, detail: str) -> MailError:
+    """A server refused an access token, and a new one cannot help (or was refused too)."""
+    if getattr(settings, "tokens", None) is None:
+        return MailError(AUTH_FAILED, f"{where} refused the OAuth access token in "
+                                      f"gmail_oauth_token ({detail}); it may have expired: store "
+                                      "a new one, or run `janito gmail login` so that janito "
+                                      "renews tokens itself")
+    return MailError(AUTH_FAILED, f"{where} refused the OAuth access token just issued for "
+                                  f"{settings.username} ({detail}); the account may not allow "
+                                  "IMAP or SMTP, or the sign-in was for another account; run "
+                                  "`janito gmail login` again")
+
+
+def smtp_text(exc: smtplib.SMTPResponseException) -> str:
+    return _smtp_text(exc)
 
 
 def _smtp_text(exc: smtplib.SMTPResponseException) -> str:

@@ -24,6 +24,7 @@ from ._errors import (
     UNSUPPORTED,
     MailError,
     classify,
+    oauth_refused,
 )
 from ._settings import Settings
 
@@ -145,36 +146,33 @@ class Mailbox:
                 raise self._no_folder(folder) from None
             raise classify(exc, server=self.server) from None
 
-    def trash_folder(self) -> str | None:
-        """The folder used as Trash: the setting, the \\Trash special-use folder, a name."""
-        if self.settings.trash_folder:
-            return self.settings.trash_folder
+    def special_folder(self, use: str, guesses: tuple[str, ...] = ()) -> str | None:
+        """The folder with special use ``use`` ("trash", "drafts", "sent", "all", ...),
+        else the first of ``guesses`` (lower-cased names) that exists, else None."""
         rows = self.folders()
         for row in rows:
-            if row["special_use"] == "trash":
+            if row["special_use"] == use and row["selectable"]:
                 return str(row["name"])
         lowered = {str(row["name"]).lower(): str(row["name"]) for row in rows}
-        for guess in ("[gmail]/trash", "[google mail]/trash", "trash", "inbox.trash",
-                      "inbox/trash", "deleted items", "deleted messages"):
+        for guess in guesses:
             if guess in lowered:
                 return lowered[guess]
         return None
 
+    def trash_folder(self) -> str | None:
+        """The folder used as Trash: the setting, the \\Trash special-use folder, a name."""
+        if self.settings.trash_folder:
+            return self.settings.trash_folder
+        return self.special_folder("trash", (
+            "[gmail]/trash", "[google mail]/trash", "trash", "inbox.trash", "inbox/trash",
+            "deleted items", "deleted messages"))
+
     # -- searching -------------------------------------------------------------------
 
-    def search(self, selection: Selection, *, exists: int | None = None,
-               newest: int | None = None) -> list[int]:
-        """UIDs matching ``selection`` in the selected folder, in ascending order.
-
-        With no criteria and ``newest``, the newest messages are taken by sequence number
-        so that a mailbox of any size costs one short SEARCH.
-        """
+    def search(self, selection: Selection) -> list[int]:
+        """UIDs matching ``selection`` in the selected folder, in ascending order (pages
+        of the newest messages without criteria are found by ``_reading.page``)."""
         criteria = selection.criteria(gmail=self.gmail)
-        if not criteria and newest is not None and exists is not None:
-            if exists == 0:
-                return []
-            criteria_text = f"{max(1, exists - newest + 1)}:*"
-            return sorted(int(u) for u in self.client.search(criteria_text))
         if not criteria:
             criteria = [("ALL",)]
         flat: list[Any] = [item for term in criteria for item in term]
@@ -253,50 +251,87 @@ def section(item: dict[Any, Any], prefix: bytes) -> bytes | None:
     return None
 
 
+def _auth_refused(exc: BaseException) -> bool:
+    from imapclient.exceptions import LoginError
+
+    return isinstance(exc, LoginError)
+
+
+def _open(settings: Settings) -> Any:
+    """A connected IMAPClient, TLS set up as the settings say, not yet logged in."""
+    from imapclient import IMAPClient
+
+    use_ssl = settings.imap_tls == "ssl"
+    context = settings.ssl_context() if settings.imap_tls != "none" else None
+    client = IMAPClient(settings.imap_host, port=settings.imap_port, ssl=use_ssl,
+                        ssl_context=context, timeout=settings.timeout)
+    if settings.imap_tls == "starttls":
+        client.starttls(context)
+    return client
+
+
+def _close(client: Any) -> None:
+    try:
+        client.logout()
+    except Exception:
+        try:
+            client.shutdown()
+        except Exception:
+            pass
+
+
+def _logged_in(settings: Settings, server: str) -> Any:
+    """Connect and log in; with OAuth, once more with a new token if a cached one is refused.
+
+    Any failure becomes a MailError with a clear ``error_type``.
+    """
+    token = settings.access_token()  # renewed before anything is sent when about to expire
+    while True:
+        client = None
+        with OPEN_SESSION_SECRETS.holding([token] if token else []):
+            try:
+                client = _open(settings)
+                if token:
+                    client.oauth2_login(settings.username, token)
+                else:
+                    client.login(settings.username, settings.password or "")
+                return client
+            except MailError:
+                if client is not None:
+                    _close(client)
+                raise
+            except Exception as exc:
+                if client is not None:
+                    _close(client)
+                if token and _auth_refused(exc):
+                    renewed = settings.renew_access_token()
+                    if renewed and renewed != token:
+                        token = renewed
+                        continue
+                    raise oauth_refused(settings, f"the IMAP server {server}",
+                                        str(exc).strip() or type(exc).__name__) from None
+                raise classify(exc, server=server) from None
+
+
 @contextmanager
 def imap_session(settings: Settings) -> Iterator[Mailbox]:
     """Connect, log in, yield a Mailbox, log out: one connection for one tool call.
 
     Any failure on the way becomes a MailError with a clear ``error_type``.
     """
-    from imapclient import IMAPClient
     from imapclient.exceptions import IMAPClientError
 
     server = f"{settings.imap_host}:{settings.imap_port}"
     with OPEN_SESSION_SECRETS.holding(settings.secrets()):
-        client = None
+        client = _logged_in(settings, server)
         try:
-            try:
-                use_ssl = settings.imap_tls == "ssl"
-                context = settings.ssl_context() if settings.imap_tls != "none" else None
-                client = IMAPClient(settings.imap_host, port=settings.imap_port, ssl=use_ssl,
-                                    ssl_context=context, timeout=settings.timeout)
-                if settings.imap_tls == "starttls":
-                    client.starttls(context)
-                if settings.oauth_token:
-                    client.oauth2_login(settings.username, settings.oauth_token)
-                else:
-                    client.login(settings.username, settings.password or "")
-            except MailError:
-                raise
-            except Exception as exc:
-                raise classify(exc, server=server) from None
-            mailbox = Mailbox(client, settings)
-            try:
-                yield mailbox
-            except MailError:
-                raise
-            except (IMAPClientError, OSError, EOFError) as exc:  # the server or the network
-                raise classify(exc, server=server) from None
+            yield Mailbox(client, settings)
+        except MailError:
+            raise
+        except (IMAPClientError, OSError, EOFError) as exc:  # the server or the network
+            raise classify(exc, server=server) from None
         finally:
-            if client is not None:
-                try:
-                    client.logout()
-                except Exception:
-                    try:
-                        client.shutdown()
-                    except Exception:
-                        pass
+            _close(client)
 
 
 # -- selections ---------------------------------------------------------------------

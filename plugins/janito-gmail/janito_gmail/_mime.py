@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-HEADER_FIELDS = ("FROM", "TO", "CC", "REPLY-TO", "SUBJECT", "DATE", "MESSAGE-ID",
+HEADER_FIELDS = ("FROM", "TO", "CC", "BCC", "REPLY-TO", "SUBJECT", "DATE", "MESSAGE-ID",
                  "IN-REPLY-TO", "REFERENCES")
 
 

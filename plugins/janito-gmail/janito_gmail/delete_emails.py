@@ -9,6 +9,7 @@ from janito_core import tool
 from ._base import MailTool
 from ._changes import run_change
 from ._imap import Mailbox
+from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
 
 GMAIL_NOTE = (
     "On Gmail, expunging from a label folder only removes that label (the message stays "
@@ -21,9 +22,9 @@ GMAIL_NOTE = (
 class DeleteEmails(MailTool):
     """Permanently delete emails chosen by ids or a search (cannot be undone; prefer TrashEmails)."""
 
-    def run(self, folder: str = "INBOX", ids: list[int] | None = None,
-            query: str | None = None, sender: str | None = None, subject: str | None = None,
-            since: str | None = None, before: str | None = None, unread_only: bool = False,
+    def run(self, folder: Folder = "INBOX", ids: Ids = None,
+            query: Query = None, sender: Sender = None, subject: Subject = None,
+            since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
             dry_run: bool = False) -> dict[str, Any]:
         """Delete the chosen messages permanently; only they are expunged.
 
@@ -31,14 +32,6 @@ class DeleteEmails(MailTool):
         message of the folder is refused. Try dry_run first.
 
         Args:
-            folder: The folder holding the messages.
-            ids: The ids of the messages, as ReadEmails gave them.
-            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
-            sender: Only messages whose From contains this text.
-            subject: Only messages whose Subject contains this text.
-            since: Only messages received on or after this day (YYYY-MM-DD).
-            before: Only messages received before this day (YYYY-MM-DD).
-            unread_only: Only messages that are unread.
             dry_run: Delete nothing; list the messages that would be deleted.
         """
 

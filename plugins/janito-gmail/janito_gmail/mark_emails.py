@@ -9,6 +9,7 @@ from janito_core import tool
 from ._base import MailTool
 from ._changes import run_change
 from ._imap import FLAGGED, SEEN, Mailbox
+from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
 
 _ACTIONS = {
     "read": ("add", SEEN),
@@ -23,9 +24,9 @@ class MarkEmails(MailTool):
     """Mark emails as read, unread, flagged (starred) or unflagged, chosen by ids or a search."""
 
     def run(self, mark: Literal["read", "unread", "flagged", "unflagged"],
-            folder: str = "INBOX", ids: list[int] | None = None, query: str | None = None,
-            sender: str | None = None, subject: str | None = None, since: str | None = None,
-            before: str | None = None, unread_only: bool = False,
+            folder: Folder = "INBOX", ids: Ids = None,
+            query: Query = None, sender: Sender = None, subject: Subject = None,
+            since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
             dry_run: bool = False) -> dict[str, Any]:
         """Set or clear the read or flagged state of the chosen messages.
 
@@ -34,14 +35,6 @@ class MarkEmails(MailTool):
 
         Args:
             mark: "read", "unread", "flagged" (starred on Gmail) or "unflagged".
-            folder: The folder holding the messages.
-            ids: The ids of the messages, as ReadEmails gave them.
-            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
-            sender: Only messages whose From contains this text.
-            subject: Only messages whose Subject contains this text.
-            since: Only messages received on or after this day (YYYY-MM-DD).
-            before: Only messages received before this day (YYYY-MM-DD).
-            unread_only: Only messages that are unread now.
             dry_run: Change nothing; list the messages that would be marked.
         """
 

@@ -10,6 +10,7 @@ from ._base import MailTool
 from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
+from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
 
 
 def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
@@ -26,9 +27,9 @@ def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
 class MoveEmails(MailTool):
     """Move emails, chosen by ids or a search, from one folder to another."""
 
-    def run(self, destination: str, folder: str = "INBOX", ids: list[int] | None = None,
-            query: str | None = None, sender: str | None = None, subject: str | None = None,
-            since: str | None = None, before: str | None = None, unread_only: bool = False,
+    def run(self, destination: str, folder: Folder = "INBOX", ids: Ids = None,
+            query: Query = None, sender: Sender = None, subject: Subject = None,
+            since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
             dry_run: bool = False) -> dict[str, Any]:
         """Move the chosen messages to the destination folder, which must exist.
 
@@ -37,14 +38,6 @@ class MoveEmails(MailTool):
 
         Args:
             destination: The folder to move to, e.g. "Archive" or a Gmail label name.
-            folder: The folder holding the messages now.
-            ids: The ids of the messages, as ReadEmails gave them.
-            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
-            sender: Only messages whose From contains this text.
-            subject: Only messages whose Subject contains this text.
-            since: Only messages received on or after this day (YYYY-MM-DD).
-            before: Only messages received before this day (YYYY-MM-DD).
-            unread_only: Only messages that are unread.
             dry_run: Move nothing; list the messages that would be moved.
         """
 

@@ -10,6 +10,7 @@ from ._base import MailTool
 from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
 from ._imap import Mailbox
+from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
 from .move_emails import move
 
 
@@ -17,9 +18,9 @@ from .move_emails import move
 class TrashEmails(MailTool):
     """Move emails, chosen by ids or a search, to the Trash folder (recoverable)."""
 
-    def run(self, folder: str = "INBOX", ids: list[int] | None = None,
-            query: str | None = None, sender: str | None = None, subject: str | None = None,
-            since: str | None = None, before: str | None = None, unread_only: bool = False,
+    def run(self, folder: Folder = "INBOX", ids: Ids = None,
+            query: Query = None, sender: Sender = None, subject: Subject = None,
+            since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
             dry_run: bool = False) -> dict[str, Any]:
         """Move the chosen messages to Trash (on Gmail, [Gmail]/Trash).
 
@@ -27,14 +28,6 @@ class TrashEmails(MailTool):
         message of the folder is refused. DeleteEmails removes messages for good.
 
         Args:
-            folder: The folder holding the messages.
-            ids: The ids of the messages, as ReadEmails gave them.
-            query: Search text. On Gmail, Gmail search syntax; elsewhere words in the message.
-            sender: Only messages whose From contains this text.
-            subject: Only messages whose Subject contains this text.
-            since: Only messages received on or after this day (YYYY-MM-DD).
-            before: Only messages received before this day (YYYY-MM-DD).
-            unread_only: Only messages that are unread.
             dry_run: Move nothing; list the messages that would go to Trash.
         """
 

@@ -4,9 +4,13 @@
 temporary folder: IMAP with implicit TLS on 127.0.0.1, a self-signed certificate made
 here, a passwd-file passdb, a static userdb (a non-root uid, since Dovecot refuses to
 run mail processes as root) and Maildir storage. Every session's raw protocol is
-written to a rawlog folder so a test can count what the client sent.
+written to a rawlog folder so a test can count what the client sent. Given an
+OAuthServer, XOAUTH2 goes to Dovecot's own ``oauth2`` passdb, which asks that server
+about each access token (introspection); given ``GMAIL_LAYOUT``, the special-use folders
+are named as Gmail names them.
 
-``SmtpServer`` runs aiosmtpd on loopback with STARTTLS and AUTH, keeping what arrives.
+``SmtpServer`` runs aiosmtpd on loopback with STARTTLS and AUTH, keeping what arrives;
+its XOAUTH2 asks the OAuthServer too.
 
 Imported by ``conftest.py`` and by ``bench/bench_read_emails.py``; nothing here is
 collected as a test.
@@ -151,10 +155,7 @@ mail_location = maildir:~/Maildir
 mail_fsync = never
 rawlog_dir = {root}/rawlog/%u
 
-passdb {{
-  driver = passwd-file
-  args = scheme=PLAIN username_format=%u {root}/passwd
-}}
+{passdbs}
 userdb {{
   driver = static
   args = uid={uid} gid={gid} home={root}/home/%u
@@ -163,26 +164,7 @@ userdb {{
 namespace inbox {{
   inbox = yes
   separator = /
-  mailbox Trash {{
-    special_use = \\Trash
-    auto = subscribe
-  }}
-  mailbox Sent {{
-    special_use = \\Sent
-    auto = subscribe
-  }}
-  mailbox Drafts {{
-    special_use = \\Drafts
-    auto = subscribe
-  }}
-  mailbox Junk {{
-    special_use = \\Junk
-    auto = subscribe
-  }}
-  mailbox Archive {{
-    special_use = \\Archive
-    auto = subscribe
-  }}
+{mailboxes}
 }}
 
 service imap-login {{
@@ -229,6 +211,40 @@ service lmtp {{
 """
 
 
+# Where Dovecot's own default layout keeps its special-use folders.
+PLAIN_LAYOUT = {"Trash": "\\Trash", "Sent": "\\Sent", "Drafts": "\\Drafts",
+                "Junk": "\\Junk", "Archive": "\\Archive"}
+# The folders Gmail shows over IMAP (English account), with their special uses.
+GMAIL_LAYOUT = {"[Gmail]/All Mail": "\\All", "[Gmail]/Drafts": "\\Drafts",
+                "[Gmail]/Sent Mail": "\\Sent", "[Gmail]/Spam": "\\Junk",
+                "[Gmail]/Starred": "\\Flagged", "[Gmail]/Trash": "\\Trash"}
+
+
+def _mailboxes(layout: dict[str, str]) -> str:
+    return "\n".join(
+        f'  mailbox "{name}" {{\n    special_use = {use}\n    auto = subscribe\n  }}'
+        for name, use in layout.items()
+    )
+
+
+def _passdbs(root: Path, oauth: Any) -> str:
+    """passwd-file for passwords; with ``oauth``, Dovecot's oauth2 passdb for XOAUTH2,
+    asking the test OAuth server whether each access token is live (introspection)."""
+    plain = (f"passdb {{\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u "
+             f"{root}/passwd\n")
+    if oauth is None:
+        return plain + "}\n"
+    (root / "oauth2.conf").write_text(
+        f"introspection_mode = auth\nintrospection_url = {oauth.introspection_url}\n"
+        "force_introspection = yes\nusername_attribute = email\n"
+        "active_attribute = active\nactive_value = true\n",
+        encoding="utf-8",
+    )
+    return (f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+            f"  args = {root}/oauth2.conf\n}}\n"
+            + plain + "  mechanisms = plain login\n}\n")
+
+
 def _server_parent() -> str:
     """Where the server folder goes: the temporary folder if the unprivileged mail
     processes can reach it and its socket paths stay short, else /tmp."""
@@ -261,7 +277,12 @@ class DovecotServer:
     users: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, *, extra_users: dict[str, str] | None = None) -> DovecotServer:
+    def start(cls, *, extra_users: dict[str, str] | None = None, oauth: Any = None,
+              layout: dict[str, str] | None = None,
+              certificate: tuple[Path, Path] | None = None) -> DovecotServer:
+        """Start one; ``oauth`` (an OAuthServer) makes XOAUTH2 ask it about each token,
+        ``layout`` names the special-use folders (Dovecot's own by default), and
+        ``certificate`` (cert.pem, key.pem) is used instead of a new one."""
         binary = dovecot_binary()
         if binary is None:
             raise ServerUnavailable(
@@ -274,6 +295,8 @@ class DovecotServer:
         for sub in ("run", "state", "home", "rawlog"):
             (root / sub).mkdir()
         users = {USER: PASSWORD, OAUTH_USER: OAUTH_TOKEN, **(extra_users or {})}
+        if oauth is not None:
+            oauth.issue(OAUTH_USER, OAUTH_TOKEN, lifetime=10 * 365 * 86400.0)
         if os.geteuid() == 0:
             uid = gid = MAIL_UID
             user_lines = ""
@@ -305,7 +328,13 @@ class DovecotServer:
                 os.chown(root / "passwd", internal.pw_uid, internal.pw_gid)
             except KeyError:
                 os.chmod(root / "passwd", 0o644)
-        cert, _key = make_certificate(root)
+        if certificate is not None:
+            cert, key = root / "cert.pem", root / "key.pem"
+            shutil.copyfile(certificate[0], cert)
+            shutil.copyfile(certificate[1], key)
+            os.chmod(key, 0o600)
+        else:
+            cert, _key = make_certificate(root)
         # One rawlog folder per user, writable by the mail processes.
         for name in users:
             target = rawlog / name
@@ -317,7 +346,8 @@ class DovecotServer:
         config.write_text(
             _CONFIG.format(
                 root=root, port=port, starttls_port=starttls_port, uid=uid, gid=gid,
-                users=user_lines,
+                users=user_lines, passdbs=_passdbs(root, oauth),
+                mailboxes=_mailboxes(PLAIN_LAYOUT if layout is None else layout),
             ),
             encoding="utf-8",
         )
@@ -450,8 +480,9 @@ class SmtpServer:
     """aiosmtpd on loopback: STARTTLS with the test certificate, AUTH PLAIN/LOGIN/XOAUTH2."""
 
     def __init__(self, cert: Path, key: Path, username: str, password: str,
-                 oauth: tuple[str, str] = (OAUTH_USER, OAUTH_TOKEN), *,
-                 implicit_tls: bool = False) -> None:
+                 oauth: tuple[str, str] | Any = (OAUTH_USER, OAUTH_TOKEN), *,
+                 implicit_tls: bool = False, size_limit: int | None = None) -> None:
+        """``oauth``: the one (user, token) XOAUTH2 accepts, or an OAuthServer to ask."""
         from aiosmtpd.controller import Controller
         from aiosmtpd.smtp import AuthResult
 
@@ -479,8 +510,17 @@ class SmtpServer:
                 fields = dict(
                     item.split("=", 1) for item in bytes(blob).decode().split("\1") if "=" in item
                 )
-                good = (fields.get("user"), fields.get("auth")) == (oauth[0], f"Bearer {oauth[1]}")
-                return AuthResult(success=good, handled=False)
+                user, auth = fields.get("user", ""), fields.get("auth", "")
+                if isinstance(oauth, tuple):
+                    good = (user, auth) == (oauth[0], f"Bearer {oauth[1]}")
+                else:
+                    good = auth.startswith("Bearer ") and oauth.valid(auth[7:], user)
+                if good:
+                    return AuthResult(success=True, handled=False)
+                # as Gmail: a challenge carrying the error, answered empty, then 535
+                await smtp.challenge_auth(b'{"status":"401","schemes":"Bearer",'
+                                          b'"scope":"https://mail.google.com/"}')
+                return AuthResult(success=False, handled=False)
 
         def authenticator(smtp: Any, session: Any, envelope: Any, mechanism: str,
                           auth_data: Any) -> Any:
@@ -497,17 +537,18 @@ class SmtpServer:
         context.load_cert_chain(str(cert), str(key))
         self.port = free_port()
         self.implicit_tls = implicit_tls
+        options: dict[str, Any] = {"data_size_limit": size_limit} if size_limit else {}
         if implicit_tls:  # SMTPS: TLS from the first byte, as on port 465
             self.controller = Controller(
                 Handler(), hostname="127.0.0.1", port=self.port, ssl_context=context,
                 authenticator=authenticator, auth_require_tls=False,
-                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10,
+                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10, **options,
             )
         else:
             self.controller = Controller(
                 Handler(), hostname="127.0.0.1", port=self.port, tls_context=context,
                 require_starttls=True, authenticator=authenticator, auth_require_tls=True,
-                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10,
+                auth_exclude_mechanism=["CRAM-MD5"], ready_timeout=10, **options,
             )
         self.controller.start()
 

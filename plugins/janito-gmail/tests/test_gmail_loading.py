@@ -19,6 +19,14 @@ TOOLS = {
     "DeleteEmails": "w",
     "SendEmail": "w",
     "SaveAttachment": "w",
+    "ReplyToEmail": "w",
+    "ForwardEmail": "w",
+    "CreateDraft": "w",
+    "ListDrafts": "r",
+    "UpdateDraft": "w",
+    "SendDraft": "w",
+    "ListLabels": "r",
+    "LabelEmails": "w",
 }
 
 
@@ -94,6 +102,34 @@ def test_read_only_privileges_deny_every_changing_tool(janito: Any, no_credentia
             assert result["error_type"] == "permission_denied"
 
 
+def test_every_tool_reaches_the_network(janito: Any, no_credentials: None,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", "pw-value-123")
+    registry = janito.load("gmail")
+    for name in TOOLS:
+        record = registry.record(name)
+        assert record is not None and record.cls.open_world is True, name
+
+
+def test_janito_tools_lists_every_tool_with_its_permissions(no_credentials: None,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "JANITO_SECRET_GMAIL_USERNAME": "someone@example.test",
+           "JANITO_SECRET_GMAIL_PASSWORD": "pw-value-123"}
+    listed = subprocess.run([sys.executable, "-m", "janito_core.cli", "tools", "-t", "gmail",
+                             "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["name"]: row for row in json.loads(listed.stdout) if row["toolset"] == "gmail"}
+    assert {name: row["permissions"] for name, row in rows.items()} == TOOLS
+    assert {row["status"] for row in rows.values()} == {"loaded"}
+
+
 def test_every_tool_has_a_documented_schema(janito: Any, no_credentials: None,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
@@ -106,3 +142,43 @@ def test_every_tool_has_a_documented_schema(janito: Any, no_credentials: None,
         assert function["description"]
         for field, spec in function["parameters"]["properties"].items():
             assert spec.get("description"), f"{name}.{field} has no description"
+
+
+def test_a_corrupt_secrets_store_is_named_not_taken_for_missing_credentials(
+    janito: Any, no_credentials: None, janito_isolated: Path
+) -> None:
+    store = janito_isolated / "secrets.json"
+    store.write_text('{"gmail_username": "someone@example.test", ', encoding="utf-8")
+    skipped = janito.load("gmail").skipped()
+    assert set(skipped) == set(TOOLS)
+    for reason in skipped.values():
+        assert str(store) in reason
+        assert "not valid JSON" in reason
+        assert "gmail_username" not in reason  # not "no mail account is configured"
+
+
+def test_a_corrupt_store_met_during_a_call_is_a_configuration_error(
+    no_credentials: None, janito_isolated: Path
+) -> None:
+    from janito_gmail.list_folders import ListFolders
+
+    store = janito_isolated / "secrets.json"
+    store.write_text("[1, 2", encoding="utf-8")
+    result = ListFolders().run()
+    assert result["success"] is False
+    assert result["error_type"] == "configuration_error"
+    assert str(store) in result["error"]
+
+
+def test_the_changing_tools_describe_the_selection_in_the_same_words(
+        janito: Any, no_credentials: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_USERNAME", "someone@example.test")
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", "pw-value-123")
+    registry = janito.load("gmail")
+    shared = ("folder", "ids", "query", "sender", "subject", "since", "before", "unread_only")
+    seen: dict[str, set[str]] = {name: set() for name in shared}
+    for tool in ("MarkEmails", "MoveEmails", "TrashEmails", "DeleteEmails", "LabelEmails"):
+        properties = registry.get_function_schema(tool)["function"]["parameters"]["properties"]
+        for name in shared:
+            seen[name].add(properties[name]["description"])
+    assert all(len(texts) == 1 for texts in seen.values()), seen

@@ -130,3 +130,42 @@ def test_a_session_ending_does_not_unmask_another_still_open(
     assert not [line for line in lines if "-secret" in line and "not-a-secret" not in line]
     assert lines[-1] == "all closed: not-a-secret-now"
     assert OPEN_SESSION_SECRETS.current() == []
+
+
+def test_sweep_of_the_composing_draft_and_label_tools(
+        gmail: Any, dovecot: Any, folder: str, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    caplog.set_level(logging.DEBUG)
+    (uid,) = servers.seed(dovecot, folder, [
+        servers.plain_message(5, subject=f"about {servers.PASSWORD}",
+                              body=f"the password is {servers.PASSWORD}\n")])
+    (gmail.workspace / "note.txt").write_text(servers.PASSWORD, encoding="utf-8")
+    draft = gmail.call("CreateDraft", subject=servers.PASSWORD, body=servers.PASSWORD,
+                       to=["ann@example.test"], attachments=["note.txt"])
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("ReplyToEmail", {"id": uid, "folder": folder, "body": "ok", "reply_all": True}),
+        ("ForwardEmail", {"id": uid, "folder": folder, "to": ["erin@example.test"]}),
+        ("ListDrafts", {}),
+        ("UpdateDraft", {"id": draft["draft_id"], "body": "changed"}),
+        ("ListLabels", {}),
+        ("LabelEmails", {"folder": folder, "ids": [uid], "add": [servers.PASSWORD]}),
+        ("ReadEmails", {"folder": folder, "thread_of": uid}),
+        ("SendEmail", {"to": ["ann@example.test"], "body": "x",
+                       "attachments": [servers.PASSWORD]}),
+    ]
+    results = [draft] + [gmail.call(name, arguments) for name, arguments in calls]
+    assert [r["success"] for r in results] == [True, True, True, True, True, False, False,
+                                               True, False]
+    # from here the configured password is WRONG: arguments quoting the old one are left out
+    calls = [(n, a) for n, a in calls if servers.PASSWORD not in json.dumps(a)]
+    monkeypatch.setenv("JANITO_SECRET_GMAIL_PASSWORD", WRONG)
+    failed = [gmail.call(name, arguments) for name, arguments in calls]
+    assert [r["error_type"] for r in failed] == ["auth_failed"] * len(calls)
+    results += failed
+    text = json.dumps(results, ensure_ascii=False)
+    captured = capsys.readouterr()
+    logs = client_logs(caplog)
+    for secret in (*forms(servers.PASSWORD), *forms(WRONG)):
+        assert secret not in text
+        assert secret not in captured.err
+        assert secret not in logs

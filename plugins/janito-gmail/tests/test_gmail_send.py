@@ -8,13 +8,6 @@ import _gmail_servers as servers
 import pytest
 
 
-@pytest.fixture
-def outbox(smtp_server: servers.SmtpServer) -> servers.SmtpServer:
-    with smtp_server._lock:
-        smtp_server.messages.clear()
-    return smtp_server
-
-
 def test_send_plain_with_cc_and_bcc(gmail: Any, outbox: servers.SmtpServer) -> None:
     result = gmail.call("SendEmail", to=["Ann <ann@example.test>"], cc=["cc@example.test"],
                         bcc=["hidden@example.test"], subject="Hello there",

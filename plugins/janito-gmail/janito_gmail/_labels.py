@@ -1,0 +1,42 @@
+"""Gmail labels over IMAP (X-GM-LABELS), where the server announces X-GM-EXT-1."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ._errors import INVALID_ARGUMENTS, UNSUPPORTED, MailError
+
+if TYPE_CHECKING:
+    from ._imap import Mailbox
+
+#: Names a person uses for Gmail's own labels, and how X-GM-LABELS writes them.
+SYSTEM = {"inbox": "\\Inbox", "starred": "\\Starred", "important": "\\Important"}
+MAX_LABELS = 20
+
+
+def require(mailbox: Mailbox) -> None:
+    """MailError(unsupported) unless the server speaks Gmail's extensions."""
+    if not mailbox.gmail:
+        raise MailError(UNSUPPORTED, f"labels are not available: the IMAP server "
+                                     f"{mailbox.server} is not Gmail (it does not announce "
+                                     "X-GM-EXT-1); use folders instead (ListFolders, "
+                                     "MoveEmails)")
+
+
+def clean(name: str, values: list[str] | None) -> list[str]:
+    """Validated label names, Gmail's own ones written as X-GM-LABELS expects."""
+    out = []
+    for value in values or []:
+        if not isinstance(value, str) or not value.strip() or re.search(r"[\r\n\x00]", value):
+            raise MailError(INVALID_ARGUMENTS, f"{name} must hold label names, each one line "
+                                               "of text")
+        value = value.strip()
+        out.append(SYSTEM.get(value.lower().lstrip("\\"), value))
+    if len(out) > MAX_LABELS:
+        raise MailError(INVALID_ARGUMENTS, f"at most {MAX_LABELS} labels in {name}")
+    return list(dict.fromkeys(out))
+
+
+def is_system_folder(name: str) -> bool:
+    return name.upper() == "INBOX" or name.startswith(("[Gmail]", "[Google Mail]"))

@@ -1,0 +1,65 @@
+"""ListDrafts: the drafts in the Drafts folder, newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from . import _drafts, _reading
+from ._base import MailTool
+from ._errors import INVALID_ARGUMENTS, MailError
+from ._imap import Selection, imap_session
+from ._settings import Settings
+
+MAX_LIMIT = 200
+
+
+@tool(permissions="r")
+class ListDrafts(MailTool):
+    """List the drafts (recipients, subject, date, the start of the body, attachments), newest first."""
+
+    def run(self, limit: int = 20, before_id: int | None = None,
+            max_body_chars: int = 500) -> dict[str, Any]:
+        """List the drafts of the Drafts folder; their ids are what UpdateDraft and
+        SendDraft take.
+
+        Args:
+            limit: At most this many drafts (1 to 200).
+            before_id: The next page: only drafts older than this id (next_before_id).
+            max_body_chars: Cut each body to this many characters (0 for none).
+        """
+
+        def action(settings: Settings) -> dict[str, Any]:
+            if not 1 <= limit <= MAX_LIMIT:
+                raise MailError(INVALID_ARGUMENTS, f"limit must be between 1 and {MAX_LIMIT}")
+            if not 0 <= max_body_chars <= 100_000:
+                raise MailError(INVALID_ARGUMENTS, "max_body_chars must be between 0 and "
+                                                   "100000")
+            self.say("start", "Listing drafts")
+            with imap_session(settings) as mailbox:
+                name = _drafts.folder(mailbox)
+                info = mailbox.select(name, readonly=True)
+                chosen = _reading.page(mailbox, Selection(), exists=int(info.get(b"EXISTS", 0)),
+                                       limit=limit, before_id=before_id)
+                drafts = _reading.read_messages(mailbox, chosen.uids, max_body_chars)
+            self.say("result", f"{len(drafts)} drafts")
+            result: dict[str, Any] = {"success": True, "drafts_folder": name,
+                                      "count": len(drafts), "total": chosen.matching,
+                                      "has_more": chosen.has_more, "drafts": drafts}
+            if chosen.has_more and chosen.uids:
+                result["next_before_id"] = min(chosen.uids)
+            return result
+
+        return self.execute(action)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ListDrafts from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(ListDrafts, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""SendDraft: send a draft as it stands, then remove it from the Drafts folder."""
+
+from __future__ import annotations
+
+import email.utils
+from typing import Any
+
+from janito_core import tool
+
+from . import _compose, _drafts, _smtp
+from ._base import MailTool
+from ._errors import INVALID_ARGUMENTS, MailError
+from ._imap import imap_session
+from ._settings import Settings
+
+
+@tool(permissions="w")
+class SendDraft(MailTool):
+    """Send a draft from the Drafts folder to its recipients; the draft is removed once sent."""
+
+    def run(self, id: int) -> dict[str, Any]:
+        """Send the draft as it is (UpdateDraft changes it first).
+
+        Args:
+            id: The draft's id, as ListDrafts or CreateDraft gave it.
+        """
+
+        def action(settings: Settings) -> dict[str, Any]:
+            self.say("start", f"Sending draft {id}")
+            with imap_session(settings) as mailbox:
+                name, msg = _drafts.load(mailbox, id)
+                to_list = _drafts.addresses_of(msg, "To")
+                cc_list = _drafts.addresses_of(msg, "Cc")
+                bcc_list = _drafts.addresses_of(msg, "Bcc")
+                if not (to_list or cc_list or bcc_list):
+                    raise MailError(INVALID_ARGUMENTS, f"draft {id} has no recipients; give "
+                                                       "it some with UpdateDraft first")
+                recipients = _compose.check_recipients(to_list, cc_list, bcc_list)
+                del msg["Bcc"]  # the copies stay invisible
+                del msg["Date"]
+                msg["Date"] = email.utils.formatdate(localtime=True)
+                if not msg.get("Message-ID"):
+                    msg["Message-ID"] = email.utils.make_msgid()
+                sender = (_compose.bare([settings.from_address]) or [settings.from_address])[0]
+                refused = _smtp.send(settings, msg, sender, recipients)
+                _drafts.remove(mailbox, name, id)  # only once it is sent
+            result: dict[str, Any] = {
+                "success": True, "id": id, "drafts_folder": name, "sent": True,
+                "message_id": str(msg["Message-ID"]), "to": to_list, "cc": cc_list,
+                "bcc": bcc_list, "subject": str(msg.get("Subject") or ""),
+                "recipients": len(recipients) - len(refused),
+            }
+            if refused:
+                result["refused"] = refused
+                self.say("warning", f"The server refused {', '.join(refused)}")
+            self.say("result", f"Sent draft {id} to {len(recipients)} recipients")
+            return result
+
+        return self.execute(action, id=id)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run SendDraft from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(SendDraft, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""UpdateDraft: change a draft; what is not given stays as it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from janito_core import tool
+
+from . import _compose, _drafts
+from ._base import MailTool
+from ._imap import imap_session
+from ._settings import Settings
+
+
+@tool(permissions="w")
+class UpdateDraft(MailTool):
+    """Change a draft: recipients, subject, body or attachments; the rest is kept."""
+
+    def run(self, id: int, to: list[str] | None = None, subject: str | None = None,
+            body: str | None = None, cc: list[str] | None = None,
+            bcc: list[str] | None = None, html_body: str | None = None,
+            attachments: list[str] | None = None) -> dict[str, Any]:
+        """Replace parts of a draft. The draft is saved anew, so it gets a new id (in
+        the result); the old one is removed.
+
+        Args:
+            id: The draft's id, as ListDrafts or CreateDraft gave it.
+            to: New recipients (replacing the old; [] removes them all).
+            subject: A new subject.
+            body: A new plain-text body.
+            cc: New addresses to copy (replacing the old).
+            bcc: New addresses to copy invisibly (replacing the old).
+            html_body: A new HTML body ("" removes it).
+            attachments: Files of the workspace to attach instead of the draft's current
+                attachments ([] removes them all).
+        """
+        echo = {"id": id}
+
+        def action(settings: Settings) -> dict[str, Any]:
+            new_to = _compose.addresses("to", to) if to is not None else None
+            new_cc = _compose.addresses("cc", cc) if cc is not None else None
+            new_bcc = _compose.addresses("bcc", bcc) if bcc is not None else None
+            _compose.one_line("subject", subject)
+            files = (_compose.workspace_attachments(self.workspace, attachments)
+                     if attachments is not None else None)
+            self.say("start", f"Updating draft {id}")
+            with imap_session(settings) as mailbox:
+                name, old = _drafts.load(mailbox, id)
+                text, markup, kept = _drafts.parts_of(old)
+                final_to = new_to if new_to is not None else _drafts.addresses_of(old, "To")
+                final_cc = new_cc if new_cc is not None else _drafts.addresses_of(old, "Cc")
+                final_bcc = new_bcc if new_bcc is not None else _drafts.addresses_of(old, "Bcc")
+                _compose.check_recipients(final_to, final_cc, final_bcc)
+                msg = _compose.build(
+                    sender=str(old.get("From") or settings.from_address),
+                    to=final_to, cc=final_cc, bcc=final_bcc,
+                    subject=subject if subject is not None else str(old.get("Subject") or ""),
+                    body=body if body is not None else text,
+                    html_body=(html_body or None) if html_body is not None else markup,
+                    attachments=files if files is not None else kept,
+                    thread=_drafts.thread_of(old),
+                    message_id=str(old.get("Message-ID") or "") or None)
+                saved = _drafts.save(mailbox, msg)
+                _drafts.remove(mailbox, name, id)  # only once the new version is stored
+            self.say("result", f"Draft {id} is now draft {saved['draft_id']}")
+            return {"success": True, "id": id, **saved, "message_id": msg["Message-ID"],
+                    "to": final_to, "cc": final_cc, "bcc": final_bcc,
+                    "subject": msg["Subject"],
+                    "attachments": [a.filename for a in (files if files is not None else kept)]}
+
+        return self.execute(action, **echo)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run UpdateDraft from the command line (see janito_core.harness)."""
+    from janito_core.harness import run_main
+
+    return run_main(UpdateDraft, argv)
+
+
+if __name__ == "__main__":
+    main()
