@@ -6,7 +6,7 @@ token in janito's secrets store. Each tool call then needs an access token for X
 ``AccessTokens`` hands out the one kept in this process or in the store while it has more
 than a minute left, and otherwise asks the token endpoint for a new one (RFC 6749 §6).
 
-Written on the standard library rather than google-auth: docs/decisions/0009 gives the
+Written on the standard library rather than google-auth: docs/decisions/0010 gives the
 measurements. Nothing here is imported when the toolset loads.
 """
 
