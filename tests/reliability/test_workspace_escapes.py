@@ -242,6 +242,9 @@ def test_writes_through_a_hard_link_leave_the_outside_file_alone(place: Place) -
 
 
 def test_skill_resource_links_and_odd_names(place: Place) -> None:
+    from janito_skills._trust import trust
+
+    trust(place.ws)  # a project's skills are offered once the user trusts its folder
     registry = rel.make_registry(place.ws, "r")
     for resource in ("ref-out", "ref-out/sentinel-secret.txt", "ref-out/../ref-out/sentinel-notes.md",
                      "../../../../outside/sentinel-secret.txt", "..\\..\\..\\..\\outside\\sentinel-secret.txt",
