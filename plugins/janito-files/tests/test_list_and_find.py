@@ -51,7 +51,7 @@ def test_lists_recursively_with_gitignore(files: Any, tree: Path) -> None:
     ]
 
 
-def test_include_gitignored_still_skips_git(files: Any, tree: Path) -> None:
+def test_respect_gitignore_false_still_skips_git(files: Any, tree: Path) -> None:
     entries = ok(files.call("ListFiles", directory=".", recursive=True,
                             respect_gitignore=False))["entries"]
     assert "build/out.o" in entries and "notes.log" in entries and "docs/draft.tmp" in entries
