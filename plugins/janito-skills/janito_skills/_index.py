@@ -257,10 +257,6 @@ def user_roots() -> list[SkillRoot]:
     return roots
 
 
-def user_root() -> SkillRoot:
-    """The user's janito skills folder (the first of :func:`user_roots`)."""
-    return user_roots()[0]
-
 
 def installed_roots(diagnostics: list[Diagnostic]) -> list[SkillRoot]:
     """The folders of every ``janito.skills`` entry point, imported nowhere."""
