@@ -229,11 +229,7 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
             if schema.open and isinstance(key, str):
                 kwargs[key] = value
                 continue
-            import difflib
-
-            close = difflib.get_close_matches(str(key), list(params), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            errors.append({"field": str(key)[:100], "error": f"unknown field{hint}"})
+            errors.append({"field": str(key)[:100], "error": _unknown_field(record, key, params)})
             continue
         if value is None and not param.info.nullable:
             if not param.required:
@@ -250,6 +246,23 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
         elif param.none_if_omitted and name not in arguments:
             kwargs[name] = None
     return errors or kwargs
+
+
+def _unknown_field(record: ToolRecord, key: Any, params: Mapping[str, Any]) -> str:
+    """What to tell a model that sent an argument ``run()`` does not take.
+
+    A tool that renamed a parameter says so in ``renamed_parameters`` ({old name: what
+    became of it}), so a call written for the old signature is told the new name instead
+    of a guess.
+    """
+    renamed = getattr(record.cls, "renamed_parameters", None)
+    note = renamed.get(key) if isinstance(renamed, Mapping) and isinstance(key, str) else None
+    if isinstance(note, str) and note:
+        return f"unknown field: {note}"
+    import difflib
+
+    close = difflib.get_close_matches(str(key), list(params), n=1)
+    return f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
 
 
 def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:

@@ -388,13 +388,28 @@ class Registry:
         return errors
 
     def schema(self, name: str) -> ToolSchema:
-        """The canonical schema of loaded tool ``name`` (KeyError if it is not loaded)."""
-        from .schema import tool_schema  # schemas are built on use
+        """The canonical schema of loaded tool ``name`` (KeyError if it is not loaded).
+
+        A tool class with a ``refine_schema(schema, registry)`` classmethod gets to adjust
+        what this registry offers (a parameter's enum of the values available in its
+        workspace, say); it is asked each time, so the answer follows what changed. A
+        refinement that fails or returns something else leaves the declared schema.
+        """
+        from .schema import ToolSchema, tool_schema  # schemas are built on use
 
         record = self.record(name)
         if record is None or record.status != "loaded":
             raise KeyError(name)
-        return tool_schema(record.cls)
+        schema = tool_schema(record.cls)
+        refine = getattr(record.cls, "refine_schema", None)
+        if callable(refine):
+            try:
+                refined = refine(schema, self)
+            except Exception:
+                return schema
+            if isinstance(refined, ToolSchema):
+                return refined
+        return schema
 
     def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
         """The OpenAI chat-completions function schema of tool ``name``."""

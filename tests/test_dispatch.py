@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -712,3 +712,70 @@ def test_call_tool_never_raises(registry: Registry, name: str, arguments: Any) -
     if isinstance(arguments, dict) and "chars" in arguments:
         arguments["chars"] = 10
     call(registry, name, arguments)
+
+
+# -- renamed parameters and per-registry schemas -------------------------------------------------
+
+
+@tool(permissions="")
+class Renamed(BaseTool):
+    """A tool whose parameter used to be called differently."""
+
+    renamed_parameters: ClassVar[dict[str, str]] = {"search_text": "renamed to 'old_str'"}
+
+    def run(self, old_str: str) -> dict[str, Any]:
+        """Echo.
+
+        Args:
+            old_str: Text.
+        """
+        return {"success": True, "old_str": old_str}
+
+
+def test_a_renamed_parameter_names_its_new_name(workspace: Path) -> None:
+    registry = Registry(workspace=workspace, autoload=(), allowed=None)
+    registry.add_tool(Renamed)
+    result = call(registry, "Renamed", {"search_text": "x"})
+    details = {d["field"]: d["error"] for d in result["details"]}
+    assert details == {"search_text": "unknown field: renamed to 'old_str'",
+                       "old_str": "missing required field"}
+    assert call(registry, "Renamed", {"old_str": "x"})["success"] is True
+
+
+@tool(permissions="")
+class Offered(BaseTool):
+    """Pick one of what the registry offers."""
+
+    calls = 0
+
+    def run(self, choice: str) -> dict[str, Any]:
+        """Pick.
+
+        Args:
+            choice: One of the offers.
+        """
+        return {"success": True}
+
+    @classmethod
+    def refine_schema(cls, schema: Any, registry: Registry) -> Any:
+        cls.calls += 1
+        if cls.calls > 2:
+            raise RuntimeError("broken refinement")
+        offers = [f"offer-{cls.calls}"]
+        properties = {**schema.parameters["properties"],
+                      "choice": {**schema.parameters["properties"]["choice"], "enum": offers}}
+        return schema._replace(description=f"Offers: {offers[0]}",
+                               parameters={**schema.parameters, "properties": properties})
+
+
+def test_refine_schema_is_asked_each_time_and_a_failure_keeps_the_declared_schema(
+        workspace: Path) -> None:
+    registry = Registry(workspace=workspace, autoload=(), allowed=None)
+    registry.add_tool(Offered)
+    first = registry.schema("Offered")
+    assert first.description == "Offers: offer-1"
+    assert first.parameters["properties"]["choice"]["enum"] == ["offer-1"]
+    assert registry.get_function_schema("Offered")["function"]["description"] == "Offers: offer-2"
+    declared = registry.schema("Offered")
+    assert declared.description == "Pick one of what the registry offers."
+    assert "enum" not in declared.parameters["properties"]["choice"]

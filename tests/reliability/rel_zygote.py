@@ -53,8 +53,8 @@ def _loop(kind: str, registry: object, paths: list[str]) -> None:
         k = int(open(paths[0], encoding="utf-8").read(12).split("-")[1])
         while True:
             result = call_tool("ReplaceTextInFile", {
-                "filepath": paths[0], "search_text": f"tok-{k:07d} ",
-                "replacement_text": f"tok-{k + 1:07d} ", "replace_all": True,
+                "filepath": paths[0], "old_str": f"tok-{k:07d} ",
+                "new_str": f"tok-{k + 1:07d} ", "replace_all": True,
             }, registry=registry)
             if not result.get("success"):
                 sys.stderr.write(f"ReplaceTextInFile failed: {result}\n")
@@ -63,7 +63,7 @@ def _loop(kind: str, registry: object, paths: list[str]) -> None:
     elif kind == "move":
         source, target = paths
         while True:
-            result = call_tool("MoveFile", {"src_path": source, "dest_path": target},
+            result = call_tool("MoveFile", {"source": source, "destination": target},
                                registry=registry)
             if not result.get("success"):
                 sys.stderr.write(f"MoveFile failed: {result}\n")

@@ -47,8 +47,8 @@ def test_concurrent_edits_from_threads_lose_nothing(tmp_path: Path) -> None:
                  results: list[dict[str, Any]] = results) -> None:
             barrier.wait()
             results.append(call_tool("ReplaceTextInFile", {
-                "filepath": "shared.txt", "search_text": token,
-                "replacement_text": token.upper()}, registry=registry))
+                "filepath": "shared.txt", "old_str": token,
+                "new_str": token.upper()}, registry=registry))
 
         workers = [threading.Thread(target=edit, args=(t,)) for t in names]
         for worker in workers:
@@ -74,8 +74,8 @@ EDITOR = textwrap.dedent("""
     registry = Registry(privileges=Privileges.from_string("rw"), workspace=Workspace(ws),
                         autoload=(), allowed=None)
     registry.add_toolset("files")
-    results = [call_tool("ReplaceTextInFile", {"filepath": "shared.txt", "search_text": name,
-                                                "replacement_text": name.upper()},
+    results = [call_tool("ReplaceTextInFile", {"filepath": "shared.txt", "old_str": name,
+                                                "new_str": name.upper()},
                          registry=registry) for name in names]
     print(json.dumps([r["success"] for r in results]))
 """)

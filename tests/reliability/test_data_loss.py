@@ -178,12 +178,12 @@ def state(path: Path) -> tuple[Any, ...]:
 
 
 FAILING_EDITS = [
-    ("text not found", {"search_text": "absent", "replacement_text": "x"}, "text_not_found"),
-    ("several matches", {"search_text": "line", "replacement_text": "x"}, "multiple_matches"),
-    ("empty search", {"search_text": "", "replacement_text": "x"}, "invalid_arguments"),
-    ("unencodable replacement", {"search_text": "first", "replacement_text": "\ud800"}, None),
-    ("wrong types", {"search_text": ["first"], "replacement_text": "x"}, "invalid_arguments"),
-    ("unknown field", {"search_text": "first", "replacement_text": "x", "mode": "w"}, "invalid_arguments"),
+    ("text not found", {"old_str": "absent", "new_str": "x"}, "text_not_found"),
+    ("several matches", {"old_str": "line", "new_str": "x"}, "multiple_matches"),
+    ("empty search", {"old_str": "", "new_str": "x"}, "invalid_arguments"),
+    ("unencodable replacement", {"old_str": "first", "new_str": "\ud800"}, None),
+    ("wrong types", {"old_str": ["first"], "new_str": "x"}, "invalid_arguments"),
+    ("unknown field", {"old_str": "first", "new_str": "x", "mode": "w"}, "invalid_arguments"),
 ]
 
 
@@ -211,8 +211,8 @@ def test_a_binary_file_is_not_edited(workspace: Path) -> None:
     target.write_bytes(b"first\x00line\n" * 100)
     before = state(target)
     registry = rel.make_registry(workspace, "rw", ("files",))
-    result = call_tool("ReplaceTextInFile", {"filepath": "data.bin", "search_text": "first",
-                                             "replacement_text": "x", "replace_all": True},
+    result = call_tool("ReplaceTextInFile", {"filepath": "data.bin", "old_str": "first",
+                                             "new_str": "x", "replace_all": True},
                        registry=registry)
     assert result["success"] is False and result["error_type"] == "binary_file", result
     assert state(target) == before
@@ -254,7 +254,7 @@ def test_a_replace_that_cannot_be_written_leaves_the_file_untouched(workspace: P
     target.write_text("x" * 50_000, encoding="utf-8")
     before = state(target)
     result = write_under_limit(workspace, "ReplaceTextInFile",
-                               {"filepath": "grow.txt", "search_text": "x", "replacement_text": "yy",
+                               {"filepath": "grow.txt", "old_str": "x", "new_str": "yy",
                                 "replace_all": True}, limit=80_000)
     assert result["success"] is False, result
     assert state(target) == before
@@ -312,11 +312,11 @@ def test_move_across_filesystems(workspace: Path, far: Path) -> None:
     (tree / "deep").mkdir(parents=True)
     (tree / "deep" / "f.txt").write_text("deep\n", encoding="utf-8")
     os.symlink("deep/f.txt", tree / "link")
-    result = call_tool("MoveFile", {"src_path": str(workspace / "a.bin"), "dest_path": str(far / "a.bin")},
+    result = call_tool("MoveFile", {"source": str(workspace / "a.bin"), "destination": str(far / "a.bin")},
                        registry=registry)
     assert result["success"] is True and result["method"] == "copy", result
     assert (far / "a.bin").read_bytes() == payload and not (workspace / "a.bin").exists()
-    result = call_tool("MoveFile", {"src_path": str(tree), "dest_path": str(far / "tree")},
+    result = call_tool("MoveFile", {"source": str(tree), "destination": str(far / "tree")},
                        registry=registry)
     assert result["success"] is True, result
     assert (far / "tree" / "deep" / "f.txt").read_text(encoding="utf-8") == "deep\n"
@@ -324,7 +324,7 @@ def test_move_across_filesystems(workspace: Path, far: Path) -> None:
     # an existing destination is kept without overwrite, and the source with it
     (workspace / "b.txt").write_text("b\n", encoding="utf-8")
     (far / "b.txt").write_text("keep\n", encoding="utf-8")
-    result = call_tool("MoveFile", {"src_path": str(workspace / "b.txt"), "dest_path": str(far / "b.txt")},
+    result = call_tool("MoveFile", {"source": str(workspace / "b.txt"), "destination": str(far / "b.txt")},
                        registry=registry)
     assert result["success"] is False and result["error_type"] == "file_exists", result
     assert (workspace / "b.txt").read_text(encoding="utf-8") == "b\n"
@@ -336,8 +336,8 @@ def test_a_move_across_filesystems_that_cannot_finish_keeps_the_source(workspace
     """The copy fails part-way (EFBIG): the source stays whole, no partial destination."""
     payload = b"y" * 300_000
     (workspace / "big.bin").write_bytes(payload)
-    result = write_under_limit(workspace, "MoveFile", {"src_path": str(workspace / "big.bin"),
-                                                       "dest_path": str(far / "big.bin")},
+    result = write_under_limit(workspace, "MoveFile", {"source": str(workspace / "big.bin"),
+                                                       "destination": str(far / "big.bin")},
                                limit=100_000, confined=False)
     assert result["success"] is False, result
     assert result.get("source_kept") is True, result

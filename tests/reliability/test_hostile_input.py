@@ -485,18 +485,18 @@ def test_mounted_mcp_tools(arena: Arena) -> None:
              label=" (mounted MCP)")
 
 
-def test_a_catastrophic_regex_does_not_hang_search_text(tmp_path: Path) -> None:
+def test_a_catastrophic_regex_does_not_hang_search_regex(tmp_path: Path) -> None:
     """A model can send a regular expression that backtracks exponentially."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "a.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
     env = rel.base_env(tmp_path / "config")
-    arguments = json.dumps({"paths": ["."], "query": "^(a+)+$", "use_regex": True})
+    arguments = json.dumps({"paths": ["."], "pattern": "^(a+)+$"})
     try:
-        done = rel.run_janito(["run", "SearchText", "--args", arguments], env=env, cwd=workspace,
+        done = rel.run_janito(["run", "SearchRegex", "--args", arguments], env=env, cwd=workspace,
                               timeout=10)
     except subprocess.TimeoutExpired:
-        pytest.fail("SearchText with the regex ^(a+)+$ on a line of 40 'a' and '!' did not "
+        pytest.fail("SearchRegex with the regex ^(a+)+$ on a line of 40 'a' and '!' did not "
                     "answer within 10 s (catastrophic backtracking, no time limit)")
     result = rel.json_of(done)
     assert isinstance(result.get("success"), bool)

@@ -71,14 +71,15 @@ def arguments(tool: str, param: str, path: str) -> dict[str, Any] | None:
         "CreateFile": {"content": "PWNED", "overwrite": True},
         "DeleteFile": {},
         "FindFiles": {"pattern": "*", "max_depth": 10},
-        "ListFiles": {"max_depth": 10},
-        "MoveFile": {"src_path": "move-me.txt", "dest_path": "moved.txt", "overwrite": True},
+        "ListFiles": {"recursive": True, "max_depth": 10},
+        "MoveFile": {"source": "move-me.txt", "destination": "moved.txt", "overwrite": True},
         "ReadFile": {},
         "ReadMultipleFiles": {},
         "RemoveDirectory": {"recursive": True},
-        "ReplaceTextInFile": {"search_text": "SENTINEL", "replacement_text": "PWNED",
+        "ReplaceTextInFile": {"old_str": "SENTINEL", "new_str": "PWNED",
                               "replace_all": True},
         "SearchText": {"query": "SENTINEL", "max_depth": 10},
+        "SearchRegex": {"pattern": "SENT[I]NEL", "max_depth": 10},
         "WordCount": {},
         "RunPythonFile": {"file_path": "hello.py", "timeout": 20},
         "RunPythonCode": {"code": "print('ran')", "timeout": 20},
@@ -92,16 +93,17 @@ def arguments(tool: str, param: str, path: str) -> dict[str, Any] | None:
     if tool not in base:
         return None
     args = dict(base[tool])
-    args[param] = [path] if param == "paths" else path
+    args[param] = [path] if param in ("paths", "filepaths") else path
     return args
 
 
 # (tool, parameter) pairs: every parameter that names a local path
 PATH_PARAMETERS = [
-    ("CreateDirectory", "path"), ("CreateFile", "filepath"), ("DeleteFile", "filepath"),
-    ("FindFiles", "paths"), ("ListFiles", "paths"), ("MoveFile", "src_path"),
-    ("MoveFile", "dest_path"), ("ReadFile", "filepath"), ("ReadMultipleFiles", "paths"),
-    ("RemoveDirectory", "path"), ("ReplaceTextInFile", "filepath"), ("SearchText", "paths"),
+    ("CreateDirectory", "directory"), ("CreateFile", "filepath"), ("DeleteFile", "filepath"),
+    ("FindFiles", "paths"), ("ListFiles", "directory"), ("MoveFile", "source"),
+    ("MoveFile", "destination"), ("ReadFile", "filepath"), ("ReadMultipleFiles", "filepaths"),
+    ("RemoveDirectory", "directory"), ("ReplaceTextInFile", "filepath"), ("SearchText", "paths"),
+    ("SearchRegex", "paths"),
     ("WordCount", "filepath"), ("RunPythonFile", "file_path"),
     ("RunPythonFile", "working_directory"), ("RunPythonCode", "working_directory"),
     ("RunBashCode", "working_directory"), ("LoadSkill", "name"),
@@ -110,7 +112,7 @@ PATH_PARAMETERS = [
     ("UploadOneDriveFile", "local_path"),
 ]
 # tools whose result may succeed on part of a list of paths (each path answered apart)
-MULTI_PATH = {"FindFiles", "ListFiles", "ReadMultipleFiles", "SearchText"}
+MULTI_PATH = {"FindFiles", "ReadMultipleFiles", "SearchRegex", "SearchText"}
 # a link is an entry of the workspace: removing, moving or replacing the link itself (not
 # what it points to) is allowed, as long as nothing outside changes
 LINK_ENTRIES = {"loop", "ping", "link-out", "secret-link.txt", "\udcfflink"}
@@ -203,7 +205,7 @@ def test_no_way_out(tool: str, param: str, place: Place, services: Any) -> None:
         assert rel.SENTINEL_TEXT not in text, f"{label} showed the content of an outside file"
         assert not leaked_names(text, path), f"{label} showed outside names {leaked_names(text, path)}"
         assert "root:x:0:0" not in text, f"{label} read /etc/passwd"
-        assert "hard-linked content outside" not in text or tool in ("ReadFile", "SearchText"), label
+        assert "hard-linked content outside" not in text or tool in ("ReadFile", "SearchText", "SearchRegex"), label
         if result["success"] and tool in ENTRY_TOOLS and path in LINK_ENTRIES:
             rel.count("workspace: links handled as entries (outside untouched)")
         elif result["success"] and path == DEEP:
@@ -224,9 +226,9 @@ def test_writes_through_a_hard_link_leave_the_outside_file_alone(place: Place) -
     registry = rel.make_registry(place.ws, "rwx")
     calls: list[tuple[str, dict[str, Any]]] = [
         ("CreateFile", {"filepath": "hard.txt", "content": "PWNED", "overwrite": True}),
-        ("ReplaceTextInFile", {"filepath": "hard.txt", "search_text": "content",
-                               "replacement_text": "PWNED"}),
-        ("MoveFile", {"src_path": "probe.txt", "dest_path": "hard.txt", "overwrite": True}),
+        ("ReplaceTextInFile", {"filepath": "hard.txt", "old_str": "content",
+                               "new_str": "PWNED"}),
+        ("MoveFile", {"source": "probe.txt", "destination": "hard.txt", "overwrite": True}),
         ("DeleteFile", {"filepath": "hard.txt"}),
     ]
     for name, args in calls:
@@ -240,6 +242,9 @@ def test_writes_through_a_hard_link_leave_the_outside_file_alone(place: Place) -
 
 
 def test_skill_resource_links_and_odd_names(place: Place) -> None:
+    from janito_skills._trust import trust
+
+    trust(place.ws)  # a project's skills are offered once the user trusts its folder
     registry = rel.make_registry(place.ws, "r")
     for resource in ("ref-out", "ref-out/sentinel-secret.txt", "ref-out/../ref-out/sentinel-notes.md",
                      "../../../../outside/sentinel-secret.txt", "..\\..\\..\\..\\outside\\sentinel-secret.txt",
@@ -268,7 +273,7 @@ def test_a_hostile_attachment_name_stays_inside(place: Place, services: Any) -> 
 
 
 NON_UTF8_CHECKS: list[tuple[str, Callable[[Path], dict[str, Any]]]] = [
-    ("ListFiles", lambda ws: {"paths": ["."], "max_depth": 2}),
+    ("ListFiles", lambda ws: {"directory": ".", "recursive": True, "max_depth": 2}),
     ("FindFiles", lambda ws: {"paths": ["."], "pattern": "caf*"}),
     ("SearchText", lambda ws: {"paths": ["."], "query": "latin-1"}),
     ("ReadFile", lambda ws: {"filepath": "caf\udce9.txt"}),

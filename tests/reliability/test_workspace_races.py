@@ -101,18 +101,19 @@ class Race:
 
 CALLS: dict[str, dict[str, Any]] = {
     "ReadFile": {"filepath": "dir/a.txt"},
-    "ReadMultipleFiles": {"paths": ["dir/a.txt", "dir/sub/deep.txt"]},
+    "ReadMultipleFiles": {"filepaths": ["dir/a.txt", "dir/sub/deep.txt"]},
     "WordCount": {"filepath": "dir/a.txt"},
     "SearchText": {"paths": ["dir"], "query": "SENTINEL", "max_depth": 0},
-    "ListFiles": {"paths": ["dir"], "max_depth": 0},
+    "SearchRegex": {"paths": ["dir"], "pattern": "SENT[I]NEL", "exclude": "nothing-*"},
+    "ListFiles": {"directory": "dir", "recursive": True},
     "FindFiles": {"paths": ["dir"], "pattern": "*.txt"},
     "CreateFile": {"filepath": "dir/victim.txt", "content": "PWNED", "overwrite": True},
-    "ReplaceTextInFile": {"filepath": "dir/victim.txt", "search_text": "victim",
-                          "replacement_text": "PWNED"},
-    "MoveFile": {"src_path": "dir/a.txt", "dest_path": "moved.txt"},
+    "ReplaceTextInFile": {"filepath": "dir/victim.txt", "old_str": "victim",
+                          "new_str": "PWNED"},
+    "MoveFile": {"source": "dir/a.txt", "destination": "moved.txt"},
     "DeleteFile": {"filepath": "dir/victim.txt"},
-    "RemoveDirectory": {"path": "dir/sub", "recursive": True},
-    "CreateDirectory": {"path": "dir/sub/made"},
+    "RemoveDirectory": {"directory": "dir/sub", "recursive": True},
+    "CreateDirectory": {"directory": "dir/sub/made"},
 }
 
 

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, Union
 from janito_core import failure
 
 from ._common import invalid, kind_of, locate, os_failure, safe_text, split_paths_in
-from ._walk import depth_limit, walk
+from ._walk import Exclude, walk
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
+    from janito_core._fswalk import WalkEntry
 
 MAX_RESULTS_LIMIT = 100_000
 """The most entries or matches one listing or search may return."""
@@ -36,14 +37,16 @@ class Listed:
         self.kind = kind
 
 
-def check_limits(max_depth: int, max_results: int, echo: dict[str, Any],
+def check_limits(max_depth: int | None, max_results: int | None, echo: dict[str, Any],
                  limit: int = MAX_RESULTS_LIMIT) -> dict[str, Any] | None:
-    """The failure for a negative ``max_depth`` or a ``max_results`` outside 1..``limit``."""
-    if max_depth < 0:
-        return invalid(f"max_depth must be 0 (no limit) or more, got {max_depth}", **echo)
-    if not 1 <= max_results <= limit:
-        return invalid(f"max_results must be between 1 and {limit:,}, got {max_results}",
+    """The failure for a negative ``max_depth`` or a ``max_results`` outside 1..``limit``
+    (None stands for no depth limit, and for ``limit`` results)."""
+    if max_depth is not None and max_depth < 0:
+        return invalid(f"max_depth must be null or 0 (no limit), or more, got {max_depth}",
                        **echo)
+    if max_results is not None and not 1 <= max_results <= limit:
+        return invalid(f"max_results must be between 1 and {limit:,} (or null for "
+                       f"{limit:,}), got {max_results}", **echo)
     return None
 
 
@@ -102,23 +105,27 @@ def entry_text(relative: str, kind: str) -> str:
     return text
 
 
-def walked(tool: BaseTool, starts: list[Start], max_depth: int, include_gitignored: bool,
-           unreadable: list[str]) -> Iterator[tuple[Listed, str]]:
-    """(entry, its path below its start) for every entry under ``starts``, in order.
+def walked(tool: BaseTool, starts: list[Start], limit: int | None, respect_gitignore: bool,
+           unreadable: list[str], exclude: Exclude | None = None,
+           ) -> Iterator[tuple[Listed, str, WalkEntry | None]]:
+    """(entry, its path below its start, the walk's entry) for every entry under ``starts``,
+    in order, ``limit`` levels deep (None: all).
 
-    A start that is not a folder stands for itself (its name as the relative path). Folders
-    that cannot be read are named in ``unreadable``.
+    A start that is not a folder stands for itself (its name as the relative path, no walk
+    entry), unless ``exclude`` names it. Folders that cannot be read are named in
+    ``unreadable``.
     """
-    limit = depth_limit(max_depth)
     for _path, shown, kind in starts:
         if kind != "directory":
             name = os.path.basename(shown)
-            yield Listed(shown, name, kind), name
+            if exclude and exclude.excludes(name, name, False):
+                continue
+            yield Listed(shown, name, kind), name, None
             continue
         skip = 0 if shown == "." else len(shown) + 1
-        for entry in walk(tool, shown, max_depth=limit, gitignore=not include_gitignored,
-                          errors=unreadable):
-            yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:]
+        for entry in walk(tool, shown, max_depth=limit, gitignore=respect_gitignore,
+                          errors=unreadable, exclude=exclude):
+            yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:], entry
 
 
 def listing_result(echo: dict[str, Any], key: str, found: Iterator[str], max_results: int,

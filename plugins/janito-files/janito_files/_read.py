@@ -56,8 +56,9 @@ def _line_offset(handle: BinaryIO, line: int) -> int | None:
 
 def check_range(start_line: int, max_lines: int | None, max_bytes: int) -> str | None:
     """Why these range arguments are unusable, or None."""
-    if start_line < 1:
-        return f"start_line must be 1 or more (lines are numbered from 1), got {start_line}"
+    if start_line == 0:
+        return ("start_line must be 1 or more (lines are numbered from 1), or negative to "
+                "count from the end (-1 is the last line), got 0")
     if max_lines is not None and max_lines < 1:
         return f"max_lines must be 1 or more, or null for no limit, got {max_lines}"
     if not 1 <= max_bytes <= MAX_BYTES_LIMIT:
@@ -74,7 +75,8 @@ def read_range(
     line_numbers: bool = False,
 ) -> dict[str, Any]:
     """The text of lines ``start_line``.. of the regular file open as ``fd`` (closed here),
-    without the echoed inputs.
+    without the echoed inputs. A negative ``start_line`` counts from the end, as ``tail``
+    does: -1 is the last line, and a count past the start of the file starts at line 1.
 
     Success: ``content`` (ending with a visible marker when cut), ``start_line``,
     ``end_line`` (last line shown, 0 when none), ``total_lines`` (None for huge files),
@@ -87,6 +89,14 @@ def read_range(
             return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "
                            "only text files are read", "binary_file", size=info.st_size)
         total = _count_lines(handle) if info.st_size <= COUNT_LIMIT else None
+        from_end = None
+        if start_line < 0:
+            # Where the tail starts has to be counted from the start, even in a huge file,
+            # so that line numbers and the marker's next start_line stay true.
+            if total is None:
+                total = _count_lines(handle)
+            from_end = -start_line
+            start_line = max(total + start_line + 1, 1)
         offset = _line_offset(handle, start_line)
         if offset is None or (start_line > 1 and offset >= info.st_size):
             lines = total if total is not None else 0
@@ -133,6 +143,8 @@ def read_range(
         "size": info.st_size,
         "truncated": stop is not None,
     }
+    if from_end is not None:
+        result["from_end"] = from_end
     if stop is not None:
         next_line = end_line + 1
         of_total = f" of {total}" if total is not None else ""

@@ -1,30 +1,41 @@
-"""Walking a folder tree the way a developer expects: sorted, without .git, honouring .gitignore.
+"""Walking a folder tree the way a developer expects: sorted, without .git, honouring ignore files.
 
 The walk is janito-core's descriptor walk (``Workspace.walk``): every folder is opened
 relative to its parent with ``O_NOFOLLOW``, links are reported and never followed, and no
-depth exhausts the stack or the descriptor table. Ignore rules come from every
-``.gitignore`` between the workspace root and the folder being walked, and from those found
-inside it; a deeper file overrides a shallower one, and within one file the last matching
-pattern wins (``!pattern`` re-includes), as git does. Matching is done by the ``pathspec``
-library. A folder that is ignored is not entered. A ``.gitignore`` is read only when it is a
-regular file (a FIFO, a device or a link in its place is ignored, as git ignores a linked
-one), and never more than its first MiB.
+depth exhausts the stack or the descriptor table.
+
+Two kinds of ignore files are read, with the same rules: ``.gitignore`` (unless the caller
+asks for everything) and ``.janitoignore`` (always: it is how a user hides paths from these
+tools, whatever a model asks). Rules come from every such file between the workspace root
+and the folder being walked, and from those found inside it; a deeper file overrides a
+shallower one, and within one file the last matching pattern wins (``!pattern``
+re-includes), as git does. Matching is done by the ``pathspec`` library. An ignored folder
+is not entered. An ignore file is read only when it is a regular file (a FIFO, a device or
+a link in its place is ignored, as git ignores a linked one), through the descriptor of the
+folder that holds it, and never more than its first MiB.
+
+``.git`` and ``.janito`` folders and the ``.janitoignore`` files themselves are never part
+of a walk. The caller's ``exclude`` patterns (see :class:`Exclude`) prune folders and skip
+files on top of that.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
     from janito_core._fswalk import Folder, WalkEntry
 
-SKIP_DIRS = frozenset({".git"})
+SKIP_DIRS = frozenset({".git", ".janito"})
 GITIGNORE = ".gitignore"
-GITIGNORE_BYTES = 1 << 20
+JANITOIGNORE = ".janitoignore"
+IGNORE_FILE_BYTES = 1 << 20
 
 _spec_cache: dict[tuple[int, int, int, int], Any] = {}
 
@@ -32,11 +43,18 @@ Rules = tuple[tuple[str, Any], ...]
 """(folder as shown from the root, compiled GitIgnoreSpec), shallowest first."""
 
 
-def load_spec(dir_fd: int) -> Any | None:
-    """The compiled ``.gitignore`` of the folder open as ``dir_fd``, or None (cached by
+class Ignores(NamedTuple):
+    """The rules in force in a folder: from ``.gitignore`` files and from ``.janitoignore``."""
+
+    git: Rules = ()
+    janito: Rules = ()
+
+
+def load_spec(dir_fd: int, name: str = GITIGNORE) -> Any | None:
+    """The compiled ignore file ``name`` of the folder open as ``dir_fd``, or None (cached by
     inode, size and modification time)."""
     try:
-        info = os.stat(GITIGNORE, dir_fd=dir_fd, follow_symlinks=False)
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return None
     if not stat.S_ISREG(info.st_mode):
@@ -47,11 +65,11 @@ def load_spec(dir_fd: int) -> Any | None:
     from janito_core.workspace import open_regular_at, read_fd
 
     try:
-        fd, _info = open_regular_at(dir_fd, GITIGNORE)
+        fd, _info = open_regular_at(dir_fd, name)
     except OSError:
         return None
     try:
-        lines = read_fd(fd, info.st_size, GITIGNORE_BYTES).decode("utf-8", "replace").splitlines()
+        lines = read_fd(fd, info.st_size, IGNORE_FILE_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return None
     finally:
@@ -69,26 +87,30 @@ def load_spec(dir_fd: int) -> Any | None:
     return spec
 
 
-def inherited_rules(tool: BaseTool, start: str) -> Rules:
+def inherited_rules(tool: BaseTool, start: str, gitignore: bool = True) -> Ignores:
     """The ignore rules of the folders from the root down to the parent of ``start`` (a
     folder as the workspace shows it)."""
     if start in (".", "") or start.startswith("/"):
-        return ()
+        return Ignores()
     parts = start.split("/")[:-1]
     folders = ["."] + ["/".join(parts[:i + 1]) for i in range(len(parts))]
-    rules: list[tuple[str, Any]] = []
+    git: list[tuple[str, Any]] = []
+    janito: list[tuple[str, Any]] = []
     for folder in folders:
         try:
             fd = tool.workspace.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         except (OSError, ValueError):
             continue
         try:
-            spec = load_spec(fd)
+            spec = load_spec(fd, GITIGNORE) if gitignore else None
+            if spec is not None:
+                git.append((folder, spec))
+            spec = load_spec(fd, JANITOIGNORE)
+            if spec is not None:
+                janito.append((folder, spec))
         finally:
             os.close(fd)
-        if spec is not None:
-            rules.append((folder, spec))
-    return tuple(rules)
+    return Ignores(tuple(git), tuple(janito))
 
 
 def is_ignored(relative: str, is_dir: bool, rules: Rules) -> bool:
@@ -104,33 +126,103 @@ def is_ignored(relative: str, is_dir: bool, rules: Rules) -> bool:
     return False
 
 
+class Exclude:
+    """A model's ``exclude`` glob patterns, which prune folders and skip files of a walk.
+
+    A pattern is matched against an entry's name and against its path below the folder
+    being searched ("*" also matches "/"). "node_modules", "node_modules/",
+    "*/node_modules/*" and "**/node_modules" all keep the walk out of every folder of that
+    name; "*.min.js" skips such files anywhere; "src/generated" one folder. A pattern
+    ending in "/" matches folders only.
+    """
+
+    __slots__ = ("_any", "_dirs", "patterns")
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = patterns
+        any_kind: list[str] = []
+        dirs_only: list[str] = []
+        for pattern in patterns:
+            if pattern.endswith("/") and pattern.strip("/"):
+                dirs_only.append(fnmatch.translate(pattern.rstrip("/")))
+            else:
+                any_kind.append(fnmatch.translate(pattern))
+        self._any = re.compile("|".join(any_kind)) if any_kind else None
+        self._dirs = re.compile("|".join(dirs_only)) if dirs_only else None
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def excludes(self, name: str, below: str, is_dir: bool) -> bool:
+        """Whether an entry called ``name``, at ``below`` under the searched folder, is
+        excluded."""
+        if is_dir:
+            # "/a/b/" lets "*/b/*" and "**/b" match a folder at the top as well as deeper.
+            candidates = (name, below, below + "/", "/" + below, "/" + below + "/")
+            for regex in (self._any, self._dirs):
+                if regex is not None and any(regex.match(c) for c in candidates):
+                    return True
+            return False
+        if self._any is None:
+            return False
+        return any(self._any.match(c) for c in (name, below, "/" + below))
+
+
+def parse_exclude(exclude: str | list[str] | None) -> Exclude | None:
+    """The :class:`Exclude` for a model's ``exclude`` (a list, or space-separated patterns)."""
+    if exclude is None:
+        return None
+    items = exclude.split() if isinstance(exclude, str) else \
+        [p.strip() for p in exclude if isinstance(p, str) and p.strip()]
+    return Exclude(items) if items else None
+
+
 def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore: bool = True,
-         errors: list[str] | None = None) -> Iterator[WalkEntry]:
+         errors: list[str] | None = None, exclude: Exclude | None = None
+         ) -> Iterator[WalkEntry]:
     """Every entry below folder ``start`` (as shown from the root) in sorted depth-first
-    order, without ``.git`` and, with ``gitignore``, without what ``.gitignore`` excludes.
+    order, without ``.git``, ``.janito``, ``.janitoignore`` files, what ``.janitoignore``
+    files exclude, what ``exclude`` excludes and, with ``gitignore``, what ``.gitignore``
+    files exclude.
 
     ``max_depth`` 1 gives the entries of ``start`` only; None walks everything. Folders
     that cannot be read are skipped and named in ``errors``.
     """
+    skip = 0 if start == "." else len(start) + 1
 
     def enter(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
-        rules: Rules = folder.state or ()
-        if gitignore and any(e.name == GITIGNORE for e in entries):
-            spec = load_spec(folder.fd)
-            if spec is not None:
-                rules = folder.state = (*rules, (folder.relative, spec))
+        rules: Ignores = folder.state or Ignores()
+        names = {e.name for e in entries} & {GITIGNORE, JANITOIGNORE}
+        if names:
+            git, janito = rules
+            if gitignore and GITIGNORE in names:
+                spec = load_spec(folder.fd, GITIGNORE)
+                if spec is not None:
+                    git = (*git, (folder.relative, spec))
+            if JANITOIGNORE in names:
+                spec = load_spec(folder.fd, JANITOIGNORE)
+                if spec is not None:
+                    janito = (*janito, (folder.relative, spec))
+            rules = folder.state = Ignores(git, janito)
         kept = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
-            if is_dir and entry.name in SKIP_DIRS:
+            name = entry.name
+            if is_dir:
+                if name in SKIP_DIRS:
+                    continue
+            elif name == JANITOIGNORE:
                 continue
-            if rules:
-                relative = entry.name if folder.relative == "." else \
-                    f"{folder.relative}/{entry.name}"
-                if is_ignored(relative, is_dir, rules):
+            if rules.git or rules.janito or exclude:
+                relative = name if folder.relative == "." else f"{folder.relative}/{name}"
+                if rules.janito and is_ignored(relative, is_dir, rules.janito):
+                    continue
+                if rules.git and is_ignored(relative, is_dir, rules.git):
+                    continue
+                if exclude and exclude.excludes(name, relative[skip:], is_dir):
                     continue
             kept.append(entry)
         return kept
@@ -139,13 +231,13 @@ def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore:
         if errors is not None:
             errors.append(f"{where}: {exc.strerror or exc}")
 
-    rules = inherited_rules(tool, start) if gitignore else ()
+    rules = inherited_rules(tool, start, gitignore)
     yield from tool.workspace.walk(start, max_depth=max_depth, enter=enter, on_error=failed,
                                    state=rules)
 
 
 def depth_limit(max_depth: int | None) -> int | None:
-    """A model's ``max_depth`` as the walker's limit: 0 or None means unlimited."""
+    """A model's ``max_depth`` as the walker's limit: None or 0 means unlimited."""
     if max_depth is None or max_depth <= 0:
         return None
     return max_depth

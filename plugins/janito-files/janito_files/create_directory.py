@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -13,28 +13,41 @@ from ._common import echoed, invalid, locate, os_failure, safe_text
 
 @tool(permissions="w")
 class CreateDirectory(BaseTool):
-    """Create a folder, and any missing parent folders, in the workspace.
+    """Create a folder in the workspace, with its missing parent folders unless parents is false.
 
-    An existing folder is not an error ("created" is then false).
+    An existing folder is not an error unless exist_ok is false ("created" is then false).
     """
 
-    def run(self, path: str) -> dict[str, Any]:
+    renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
+
+    def run(self, directory: str, parents: bool = True, exist_ok: bool = True
+            ) -> dict[str, Any]:
         """Create a folder.
 
         Args:
-            path: Path of the folder to create, relative to the workspace root.
+            directory: Path of the folder to create, relative to the workspace root.
+            parents: Also create missing parent folders (like mkdir -p); otherwise the
+                parent must exist.
+            exist_ok: Succeed when the folder already exists; otherwise that is an error.
         """
-        echo = {"path": echoed(path)}
-        where, refused = locate(self, path, "path", make_parents=True, action="create")
+        echo = {"directory": echoed(directory)}
+        where, refused = locate(self, directory, "directory", make_parents=parents,
+                                action="create")
         if where is None:
-            return refused or invalid("no path given", **echo)
+            failed = refused or invalid("no path given", **echo)
+            if failed.get("error_type") == "not_found" and not parents:
+                failed["error"] += "; the parent folder does not exist: pass parents=true"
+            return failed
         with where:
             shown = safe_text(where.shown)
             existing = where.lookup()
             if existing is not None:
-                if stat.S_ISDIR(existing.st_mode):
-                    return {"success": True, **echo, "directory": shown, "created": False}
-                return failure(f"{shown} exists and is not a folder", "file_exists", **echo)
+                if not stat.S_ISDIR(existing.st_mode):
+                    return failure(f"{shown} exists and is not a folder", "file_exists", **echo)
+                if not exist_ok:
+                    return failure(f"{shown} already exists; pass exist_ok=true to accept an "
+                                   "existing folder", "file_exists", **echo)
+                return {"success": True, **echo, "path": shown, "created": False}
             self.report_start(f"Creating folder {shown}")
             try:
                 created = where.mkdir()
@@ -44,7 +57,7 @@ class CreateDirectory(BaseTool):
                 self.report_error(f"could not create {shown}: {exc.strerror or exc}")
                 return os_failure(exc, f"create {shown}", **echo)
         self.report_result(f"Created {shown}")
-        return {"success": True, **echo, "directory": shown, "created": created}
+        return {"success": True, **echo, "path": shown, "created": created}
 
 
 def main(argv: list[str] | None = None) -> int:

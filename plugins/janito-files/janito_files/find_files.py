@@ -1,97 +1,263 @@
-"""FindFiles: files whose names match glob patterns."""
+"""FindFiles: files and folders by name, type, size and age, like ``find``."""
 
 from __future__ import annotations
 
 import fnmatch
+import heapq
+import os
 import re
+import stat
 import sys
+import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from janito_core import BaseTool, tool
 
 from ._common import echoed, invalid, safe_text
-from ._listing import check_limits, entry_text, listing_result, walk_roots, walked
+from ._listing import (
+    MAX_RESULTS_LIMIT,
+    Listed,
+    check_limits,
+    entry_text,
+    listing_result,
+    walk_roots,
+    walked,
+)
+from ._walk import depth_limit, parse_exclude
+
+FileType = Literal["file", "dir", "symlink", "any"]
+SortBy = Literal["name", "size", "mtime"]
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_DAY = 86_400.0
 
 
-def _compile(pattern: str, case_sensitive: bool) -> tuple[list[tuple[re.Pattern[str], bool]],
-                                                          bool]:
-    """([(regex, matches paths)] per glob, whether folders are wanted) for a pattern."""
-    globs = pattern.split()
-    want_dirs = any(g.endswith("/") for g in globs)
-    flags = 0 if case_sensitive else re.IGNORECASE
-    compiled = []
-    for glob in globs:
+class Glob:
+    """One glob of a FindFiles pattern.
+
+    Without "/" it is matched against names; with "/" against the path below the searched
+    folder, where "**/" stands for any number of folders (none included). A glob ending in
+    "/" matches folders only.
+    """
+
+    __slots__ = ("folders_only", "on_path", "regex")
+
+    def __init__(self, glob: str, flags: int) -> None:
+        self.folders_only = glob.endswith("/")
         glob = glob.rstrip("/") or "*"
-        compiled.append((re.compile(fnmatch.translate(glob), flags), "/" in glob))
-    return compiled, want_dirs
+        self.on_path = "/" in glob
+        if self.on_path and "**/" in glob:
+            parts = [fnmatch.translate(p)[4:-3] for p in glob.split("**/")]  # strip (?s:...)\Z
+            self.regex = re.compile("(?s:" + "(?:.*/)?".join(parts) + r")\Z", flags)
+        else:
+            self.regex = re.compile(fnmatch.translate(glob), flags)
+
+    def matches(self, name: str, below: str, kind: str) -> bool:
+        if self.folders_only and kind != "directory":
+            return False
+        return self.regex.match(below if self.on_path else name) is not None
+
+
+def parse_size(value: int | str | None, name: str) -> int | None:
+    """Bytes for a size a model gave: a number, or text such as "10MB", "512 KiB", "1.5G"
+    (powers of 1024). ValueError says what is wrong."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"{name} must not be negative, got {value}")
+        return value
+    match = _SIZE.match(value)
+    if match is None:
+        raise ValueError(f"{name} must be a number of bytes or a size such as \"10MB\" or "
+                         f"\"512KB\", got {value!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 @tool(permissions="r")
 class FindFiles(BaseTool):
-    """Find files by name with glob patterns such as "*.py" or "test_*.py *.md".
+    """Find files or folders by name, type, size and age, like the find command.
 
-    A pattern without "/" is matched against file names, one with "/" against the path
-    below the searched folder ("src/*/models.py"). A pattern ending in "/" finds folders.
-    Results are sorted; ".git" and what ".gitignore" excludes are skipped unless
-    include_gitignored is true.
+    The pattern is one or more globs separated by spaces: "*.py *.md" matches names,
+    "src/*/models.py" or "docs/**/*.md" match the path below the searched folder, and a
+    glob ending in "/" finds folders. Results are sorted by path (or by size or time);
+    ".git", ".janito", what ".janitoignore" hides and, unless respect_gitignore is false,
+    what ".gitignore" excludes are skipped.
     """
+
+    renamed_parameters: ClassVar[dict[str, str]] = {
+        "include_gitignored": "replaced by 'respect_gitignore' (false finds what .gitignore "
+                              "excludes)",
+    }
 
     def run(
         self,
         paths: str | list[str],
-        pattern: str,
-        max_depth: int = 0,
-        include_gitignored: bool = False,
+        pattern: str | None = None,
+        exclude: str | list[str] | None = None,
+        file_type: FileType | None = "file",
+        min_size: int | str | None = None,
+        max_size: int | str | None = None,
+        modified_within_days: float | None = None,
+        older_than_days: float | None = None,
+        max_depth: int | None = None,
+        max_results: int | None = 1000,
+        sort_by: SortBy | None = "name",
+        respect_gitignore: bool = True,
         case_sensitive: bool = True,
-        max_results: int = 1000,
     ) -> dict[str, Any]:
-        """Find files whose names match a pattern.
+        """Find files and folders matching every criterion given.
 
         Args:
             paths: Folders to search, relative to the workspace root: a list, or one string
                 with paths separated by spaces ("." is the workspace root).
-            pattern: One or more glob patterns separated by spaces ("*" any characters,
-                "?" one character, "[abc]" one of them); a match of any pattern counts.
+            pattern: Globs separated by spaces ("*" any characters, "?" one, "[abc]" one of
+                them, "**/" any folders); one match is enough. Null matches every name.
+            exclude: Globs of folders to keep out of and files to skip, matched against
+                names and paths below the searched folder: "node_modules .venv *.min.js".
+            file_type: "file" (regular files, the default), "dir" (folders), "symlink"
+                (symbolic links) or "any" (null too). Globs ending in "/" find folders
+                whatever this says.
+            min_size: Smallest size of a file, in bytes or as "10KB", "5MB", "1GB".
+            max_size: Largest size of a file, in bytes or as "10KB", "5MB", "1GB".
+            modified_within_days: Only what was modified in the last N days (0.5 = 12 hours).
+            older_than_days: Only what was last modified more than N days ago.
             max_depth: How many folder levels to descend (1 = only the given folders' own
-                entries); 0 means no limit.
-            include_gitignored: Also find what .gitignore files exclude.
-            case_sensitive: Match letter case exactly.
-            max_results: Most paths to return; the list is cut after that and "truncated"
-                is true.
+                entries); null or 0 means no limit.
+            max_results: Most paths to return (null for 100,000); the list is cut after that
+                and "truncated" is true.
+            sort_by: "name" (path order, the default), "size" (largest first) or "mtime"
+                (most recently modified first).
+            respect_gitignore: Skip what .gitignore files exclude (.janitoignore files are
+                always respected).
+            case_sensitive: Match letter case exactly in pattern.
         """
         echo = {"paths": echoed(paths), "pattern": echoed(pattern)}
-        if not pattern.strip():
-            return invalid("pattern must not be empty; use \"*\" to match every file", **echo)
+        if pattern is not None and not pattern.strip():
+            return invalid("pattern must not be empty; leave it out, or use \"*\", to match "
+                           "every name", **echo)
         problem = check_limits(max_depth, max_results, echo)
         if problem is not None:
             return problem
         try:
-            regexes, want_dirs = _compile(pattern, case_sensitive)
+            low = parse_size(min_size, "min_size")
+            high = parse_size(max_size, "max_size")
+        except ValueError as exc:
+            return invalid(str(exc), **echo)
+        for name, days in (("modified_within_days", modified_within_days),
+                           ("older_than_days", older_than_days)):
+            if days is not None and not 0 <= days < 1e7:
+                return invalid(f"{name} must be a number of days, 0 or more, got {days}",
+                               **echo)
+        flags = 0 if case_sensitive else re.IGNORECASE
+        try:
+            globs = [Glob(g, flags) for g in (pattern or "*").split()]
         except re.error as exc:
             return invalid(f"pattern cannot be used: {exc}", **echo)
         roots = walk_roots(self, paths, echo)
         if isinstance(roots, dict):
             return roots
         starts, problems = roots
-        self.report_start(f"Finding {safe_text(pattern[:80])} in "
+        self.report_start(f"Finding {safe_text((pattern or '*')[:80])} in "
                           f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
+        now = time.time()
+        newer = None if modified_within_days is None else now - modified_within_days * _DAY
+        older = None if older_than_days is None else now - older_than_days * _DAY
+        needs_stat = (low is not None or high is not None or newer is not None
+                      or older is not None or sort_by in ("size", "mtime"))
+        wanted = "any" if file_type is None else file_type
         unreadable: list[str] = []
 
-        def found() -> Iterator[str]:
-            for entry, relative in walked(self, starts, max_depth, include_gitignored, unreadable):
-                if entry.kind == "directory" and not want_dirs:
+        def found() -> Iterator[tuple[Listed, os.stat_result | None]]:
+            for entry, below, walk_entry in walked(self, starts, depth_limit(max_depth),
+                                                   respect_gitignore, unreadable,
+                                                   parse_exclude(exclude)):
+                kind = entry.kind
+                chosen = [g for g in globs if g.matches(entry.name, below, kind)]
+                if not chosen:
                     continue
-                if any(r.match(relative if on_path else entry.name) for r, on_path in regexes):
-                    yield entry_text(entry.relative, entry.kind)
+                if not any(g.folders_only for g in chosen) and not _of_type(kind, wanted):
+                    continue
+                info = None
+                if needs_stat:
+                    info = _lstat(self, entry, walk_entry)
+                    if info is None or not _within(info, kind, low, high, newer, older):
+                        continue
+                yield entry, info
 
-        result = listing_result(echo, "files", found(), max_results,
-                                f"only the first {max_results} matches are shown; narrow the "
-                                "pattern or raise max_results", problems, unreadable)
+        cap = MAX_RESULTS_LIMIT if max_results is None else max_results
+        note = (f"only the first {cap} matches are shown; narrow the pattern or raise "
+                "max_results")
+        details: list[dict[str, Any]] | None = [] if needs_stat else None
+        if sort_by in ("size", "mtime"):
+            key = (lambda item: item[1].st_size) if sort_by == "size" else \
+                (lambda item: item[1].st_mtime_ns)
+            ranked = heapq.nlargest(cap + 1, found(), key=key)
+            note = (f"only the {cap} {'largest' if sort_by == 'size' else 'most recent'} "
+                    "matches are shown; narrow the search or raise max_results")
+            chosen_items: Iterator[tuple[Listed, os.stat_result | None]] = iter(ranked)
+        else:
+            chosen_items = found()
+
+        def shown() -> Iterator[str]:
+            for entry, info in chosen_items:
+                text = entry_text(entry.relative, entry.kind)
+                if details is not None and info is not None and len(details) < cap:
+                    details.append({"path": text, "size": info.st_size,
+                                    "modified": _iso(info.st_mtime)})
+                yield text
+
+        result = listing_result(echo, "files", shown(), cap, note, problems, unreadable)
+        if details:
+            result["details"] = details[:result["count"]]
         count = result["count"]
         self.report_result(f"Found {count} match{'es' if count != 1 else ''}"
                            + (" (truncated)" if result["truncated"] else ""))
         return result
+
+
+def _of_type(kind: str, wanted: str) -> bool:
+    if wanted == "any":
+        return True
+    if wanted == "dir":
+        return kind == "directory"
+    if wanted == "symlink":
+        return kind == "symlink"
+    return kind == "file"
+
+
+def _lstat(tool: BaseTool, entry: Listed, walk_entry: Any) -> os.stat_result | None:
+    """The entry's own status (a link's, not its target's); None when it vanished."""
+    try:
+        if walk_entry is not None:
+            return os.stat(walk_entry.name, dir_fd=walk_entry.dir_fd, follow_symlinks=False)
+        with tool.workspace.locate(entry.relative, follow_symlinks=False) as where:
+            return where.stat()
+    except (OSError, ValueError):
+        return None
+
+
+def _within(info: os.stat_result, kind: str, low: int | None, high: int | None,
+            newer: float | None, older: float | None) -> bool:
+    if low is not None or high is not None:
+        # A folder's size says nothing about what it holds: size criteria select files.
+        if kind == "directory" or stat.S_ISDIR(info.st_mode):
+            return False
+        if low is not None and info.st_size < low:
+            return False
+        if high is not None and info.st_size > high:
+            return False
+    if newer is not None and info.st_mtime < newer:
+        return False
+    return not (older is not None and info.st_mtime > older)
+
+
+def _iso(timestamp: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="seconds")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,62 +1,118 @@
-"""ListFiles: the files and folders under some paths."""
+"""ListFiles: the files and folders of a folder, or of its whole tree."""
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, tool
 
-from ._common import echoed, safe_text
-from ._listing import check_limits, entry_text, listing_result, walk_roots, walked
+from ._common import echoed, invalid, safe_text
+from ._listing import (
+    MAX_RESULTS_LIMIT,
+    check_limits,
+    entry_text,
+    listing_result,
+    walk_roots,
+    walked,
+)
+from ._walk import depth_limit
 
 
 @tool(permissions="r")
 class ListFiles(BaseTool):
-    """List the files and folders under one or more paths of the workspace.
+    """List the files and folders of a folder of the workspace, or of its whole tree.
 
     Entries come sorted, relative to the workspace root; folders end with "/", symbolic
-    links with "@" (they are never followed). ".git" folders and everything ".gitignore"
-    excludes are left out unless include_gitignored is true.
+    links with "@" (they are never followed). ".git" and ".janito" folders, what
+    ".janitoignore" files hide and, unless respect_gitignore is false, what ".gitignore"
+    excludes are left out.
     """
+
+    renamed_parameters: ClassVar[dict[str, str]] = {
+        "paths": "renamed to 'directory' (one folder)",
+        "path": "renamed to 'directory'",
+        "include_gitignored": "replaced by 'respect_gitignore' (false lists what .gitignore "
+                              "excludes)",
+    }
 
     def run(
         self,
-        paths: str | list[str],
-        max_depth: int = 1,
-        include_gitignored: bool = False,
-        max_results: int = 1000,
+        directory: str = ".",
+        pattern: str | None = None,
+        recursive: bool = False,
+        max_depth: int | None = None,
+        respect_gitignore: bool = True,
+        max_results: int | None = 1000,
     ) -> dict[str, Any]:
-        """List folder contents.
+        """List a folder.
 
         Args:
-            paths: Folder or file paths relative to the workspace root: a list, or one
-                string with paths separated by spaces ("." is the workspace root).
-            max_depth: How many levels to descend: 1 lists the folders' own entries,
-                2 also their subfolders' entries, and so on; 0 means no limit.
-            include_gitignored: Also list what .gitignore files exclude.
-            max_results: Most entries to return; the listing is cut after that and
-                "truncated" is true.
+            directory: The folder to list, relative to the workspace root ("." is the root).
+            pattern: Only entries whose name matches this glob, such as "*.py" ("*" any
+                characters, "?" one, "[abc]" one of them); ending in "/" keeps only folders.
+                Folders that do not match are still looked into when recursive.
+            recursive: Also list what the subfolders hold, and theirs, down to max_depth.
+            max_depth: How many levels to list: 1 is the folder's own entries, 2 adds its
+                subfolders' entries, and so on; null or 0 for no limit. Given without
+                recursive, it still applies.
+            respect_gitignore: Leave out what .gitignore files exclude (.janitoignore files
+                are always respected).
+            max_results: Most entries to return (null for 100,000); the listing is cut
+                after that and "truncated" is true.
         """
-        echo = {"paths": echoed(paths)}
+        echo = {"directory": echoed(directory)}
         problem = check_limits(max_depth, max_results, echo)
         if problem is not None:
             return problem
-        roots = walk_roots(self, paths, echo)
+        if pattern is not None and not pattern.strip():
+            return invalid("pattern must not be empty; leave it out to list everything",
+                           **echo)
+        if recursive:
+            limit = depth_limit(max_depth)
+        else:
+            limit = max_depth if max_depth is not None and max_depth > 1 else 1
+        roots = walk_roots(self, [directory], echo)
         if isinstance(roots, dict):
             return roots
         starts, problems = roots
-        self.report_start(f"Listing {', '.join(safe_text(p) for p, _, _ in starts[:5])}")
+        self.report_start(f"Listing {safe_text(directory)}"
+                          + (" recursively" if limit is None or limit > 1 else ""))
         unreadable: list[str] = []
-        found = (entry_text(entry.relative, entry.kind)
-                 for entry, _ in walked(self, starts, max_depth, include_gitignored, unreadable))
-        result = listing_result(echo, "entries", found, max_results,
-                                f"only the first {max_results} entries are shown; list a "
-                                "subfolder or raise max_results", problems, unreadable)
+        matches = _name_filter(pattern)
+
+        def found() -> Iterator[str]:
+            for entry, _below, _walked in walked(self, starts, limit, respect_gitignore,
+                                                 unreadable):
+                if matches is None or matches(entry.name, entry.kind):
+                    yield entry_text(entry.relative, entry.kind)
+
+        cap = MAX_RESULTS_LIMIT if max_results is None else max_results
+        result = listing_result(echo, "entries", found(), cap,
+                                f"only the first {cap} entries are shown; list a subfolder, "
+                                "lower max_depth or raise max_results", problems, unreadable)
         count = result["count"]
         self.report_result(f"{count} entr{'y' if count == 1 else 'ies'}"
                            + (" (truncated)" if result["truncated"] else ""))
         return result
+
+
+def _name_filter(pattern: str | None) -> Any:
+    """A test (name, kind) -> bool for ``pattern``, or None when every entry is kept."""
+    if pattern is None:
+        return None
+    folders_only = pattern.endswith("/")
+    regex = re.compile(fnmatch.translate(pattern.rstrip("/") or "*"))
+
+    def matches(name: str, kind: str) -> bool:
+        if folders_only and kind != "directory":
+            return False
+        return regex.match(name) is not None
+
+    return matches
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import stat
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -21,28 +21,43 @@ class MoveFile(BaseTool):
     when overwrite is true, and never when it is a folder.
     """
 
-    def run(self, src_path: str, dest_path: str, overwrite: bool = False) -> dict[str, Any]:
-        """Move "src_path" to "dest_path".
+    renamed_parameters: ClassVar[dict[str, str]] = {
+        "src_path": "renamed to 'source'",
+        "dest_path": "renamed to 'destination'",
+    }
+
+    def run(self, source: str, destination: str, overwrite: bool = False,
+            create_dirs: bool = False, preserve_metadata: bool = True) -> dict[str, Any]:
+        """Move "source" to "destination".
 
         Args:
-            src_path: The file or folder to move, relative to the workspace root.
-            dest_path: Its new path (the full new name), or a folder to move it into when it
-                ends with "/" (the folder is made if missing).
+            source: The file or folder to move, relative to the workspace root.
+            destination: Its new path (the full new name), or a folder to move it into when
+                it ends with "/".
             overwrite: Replace an existing destination file.
+            create_dirs: Make the destination's missing parent folders; otherwise they must
+                exist.
+            preserve_metadata: Keep the mode and modification time. They are always kept
+                (a rename keeps them, a copy across filesystems restores them); false is
+                accepted and changes nothing.
         """
-        echo = {"src_path": echoed(src_path), "dest_path": echoed(dest_path)}
-        source, refused = locate(self, src_path, "src_path", follow=False, action="find")
-        if source is None:
+        echo = {"source": echoed(source), "destination": echoed(destination)}
+        where, refused = locate(self, source, "source", follow=False, action="find")
+        if where is None:
             return {**(refused or invalid("no source given")), **echo}
-        with source:
-            if dest_path.endswith("/") and not source.is_root:
-                dest_path = dest_path + source.name
-            target, refused = locate(self, dest_path, "dest_path", follow=False,
-                                     make_parents=True, action="reach")
+        with where:
+            if destination.endswith("/") and not where.is_root:
+                destination = destination + where.name
+            target, refused = locate(self, destination, "destination", follow=False,
+                                     make_parents=create_dirs, action="reach")
             if target is None:
-                return {**(refused or invalid("no destination given")), **echo}
+                failed = {**(refused or invalid("no destination given")), **echo}
+                if failed.get("error_type") == "not_found" and not create_dirs:
+                    failed["error"] += ("; the destination folder does not exist: pass "
+                                        "create_dirs=true to make it")
+                return failed
             with target:
-                return self._move(source, target, overwrite, echo)
+                return self._move(where, target, overwrite, echo)
 
     def _move(self, source: Any, target: Any, overwrite: bool,
               echo: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +70,7 @@ class MoveFile(BaseTool):
             return os_failure(exc, f"find {src_shown}", **echo)
         src_kind = kind_of(src_info.st_mode)
         if source.parts == target.parts:
-            return invalid("src_path and dest_path are the same path", **echo)
+            return invalid("source and destination are the same path", **echo)
         if src_kind == "directory" and target.parts[:len(source.parts)] == source.parts:
             return invalid("cannot move a folder into itself", **echo)
         if target.is_root:

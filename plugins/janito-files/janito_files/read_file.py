@@ -32,7 +32,8 @@ class ReadFile(BaseTool):
 
         Args:
             filepath: Path of the file, relative to the workspace root.
-            start_line: First line to return, counting from 1.
+            start_line: First line to return, counting from 1; a negative number counts
+                from the end, like tail: -20 reads the last 20 lines.
             max_lines: Most lines to return; null returns up to the end (within max_bytes).
             max_bytes: Most bytes of text to return; the content is cut at a line boundary
                 and ends with a truncation marker giving the next start_line.
@@ -47,7 +48,8 @@ class ReadFile(BaseTool):
             return refused or invalid("no path given", **echo)
         fd, info, path = opened
         path = safe_text(path)
-        self.report_start(f"Reading {path}")
+        self.report_start(f"Reading {path}" + (f" (last {-start_line} lines)"
+                                                 if start_line < 0 else ""))
         result = read_range(fd, info, start_line, max_lines, max_bytes, line_numbers)
         if not result["success"]:
             self.report_error(result["error"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -21,27 +21,29 @@ class ReadMultipleFiles(BaseTool):
     visible marker, and files after the budget is spent are listed as not read.
     """
 
+    renamed_parameters: ClassVar[dict[str, str]] = {"paths": "renamed to 'filepaths'"}
+
     def run(
         self,
-        paths: str | list[str],
+        filepaths: str | list[str],
         max_lines: int | None = None,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> dict[str, Any]:
         """Read several files.
 
         Args:
-            paths: File paths relative to the workspace root: a list, or one string with
+            filepaths: File paths relative to the workspace root: a list, or one string with
                 paths separated by spaces.
             max_lines: Most lines to return from each file; null for no line limit.
             max_bytes: Most bytes of text to return for all files together.
         """
-        echo = {"paths": echoed(paths)}
+        echo = {"filepaths": echoed(filepaths)}
         problem = check_range(1, max_lines, max_bytes)
         if problem:
             return invalid(problem, **echo)
-        names = split_paths_in(self, paths)
+        names = split_paths_in(self, filepaths)
         if not names:
-            return invalid("paths is empty; give at least one file path", **echo)
+            return invalid("filepaths is empty; give at least one file path", **echo)
         if len(names) > MAX_FILES:
             return invalid(f"at most {MAX_FILES} files can be read in one call, got "
                            f"{len(names)}", **echo)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -19,17 +19,26 @@ class RemoveDirectory(BaseTool):
     folder is touched. The workspace root itself cannot be removed.
     """
 
-    def run(self, path: str, recursive: bool = False) -> dict[str, Any]:
+    renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
+
+    def run(self, directory: str, recursive: bool = False, force: bool = False
+            ) -> dict[str, Any]:
         """Remove a folder.
 
         Args:
-            path: Path of the folder, relative to the workspace root.
+            directory: Path of the folder, relative to the workspace root.
             recursive: Remove the folder's contents too; otherwise it must be empty.
+            force: Succeed when the folder does not exist (nothing is removed). It never
+                removes contents without recursive.
         """
-        echo = {"path": echoed(path), "recursive": recursive}
-        where, refused = locate(self, path, "path", follow=False, action="find")
+        echo = {"directory": echoed(directory), "recursive": recursive}
+        where, refused = locate(self, directory, "directory", follow=False, action="find")
         if where is None:
-            return refused or invalid("no path given", **echo)
+            failed = refused or invalid("no path given", **echo)
+            if force and failed.get("error_type") == "not_found":
+                return {"success": True, **echo, "path": safe_text(str(directory)),
+                        "removed_files": 0, "removed_directories": 0, "existed": False}
+            return failed
         with where:
             shown = safe_text(where.shown)
             if where.is_root:
@@ -37,6 +46,11 @@ class RemoveDirectory(BaseTool):
                                **echo)
             try:
                 info = where.stat()
+            except FileNotFoundError as exc:
+                if force:
+                    return {"success": True, **echo, "path": shown, "removed_files": 0,
+                            "removed_directories": 0, "existed": False}
+                return os_failure(exc, f"find {shown}", **echo)
             except OSError as exc:
                 return os_failure(exc, f"find {shown}", **echo)
             if stat.S_ISLNK(info.st_mode):
@@ -56,7 +70,7 @@ class RemoveDirectory(BaseTool):
                     result["error"] += "; pass recursive=true to remove its contents too"
                 return result
         self.report_result(f"Removed {shown}")
-        return {"success": True, **echo, "directory": shown, "removed_files": files,
+        return {"success": True, **echo, "path": shown, "removed_files": files,
                 "removed_directories": folders}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -76,25 +76,30 @@ class ReplaceTextInFile(BaseTool):
     Bytes that are not UTF-8 and line endings are preserved.
     """
 
+    renamed_parameters: ClassVar[dict[str, str]] = {
+        "search_text": "renamed to 'old_str'",
+        "replacement_text": "renamed to 'new_str'",
+    }
+
     def run(
         self,
         filepath: str,
-        search_text: str,
-        replacement_text: str,
+        old_str: str,
+        new_str: str,
         replace_all: bool = False,
     ) -> dict[str, Any]:
-        """Replace "search_text" with "replacement_text" in a file.
+        """Replace "old_str" with "new_str" in a file.
 
         Args:
             filepath: Path of the file to edit, relative to the workspace root.
-            search_text: The exact text to find (whitespace and line breaks included).
-            replacement_text: The text to put in its place (may be empty to delete it).
-            replace_all: Replace every occurrence; otherwise search_text must occur exactly
+            old_str: The exact text to find (whitespace and line breaks included).
+            new_str: The text to put in its place (may be empty to delete it).
+            replace_all: Replace every occurrence; otherwise old_str must occur exactly
                 once, so the edit cannot land in the wrong place.
         """
         echo = {"filepath": echoed(filepath)}
-        if not search_text:
-            return invalid("search_text must not be empty", **echo)
+        if not old_str:
+            return invalid("old_str must not be empty", **echo)
         where, refused = locate(self, filepath, "filepath")
         if where is None:
             return refused or invalid("no path given", **echo)
@@ -115,8 +120,8 @@ class ReplaceTextInFile(BaseTool):
                 self.report_error(f"could not read {path}: {exc.strerror or exc}")
                 return os_failure(exc, f"read {path}", **echo)
             try:
-                return self._edit(where, lock.fd, info, path, search_text, replacement_text,
-                                  replace_all, echo)
+                return self._edit(where, lock.fd, info, path, old_str, new_str, replace_all,
+                                  echo)
             finally:
                 lock.release()
 
@@ -151,8 +156,8 @@ class ReplaceTextInFile(BaseTool):
                 if converted != replacement:
                     replacement, line_endings = converted, "crlf"
         if count == 0:
-            self.report_error("search_text not found")
-            return failure(f"search_text was not found in {path}; the file is unchanged "
+            self.report_error("old_str not found")
+            return failure(f"old_str was not found in {path}; the file is unchanged "
                            "(read it again and copy the text exactly)", "text_not_found",
                            **echo, path=path)
         if count > 1 and not replace_all:
@@ -162,8 +167,8 @@ class ReplaceTextInFile(BaseTool):
             while at >= 0 and len(lines) < 20:
                 lines.append(text.count("\n", 0, at) + 1)
                 at = text.find(search, at + len(search))
-            self.report_error(f"search_text occurs {count} times")
-            return failure(f"search_text occurs {count} times in {path} (at lines "
+            self.report_error(f"old_str occurs {count} times")
+            return failure(f"old_str occurs {count} times in {path} (at lines "
                            f"{', '.join(map(str, lines))}); add surrounding text to make it "
                            "unique or pass replace_all=true; the file is unchanged",
                            "multiple_matches", **echo, path=path, occurrences=count,
@@ -174,7 +179,7 @@ class ReplaceTextInFile(BaseTool):
         try:
             new_data = new_text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError as exc:
-            return invalid(f"replacement_text holds characters that cannot be written as "
+            return invalid(f"new_str holds characters that cannot be written as "
                            f"UTF-8 ({exc.reason}); the file is unchanged", **echo)
         from janito_core.workspace import ChangedMeanwhile
 

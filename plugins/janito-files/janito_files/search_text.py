@@ -1,549 +1,62 @@
-"""SearchText: find lines matching a text or a regular expression, fast."""
+"""SearchText: find the lines that contain a text, fast."""
 
 from __future__ import annotations
 
-import errno
-import os
-import re
 import sys
-import time
-from collections.abc import Callable, Iterator
-from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, tool
 
-from ._common import (
-    LINE_CHARS,
-    SNIFF_BYTES,
-    clip_line,
-    echoed,
-    invalid,
-    safe_text,
-)
-from ._listing import Start, check_limits, walk_roots
-from ._walk import depth_limit, walk
-
-# Files larger than this are not searched (they are named in ``skipped_large``).
-MAX_FILE_BYTES = 64 * 1024 * 1024
-
-MAX_RESULTS_LIMIT = 10_000
-"""The most matching lines one search may return (each line up to LINE_CHARS characters)."""
-
-# Seconds a regular expression may spend matching over one whole search. A pattern that
-# backtracks catastrophically (``(a|aa)+$`` against "aaaa...!") would otherwise run for hours.
-REGEX_TIME_LIMIT = 5.0
-
-# How large a regular expression may grow once its fixed repetition counts are multiplied out
-# (``(?:a{3000}){3000}`` is nine million): the ``regex`` package expands such counts when it
-# compiles a pattern, which for huge products takes seconds and gigabytes.
-MAX_REGEX_SIZE = 100_000
-
-
-class FileTooLarge(OSError):
-    """A file larger than :data:`MAX_FILE_BYTES`, which is not searched."""
-
-
-def read_searchable(fd: int, info: os.stat_result, path: str) -> bytes:
-    """The bytes of the regular file open as ``fd`` (closed here); only the first
-    SNIFF_BYTES of a binary file (a NUL among them), which is never read whole.
-
-    Raises FileTooLarge past MAX_FILE_BYTES and the OSError of the read.
-    """
-    # os-level calls rather than a file object: over thousands of small files, building
-    # and closing a file object per file costs a fifth of a search that finds nothing.
-    try:
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
-        data = os.read(fd, SNIFF_BYTES)
-        if len(data) < SNIFF_BYTES or b"\x00" in data:
-            return data
-        chunks = [data]
-        total = len(data)
-        while True:
-            # Asking for one byte more than st_size reads an unchanged file in one call; a
-            # read of a regular file returns less than asked only at its end.
-            wanted = max(info.st_size + 1 - total, 1 << 16)
-            chunk = os.read(fd, wanted)
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > MAX_FILE_BYTES:  # it grew past the limit while it was read
-                raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
-            if len(chunk) < wanted:
-                break
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-class RegexTooSlow(Exception):
-    """A regular expression used up the search's :data:`REGEX_TIME_LIMIT`."""
-
-
-class RegexTooLarge(ValueError):
-    """A regular expression whose repetition counts multiply to more than MAX_REGEX_SIZE."""
-
-
-
-
-class BytesMatcher:
-    """Literal search on the raw bytes: ``bytes.find`` over the whole buffer, no decoding.
-
-    With ``fold`` (an ASCII query searched without case), the buffer and the needle are
-    lower-cased first; ``bytes.lower`` changes only ASCII letters, so offsets are kept.
-    Only the lines that match are cut out and decoded.
-    """
-
-    def __init__(self, needle: bytes, fold: bool) -> None:
-        self.needle = needle
-        self.fold = fold
-
-    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
-        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
-        hay = data.lower() if self.fold else data
-        needle = self.needle
-        at = hay.find(needle)
-        if at < 0:
-            return []
-        if b"\x00" in data:
-            return None
-        # One loop with its methods bound: on a match-heavy search this loop is most of the
-        # time, and a generator or a helper call per line costs as much as the search.
-        found: list[tuple[int, str]] = []
-        add = found.append
-        find_needle = hay.find
-        find = data.find
-        rfind = data.rfind
-        count = data.count
-        line_no = 1
-        counted = 0
-        size = len(data)
-        while at >= 0 and limit > 0:
-            start = rfind(b"\n", 0, at) + 1
-            end = find(b"\n", at)
-            if end < 0:
-                end = size
-            line_no += count(b"\n", counted, start)
-            counted = start
-            text = data[start:end].decode("utf-8", "replace")
-            if text.endswith("\r"):
-                text = text.rstrip("\r")
-            add((line_no, text if len(text) <= LINE_CHARS else clip_line(text)))
-            limit -= 1
-            at = find_needle(needle, end + 1)
-        return found
-
-    def count(self, data: bytes) -> int | None:
-        """How many lines match; None for a binary file."""
-        hay = data.lower() if self.fold else data
-        needle = self.needle
-        at = hay.find(needle)
-        if at < 0:
-            return 0
-        if b"\x00" in data:
-            return None
-        lines = 0
-        while at >= 0:
-            lines += 1
-            end = hay.find(b"\n", at)
-            if end < 0:
-                break
-            at = hay.find(needle, end + 1)
-        return lines
-
-
-Scan = Callable[[str, int, int], Any]
-"""``finditer`` or ``search`` of a pattern: (text, pos, endpos) -> matches, or a match."""
-
-# Appended to a pattern (as its last group) to make one match run to the start of the next
-# line: ``finditer`` then gives at most one candidate per line, so the rest of a line holding
-# a match is skipped by the engine itself.
-REST_OF_LINE = r"([^\n]*\n?)"
-
-
-def line_scanner(pattern: str, verbose: bool) -> str:
-    """``pattern`` followed by :data:`REST_OF_LINE`; the pattern's own groups keep their
-    numbers. In verbose mode a line break ends a trailing comment of the pattern first."""
-    return "(?:" + pattern + ("\n)" if verbose else ")") + REST_OF_LINE
-
-
-def matching_lines(text: str, finditer: Scan, rest: int,
-                   search: Scan) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line of ``text`` that holds a match, in order.
-
-    ``finditer`` runs the pattern made by :func:`line_scanner` over the whole text from the
-    first line not yet looked at (its group ``rest`` is :data:`REST_OF_LINE`); ``search`` is
-    the pattern itself. A candidate whose match runs past its line is confirmed on that line
-    alone (pos/endpos bound the search), so a match never spans a line break, as with grep.
-    """
-    size = len(text)
-    pos = 0  # the start of the first line not yet looked at
-    while True:
-        for found in finditer(text, pos, size):
-            at = found.start()
-            if at < pos:
-                break  # not expected from a line scanner: look again from pos
-            if at >= size and (not size or text[-1] == "\n"):
-                return  # an empty match at the very end, after the last line, is on no line
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            if end < 0:
-                end = size
-            if found.start(rest) <= end or search(text, start, end) is not None:
-                yield start, end
-            if end >= size:
-                return
-            pos = end + 1
-            if found.end() > pos:
-                break  # the pattern's match ran past this line: candidates may start inside
-        else:
-            return
-
-
-class RegexMatcher:
-    """Regular-expression search on the decoded text (see :func:`matching_lines`).
-
-    ``scanner`` is ``pattern`` made by :func:`line_scanner`. ``time_limit`` (seconds) bounds
-    the time all the files of one search may spend matching, for patterns of the ``regex``
-    package, whose ``finditer`` and ``search`` take a timeout; :class:`RegexTooSlow` is raised
-    once it is spent. None runs the patterns untimed.
-    """
-
-    def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None) -> None:
-        self.pattern = pattern
-        self.scanner = scanner
-        self.left = time_limit
-
-    def _spans(self, text: str, limit: int | None) -> list[tuple[int, int]]:
-        """(start, end) of the first ``limit`` lines of ``text`` holding a match (None: all)."""
-        pattern = self.pattern
-        scanner = self.scanner
-        if self.left is None:
-            return list(islice(matching_lines(text, scanner.finditer, scanner.groups,
-                                              pattern.search), limit))
-        budget = self.left
-        started = time.perf_counter()
-
-        def timeout() -> float:
-            left = budget - (time.perf_counter() - started)
-            if left <= 0:
-                raise RegexTooSlow
-            return left
-
-        def finditer(text: str, pos: int, endpos: int) -> Any:
-            return scanner.finditer(text, pos, endpos, timeout=timeout())
-
-        def search(text: str, pos: int, endpos: int) -> Any:
-            return pattern.search(text, pos, endpos, timeout=timeout())
-
-        try:
-            return list(islice(matching_lines(text, finditer, scanner.groups, search), limit))
-        except TimeoutError:
-            raise RegexTooSlow from None
-        finally:
-            self.left = budget - (time.perf_counter() - started)
-
-    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
-        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
-        if b"\x00" in data:
-            return None
-        text = data.decode("utf-8", "replace")
-        found: list[tuple[int, str]] = []
-        add = found.append
-        count = text.count
-        line_no = 1
-        counted = 0
-        for start, end in self._spans(text, limit):
-            line_no += count("\n", counted, start)
-            counted = start
-            line = text[start:end]
-            if line.endswith("\r"):
-                line = line.rstrip("\r")
-            add((line_no, line if len(line) <= LINE_CHARS else clip_line(line)))
-        return found
-
-    def count(self, data: bytes) -> int | None:
-        """How many lines match; None for a binary file."""
-        if b"\x00" in data:
-            return None
-        return len(self._spans(data.decode("utf-8", "replace"), None))
-
-
-def _parser() -> Any:
-    try:
-        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
-    except ImportError:  # Python 3.10
-        import sre_parse as parser
-    return parser
-
-
-def parse_regex(query: str, flags: int) -> tuple[int, int]:
-    """(size, flags) of ``query``: how many items it holds once fixed repetition counts are
-    multiplied out (counting stops early past :data:`MAX_REGEX_SIZE`), and its global flags,
-    inline ones included.
-
-    Parsed with the standard library's own parser, which raises re.error for a bad pattern.
-    """
-    parser = _parser()
-    subpattern = parser.SubPattern
-
-    def size(items: Any) -> int:
-        total = 0
-        for op, av in items:
-            if getattr(op, "name", "").endswith("REPEAT") and len(av) == 3:
-                total += max(av[0], 1) * size(av[2])
-            elif isinstance(av, subpattern):  # an atomic group
-                total += 1 + size(av)
-            else:
-                total += 1
-                for part in av if isinstance(av, (tuple, list)) else ():
-                    if isinstance(part, subpattern):
-                        total += size(part)
-                    elif isinstance(part, list):
-                        total += sum(size(p) for p in part if isinstance(p, subpattern))
-            if total > MAX_REGEX_SIZE:
-                break
-        return total
-
-    parsed = parser.parse(query, flags)
-    return size(parsed), parsed.state.flags
-
-
-def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
-    """A matcher for a model's regular expression, bounded in size and in time.
-
-    The pattern must be valid Python ``re`` syntax (re.error otherwise); it runs on the
-    ``regex`` package, imported here only, whose searches take a timeout.
-    """
-    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    size, flags = parse_regex(query, flags)
-    if size > MAX_REGEX_SIZE:
-        raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
-                            "items; use smaller counts or open ranges such as {1,1000}")
-    import regex
-
-    mode = regex.MULTILINE | (0 if case_sensitive else regex.IGNORECASE)
-    try:
-        pattern = regex.compile(query, mode)
-        scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
-    except regex.error as exc:
-        raise re.error(str(exc)) from None
-    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT)
-
-
-def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:
-    """The fastest matcher with the requested meaning.
-
-    Raises re.error for a bad regular expression, RegexTooLarge for one that would be too
-    large once compiled.
-    """
-    if not use_regex:
-        if case_sensitive:
-            try:
-                # surrogateescape lets a query name bytes that are not UTF-8.
-                needle = query.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:
-                needle = query.encode("utf-8", "surrogatepass")
-            return BytesMatcher(needle, fold=False)
-        if query.isascii():
-            return BytesMatcher(query.lower().encode("ascii"), fold=True)
-        # An escaped literal cannot backtrack: the standard library runs it, untimed.
-        literal = re.escape(query)
-        return RegexMatcher(re.compile(literal, re.IGNORECASE),
-                            re.compile(line_scanner(literal, False), re.IGNORECASE))
-    return compile_regex(query, case_sensitive)
+from ._search import search, search_echo
 
 
 @tool(permissions="r")
 class SearchText(BaseTool):
-    """Search files for lines containing a text or matching a regular expression.
+    """Search files for lines containing an exact text (SearchRegex takes a regular expression).
 
-    Folders are searched recursively in sorted order, skipping ".git", what ".gitignore"
-    excludes, binary files and symbolic links. Each match gives the file, the line number
-    and the line.
+    Folders are searched recursively in sorted order, skipping ".git", ".janito", what
+    ".janitoignore" hides, what ".gitignore" excludes (unless respect_gitignore is false),
+    binary files and symbolic links. Each match gives the file, the line number and the line.
     """
+
+    renamed_parameters: ClassVar[dict[str, str]] = {
+        "use_regex": "removed: use the SearchRegex tool (its 'pattern' is the regular "
+                     "expression)",
+        "include_gitignored": "replaced by 'respect_gitignore' (false searches what "
+                              ".gitignore excludes)",
+    }
 
     def run(
         self,
         paths: str | list[str],
         query: str,
-        use_regex: bool = False,
-        case_sensitive: bool = False,
-        max_depth: int = 0,
-        max_results: int = 100,
+        case_sensitive: bool = True,
+        max_depth: int | None = None,
+        max_results: int | None = 100,
         count_only: bool = False,
-        include_gitignored: bool = False,
+        respect_gitignore: bool = True,
+        exclude: str | list[str] | None = None,
     ) -> dict[str, Any]:
         """Search for text in files.
 
         Args:
             paths: Files or folders to search, relative to the workspace root: a list, or one
                 string with paths separated by spaces ("." is the workspace root).
-            query: The text to find, or a Python regular expression when use_regex is true
-                ("^" and "$" match at line starts and ends).
-            use_regex: Treat query as a regular expression instead of plain text.
-            case_sensitive: Match letter case exactly.
+            query: The exact text to find within a line.
+            case_sensitive: Match letter case exactly; false also finds "Text" for "text".
             max_depth: How many folder levels to descend (1 = only files directly in the
-                given folders); 0 means no limit.
-            max_results: Most matching lines to return; the search stops there and
-                "truncated" is true.
+                given folders); null or 0 means no limit.
+            max_results: Most matching lines to return (at most 10,000; null for 10,000);
+                the search stops there and "truncated" is true.
             count_only: Return the number of matching lines per file instead of the lines.
-            include_gitignored: Also search what .gitignore files exclude.
+            respect_gitignore: Skip what .gitignore files exclude (.janitoignore files are
+                always respected).
+            exclude: Globs of folders to keep out of and files to skip, matched against
+                names and paths below the searched folder: "node_modules .venv *.min.js".
         """
-        echo = {"paths": echoed(paths), "query": echoed(query)}
-        if not query:
-            return invalid("query must not be empty", **echo)
-        problem = check_limits(max_depth, max_results, echo, MAX_RESULTS_LIMIT)
-        if problem is not None:
-            return problem
-        try:
-            matcher = make_matcher(query, use_regex, case_sensitive)
-        except re.error as exc:
-            return failure(f"query is not a valid regular expression: {exc}", "invalid_regex",
-                           **echo)
-        except (RecursionError, OverflowError, ValueError, MemoryError) as exc:
-            return failure(f"query cannot be compiled: {exc}", "invalid_regex", **echo)
-        roots = walk_roots(self, paths, echo)
-        if isinstance(roots, dict):
-            return roots
-        starts, problems = roots
-        shown_query = safe_text(query if len(query) <= 80 else query[:77] + "...")
-        self.report_start(f"Searching for {shown_query!r} in "
-                          f"{', '.join(safe_text(p) for p, _, _ in starts[:5])}")
-        scan = _Scan(self, matcher, max_results, count_only)
-        try:
-            scan.run(starts, depth_limit(max_depth), include_gitignored)
-        except RegexTooSlow:
-            message = (f"the regular expression took more than {REGEX_TIME_LIMIT:g} seconds of "
-                       "matching and was stopped: it is too slow (nested or overlapping "
-                       "repetitions such as (a|aa)+ can backtrack for hours); simplify the "
-                       "pattern, search fewer paths, or search for plain text")
-            self.report_error(message)
-            return failure(message, "regex_timeout", **echo, files_searched=scan.files_searched,
-                           time_limit_seconds=REGEX_TIME_LIMIT)
-        return scan.result(echo, problems)
-
-
-class _Scan:
-    """The state of one search: what was found, counted and skipped."""
-
-    def __init__(self, tool: BaseTool, matcher: BytesMatcher | RegexMatcher, max_results: int,
-                 count_only: bool) -> None:
-        self.tool = tool
-        self.matcher = matcher
-        self.max_results = max_results
-        self.count_only = count_only
-        self.matches: list[dict[str, Any]] = []
-        self.counts: list[dict[str, Any]] = []
-        self.total = 0
-        self.files_searched = 0
-        self.binary: list[str] = []
-        self.binary_count = 0
-        self.large: list[str] = []
-        self.unreadable: list[str] = []
-        self.files_matched = 0
-        self.full = False
-
-    def run(self, starts: list[Start], limit: int | None, include_gitignored: bool) -> None:
-        """Search every start (a file, or a folder walked to depth ``limit``) until full."""
-        workspace = self.tool.workspace
-        for _path, shown, kind in starts:
-            if kind != "directory":
-                # a FIFO or a device named by the model is reported as not searchable
-                try:
-                    fd, info, _ = workspace.open_regular(shown)
-                except (OSError, ValueError) as exc:
-                    self.unreadable.append(f"{safe_text(shown)}: "
-                                           f"{getattr(exc, 'strerror', None) or exc}")
-                    continue
-                self.file(fd, info, shown, explicit=True)
-            else:
-                for entry in walk(self.tool, shown, max_depth=limit,
-                                  gitignore=not include_gitignored, errors=self.unreadable):
-                    if entry.kind == "file":
-                        try:
-                            fd, info = entry.open_regular()
-                        except OSError as exc:
-                            self.unreadable.append(f"{safe_text(entry.relative)}: "
-                                                   f"{exc.strerror or exc}")
-                            continue
-                        self.file(fd, info, entry.relative)
-                        if self.full:
-                            break
-            if self.full:
-                break
-
-    def file(self, fd: int, info: os.stat_result, path: str, explicit: bool = False) -> None:
-        try:
-            data = read_searchable(fd, info, path)
-        except FileTooLarge:
-            self.large.append(path)
-            return
-        except OSError as exc:
-            self.unreadable.append(f"{safe_text(path)}: {exc.strerror or exc}")
-            return
-        if data.find(b"\x00", 0, SNIFF_BYTES) >= 0:
-            self._binary(path, explicit)
-            return
-        if self.count_only:
-            count = self.matcher.count(data)
-            if count is None:
-                self._binary(path, explicit)
-                return
-            self.files_searched += 1
-            if count:
-                self.total += count
-                self.counts.append({"path": safe_text(path), "count": count})
-            return
-        found = self.matcher.lines(data, self.max_results - len(self.matches))
-        if found is None:
-            self._binary(path, explicit)
-            return
-        self.files_searched += 1
-        if found:
-            name = safe_text(path)
-            self.files_matched += 1
-            self.matches.extend([{"path": name, "line": line, "text": text}
-                                 for line, text in found])
-            self.full = len(self.matches) >= self.max_results
-
-    def _binary(self, path: str, explicit: bool) -> None:
-        self.binary_count += 1
-        if explicit:
-            self.binary.append(path)
-
-    def result(self, echo: dict[str, Any], problems: list[dict[str, Any]]) -> dict[str, Any]:
-        tool = self.tool
-        out: dict[str, Any] = {"success": True, **echo}
-        truncated = False
-        if self.count_only:
-            out["counts"] = self.counts
-            out["total_matches"] = self.total
-            out["files_matched"] = len(self.counts)
-        else:
-            truncated = self.full
-            out["matches"] = self.matches
-            out["count"] = len(self.matches)
-            out["files_matched"] = self.files_matched
-        out["files_searched"] = self.files_searched
-        out["truncated"] = truncated
-        if truncated:
-            out["note"] = (f"stopped at max_results={self.max_results} matching lines (there "
-                           "may be more); narrow the query or paths, or raise max_results")
-        if self.binary_count:
-            out["binary_files_skipped"] = self.binary_count
-        if self.binary:
-            out["skipped_binary"] = [safe_text(p) for p in self.binary]
-        if self.large:
-            out["skipped_large"] = [safe_text(p) for p in self.large[:50]]
-        if self.unreadable:
-            out["unreadable"] = [safe_text(u) for u in self.unreadable[:50]]
-        if problems:
-            out["errors"] = problems
-        tool.report_result(
-            f"{out.get('total_matches', out.get('count'))} matching line(s) in "
-            f"{out['files_matched']} file(s)" + (" (truncated)" if truncated else ""))
-        return out
+        return search(self, search_echo(paths, "query", query), paths, query, False,
+                      case_sensitive, max_depth, max_results, count_only, respect_gitignore,
+                      exclude)
 
 
 def main(argv: list[str] | None = None) -> int:

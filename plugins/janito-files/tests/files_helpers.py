@@ -18,6 +18,7 @@ EXPECTED = {
     "ReadMultipleFiles": "r",
     "RemoveDirectory": "w",
     "ReplaceTextInFile": "w",
+    "SearchRegex": "r",
     "SearchText": "r",
     "WordCount": "r",
 }

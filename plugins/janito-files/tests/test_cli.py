@@ -15,13 +15,19 @@ CASES = [
     ("read_file", ["a.txt", "--max-lines", "1"], lambda r: r["content"].startswith("alpha\n")),
     ("read_multiple_files", ["a.txt", "b.txt"], lambda r: r["read"] == 2),
     ("word_count", ["a.txt"], lambda r: r["words"] == 2),
-    ("list_files", [".", "--max-depth", "0"], lambda r: "sub/c.txt" in r["entries"]),
-    ("find_files", [".", "*.txt"], lambda r: r["files"] == ["a.txt", "b.txt", "sub/c.txt"]),
-    ("search_text", [".", "GAMMA", "--case-sensitive"], lambda r: r["count"] == 0),
+    ("list_files", ["--directory", ".", "--recursive"], lambda r: "sub/c.txt" in r["entries"]),
+    ("list_files", [], lambda r: r["entries"] == ["a.txt", "b.txt", "sub/"]),
+    ("find_files", [".", "--pattern", "*.txt"],
+     lambda r: r["files"] == ["a.txt", "b.txt", "sub/c.txt"]),
+    ("find_files", [".", "--file-type", "dir"], lambda r: r["files"] == ["sub/"]),
+    ("search_text", [".", "GAMMA"], lambda r: r["count"] == 0),
+    ("search_text", [".", "GAMMA", "--no-case-sensitive"], lambda r: r["count"] == 1),
     ("search_text", [".", "gamma", "--count-only"], lambda r: r["total_matches"] == 1),
+    ("search_regex", [".", "^g[a-z]+a$"], lambda r: r["count"] == 1),
     ("create_file", ["new.txt", "hello"], lambda r: r["created"] is True),
     ("replace_text_in_file", ["b.txt", "beta", "BETA"], lambda r: r["replacements"] == 1),
-    ("move_file", ["b.txt", "moved.txt"], lambda r: r["destination"] == "moved.txt"),
+    ("move_file", ["b.txt", "new/moved.txt", "--create-dirs"],
+     lambda r: r["destination"] == "new/moved.txt"),
     ("delete_file", ["a.txt"], lambda r: r["success"]),
     ("create_directory", ["x/y"], lambda r: r["created"] is True),
     ("remove_directory", ["sub", "--recursive"], lambda r: r["removed_files"] == 1),
@@ -93,4 +99,4 @@ def test_python_dash_m(here: Path) -> None:
     usage = subprocess.run([sys.executable, "-m", "janito_files.search_text", "--help"],
                            cwd=here, capture_output=True, text=True, timeout=60, check=False)
     assert usage.returncode == 0 and "python -m janito_files.search_text" in usage.stdout
-    assert "--use-regex" in usage.stdout
+    assert "--exclude" in usage.stdout and "--use-regex" not in usage.stdout

@@ -43,37 +43,37 @@ def test_delete_outside(files: Any, ws: Path, outside: Path) -> None:
 
 
 def test_create_directory(files: Any, ws: Path) -> None:
-    result = ok(files.call("CreateDirectory", path="a/b/c"))
+    result = ok(files.call("CreateDirectory", directory="a/b/c"))
     assert result["created"] is True and (ws / "a/b/c").is_dir()
-    again = ok(files.call("CreateDirectory", path="a/b/c"))
+    again = ok(files.call("CreateDirectory", directory="a/b/c"))
     assert again["created"] is False
     (ws / "f").write_text("x")
-    fails(files.call("CreateDirectory", path="f"), "file_exists")
-    fails(files.call("CreateDirectory", path="f/sub"), "not_a_directory")
+    fails(files.call("CreateDirectory", directory="f"), "file_exists")
+    fails(files.call("CreateDirectory", directory="f/sub"), "not_a_directory")
 
 
 def test_create_directory_outside(files: Any, ws: Path, outside: Path) -> None:
-    fails(files.call("CreateDirectory", path="../outside/new"), "outside_workspace")
-    fails(files.call("CreateDirectory", path=str(outside / "new")), "outside_workspace")
+    fails(files.call("CreateDirectory", directory="../outside/new"), "outside_workspace")
+    fails(files.call("CreateDirectory", directory=str(outside / "new")), "outside_workspace")
     (ws / "out").symlink_to(outside)
-    fails(files.call("CreateDirectory", path="out/new"), "outside_workspace")
+    fails(files.call("CreateDirectory", directory="out/new"), "outside_workspace")
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 
 def test_remove_empty_directory(files: Any, ws: Path) -> None:
     (ws / "d").mkdir()
-    ok(files.call("RemoveDirectory", path="d"))
+    ok(files.call("RemoveDirectory", directory="d"))
     assert not (ws / "d").exists()
-    fails(files.call("RemoveDirectory", path="d"), "not_found")
+    fails(files.call("RemoveDirectory", directory="d"), "not_found")
 
 
 def test_remove_non_empty_needs_recursive(files: Any, ws: Path) -> None:
     (ws / "d" / "sub").mkdir(parents=True)
     (ws / "d" / "sub" / "f.txt").write_text("x")
     (ws / "d" / "g.txt").write_text("y")
-    result = fails(files.call("RemoveDirectory", path="d"), "directory_not_empty")
+    result = fails(files.call("RemoveDirectory", directory="d"), "directory_not_empty")
     assert "recursive=true" in result["error"]
-    done = ok(files.call("RemoveDirectory", path="d", recursive=True))
+    done = ok(files.call("RemoveDirectory", directory="d", recursive=True))
     assert (done["removed_files"], done["removed_directories"]) == (2, 1)
     assert not (ws / "d").exists()
 
@@ -82,21 +82,21 @@ def test_recursive_removal_never_follows_links(files: Any, ws: Path, outside: Pa
     (ws / "d").mkdir()
     (ws / "d" / "escape").symlink_to(outside)
     (ws / "d" / "file_link").symlink_to(outside / "secret.txt")
-    ok(files.call("RemoveDirectory", path="d", recursive=True))
+    ok(files.call("RemoveDirectory", directory="d", recursive=True))
     assert (outside / "secret.txt").read_text() == "OUTSIDE-SECRET\n"
 
 
 def test_remove_refuses_root_files_and_links(files: Any, ws: Path, outside: Path) -> None:
-    fails(files.call("RemoveDirectory", path=".", recursive=True), "invalid_arguments")
-    fails(files.call("RemoveDirectory", path="", recursive=True), "invalid_path")
+    fails(files.call("RemoveDirectory", directory=".", recursive=True), "invalid_arguments")
+    fails(files.call("RemoveDirectory", directory="", recursive=True), "invalid_path")
     (ws / "f.txt").write_text("x")
-    fails(files.call("RemoveDirectory", path="f.txt"), "not_a_directory")
+    fails(files.call("RemoveDirectory", directory="f.txt"), "not_a_directory")
     (ws / "real").mkdir()
     (ws / "dlink").symlink_to("real")
-    fails(files.call("RemoveDirectory", path="dlink", recursive=True), "not_a_directory")
+    fails(files.call("RemoveDirectory", directory="dlink", recursive=True), "not_a_directory")
     (ws / "out").symlink_to(outside)
-    fails(files.call("RemoveDirectory", path="out", recursive=True), "not_a_directory")
-    fails(files.call("RemoveDirectory", path="out/", recursive=True), "outside_workspace")
-    fails(files.call("RemoveDirectory", path="..", recursive=True), "outside_workspace")
+    fails(files.call("RemoveDirectory", directory="out", recursive=True), "not_a_directory")
+    fails(files.call("RemoveDirectory", directory="out/", recursive=True), "outside_workspace")
+    fails(files.call("RemoveDirectory", directory="..", recursive=True), "outside_workspace")
     assert (ws / "real").is_dir() and (outside / "secret.txt").exists()
     assert ws.is_dir()

@@ -106,9 +106,9 @@ def test_one_assistant_turn_in_every_provider_shape(files: Any, ws: Path) -> Non
 
 VALID = {
     "ReadFile": {"filepath": "a.txt"},
-    "ReadMultipleFiles": {"paths": ["a.txt"]},
+    "ReadMultipleFiles": {"filepaths": ["a.txt"]},
     "WordCount": {"filepath": "a.txt"},
-    "ListFiles": {"paths": "."},
+    "ListFiles": {"directory": "."},
     "FindFiles": {"paths": ".", "pattern": "*"},
     "SearchText": {"paths": ".", "query": "a"},
 }

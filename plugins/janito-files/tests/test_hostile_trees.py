@@ -40,17 +40,17 @@ def looped(files: Any, ws: Path, outside: Path) -> Path:
 LOOP_CALLS = [
     ("ReadFile", {"filepath": "loop/../out/secret.txt"}),
     ("WordCount", {"filepath": "loop/../out/secret.txt"}),
-    ("ListFiles", {"paths": ["loop/../out"], "max_depth": 0}),
+    ("ListFiles", {"directory": "loop/../out", "recursive": True}),
     ("FindFiles", {"paths": ["loop/../out"], "pattern": "*"}),
     ("SearchText", {"paths": ["loop/../out"], "query": "OUTSIDE"}),
     ("CreateFile", {"filepath": "loop/../out/new.txt", "content": "pwned"}),
     ("CreateFile", {"filepath": "loop/../out/secret.txt", "content": "pwned", "overwrite": True}),
     ("DeleteFile", {"filepath": "loop/../out/secret.txt"}),
-    ("RemoveDirectory", {"path": "loop/../out/victim", "recursive": True}),
-    ("MoveFile", {"src_path": "loop/../out/secret.txt", "dest_path": "stolen.txt"}),
-    ("ReplaceTextInFile", {"filepath": "loop/../out/secret.txt", "search_text": "OUTSIDE",
-                           "replacement_text": "pwned"}),
-    ("CreateDirectory", {"path": "loop/../out/made"}),
+    ("RemoveDirectory", {"directory": "loop/../out/victim", "recursive": True}),
+    ("MoveFile", {"source": "loop/../out/secret.txt", "destination": "stolen.txt"}),
+    ("ReplaceTextInFile", {"filepath": "loop/../out/secret.txt", "old_str": "OUTSIDE",
+                           "new_str": "pwned"}),
+    ("CreateDirectory", {"directory": "loop/../out/made"}),
 ]
 
 
@@ -75,7 +75,7 @@ def test_a_gitignore_that_is_a_fifo_never_blocks(files: Any, ws: Path) -> None:
     os.mkfifo(ws / ".gitignore")
     os.mkfifo(ws / "pipe")
     os.symlink("../pipe", ws / "sub" / ".gitignore")
-    listing = ok(call_with_deadline(files, 20, "ListFiles", paths=["."], max_depth=0))
+    listing = ok(call_with_deadline(files, 20, "ListFiles", directory=".", recursive=True))
     assert "sub/b.txt" in listing["entries"]
     found = ok(call_with_deadline(files, 20, "FindFiles", paths=["sub"], pattern="*.txt"))
     assert found["files"] == ["sub/b.txt"]
@@ -86,21 +86,21 @@ def test_a_gitignore_that_is_a_fifo_never_blocks(files: Any, ws: Path) -> None:
 def test_a_fifo_is_refused_by_every_reading_tool(files: Any, ws: Path) -> None:
     os.mkfifo(ws / "pipe")
     for tool, arguments in (("ReadFile", {"filepath": "pipe"}), ("WordCount", {"filepath": "pipe"}),
-                            ("ReplaceTextInFile", {"filepath": "pipe", "search_text": "a",
-                                                   "replacement_text": "b"})):
+                            ("ReplaceTextInFile", {"filepath": "pipe", "old_str": "a",
+                                                   "new_str": "b"})):
         fails(call_with_deadline(files, 20, tool, **arguments), "not_a_file")
 
 
 def test_a_tree_made_in_one_call_is_removed_in_one_call(files: Any, ws: Path) -> None:
     deep = "d/" * 1500
     try:
-        ok(files.call("CreateDirectory", path=deep))
+        ok(files.call("CreateDirectory", directory=deep))
         ok(files.call("CreateFile", filepath=deep + "leaf.txt", content="leaf"))
-        listing = ok(files.call("ListFiles", paths=["."], max_depth=0, max_results=100_000))
+        listing = ok(files.call("ListFiles", directory=".", recursive=True, max_results=100_000))
         assert listing["count"] == 1501
         found = ok(files.call("SearchText", paths=["."], query="leaf"))
         assert found["matches"][0]["path"] == deep + "leaf.txt"
-        removed = ok(files.call("RemoveDirectory", path="d", recursive=True))
+        removed = ok(files.call("RemoveDirectory", directory="d", recursive=True))
         assert removed["removed_files"] == 1 and removed["removed_directories"] == 1499
         assert os.listdir(ws) == []
     finally:
@@ -113,10 +113,11 @@ def test_a_tree_made_in_one_call_is_removed_in_one_call(files: Any, ws: Path) ->
 
 def test_result_counts_have_a_ceiling_enforced_before_any_work(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("x\n")
-    for tool, extra in (("SearchText", {"query": "x"}), ("ListFiles", {}),
-                        ("FindFiles", {"pattern": "*"})):
-        result = fails(files.call(tool, paths=["."], max_results=10**9, **extra),
-                       "invalid_arguments")
+    for tool, extra in (("SearchText", {"paths": ".", "query": "x"}),
+                        ("SearchRegex", {"paths": ".", "pattern": "x"}),
+                        ("ListFiles", {"directory": "."}),
+                        ("FindFiles", {"paths": ".", "pattern": "*"})):
+        result = fails(files.call(tool, max_results=10**9, **extra), "invalid_arguments")
         assert "max_results must be between 1 and" in result["error"]
 
 
@@ -137,36 +138,37 @@ def test_search_memory_stays_bounded_on_a_file_of_matches(files: Any, ws: Path) 
 
 def test_move_into_a_folder_named_with_a_slash(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("a")
-    moved = ok(files.call("MoveFile", src_path="a.txt", dest_path="newdir/"))
+    fails(files.call("MoveFile", source="a.txt", destination="newdir/"), "not_found")
+    moved = ok(files.call("MoveFile", source="a.txt", destination="newdir/", create_dirs=True))
     assert moved["destination"] == "newdir/a.txt"
     assert (ws / "newdir" / "a.txt").read_text() == "a"
     (ws / "b.txt").write_text("b")
-    ok(files.call("MoveFile", src_path="b.txt", dest_path="newdir/"))
+    ok(files.call("MoveFile", source="b.txt", destination="newdir/"))
     assert sorted(os.listdir(ws / "newdir")) == ["a.txt", "b.txt"]
 
 
 def test_move_between_two_names_of_one_file(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("shared")
     os.link(ws / "a.txt", ws / "b.txt")
-    fails(files.call("MoveFile", src_path="a.txt", dest_path="b.txt"), "file_exists")
+    fails(files.call("MoveFile", source="a.txt", destination="b.txt"), "file_exists")
     assert (ws / "a.txt").exists()
-    moved = ok(files.call("MoveFile", src_path="a.txt", dest_path="b.txt", overwrite=True))
+    moved = ok(files.call("MoveFile", source="a.txt", destination="b.txt", overwrite=True))
     assert moved["replaced"] is True
     assert not (ws / "a.txt").exists() and (ws / "b.txt").read_text() == "shared"
 
 
 def test_a_crlf_file_keeps_crlf_when_a_replacement_adds_lines(files: Any, ws: Path) -> None:
     (ws / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
-    result = ok(files.call("ReplaceTextInFile", filepath="w.txt", search_text="two",
-                           replacement_text="two\nand a half"))
+    result = ok(files.call("ReplaceTextInFile", filepath="w.txt", old_str="two",
+                           new_str="two\nand a half"))
     assert result["line_endings"] == "crlf"
     assert (ws / "w.txt").read_bytes() == b"one\r\ntwo\r\nand a half\r\nthree\r\n"
-    ok(files.call("ReplaceTextInFile", filepath="w.txt", search_text="one\ntwo",
-                  replacement_text="1\n2"))
+    ok(files.call("ReplaceTextInFile", filepath="w.txt", old_str="one\ntwo",
+                  new_str="1\n2"))
     assert (ws / "w.txt").read_bytes() == b"1\r\n2\r\nand a half\r\nthree\r\n"
     (ws / "lf.txt").write_bytes(b"a\nb\n")
-    ok(files.call("ReplaceTextInFile", filepath="lf.txt", search_text="a",
-                  replacement_text="x\r\ny"))
+    ok(files.call("ReplaceTextInFile", filepath="lf.txt", old_str="a",
+                  new_str="x\r\ny"))
     assert (ws / "lf.txt").read_bytes() == b"x\r\ny\nb\n"  # an LF file is left as asked
 
 
@@ -178,8 +180,8 @@ def test_concurrent_edits_of_one_file_lose_nothing(files: Any, ws: Path) -> None
 
     def edit(token: str) -> None:
         barrier.wait()
-        results.append(files.call("ReplaceTextInFile", filepath="shared.txt", search_text=token,
-                                  replacement_text=token.upper()))
+        results.append(files.call("ReplaceTextInFile", filepath="shared.txt", old_str=token,
+                                  new_str=token.upper()))
 
     workers = [threading.Thread(target=edit, args=(t,)) for t in tokens]
     for worker in workers:

@@ -131,7 +131,7 @@ def test_replace_text_write_failure_leaves_the_file_untouched(files: Any, ws: Pa
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
             result = files.call("ReplaceTextInFile", filepath="config.txt",
-                                search_text="small", replacement_text="y" * 10_000)
+                                old_str="small", new_str="y" * 10_000)
             os.write(write_end, json.dumps(result).encode())
         finally:
             os._exit(0)
@@ -148,15 +148,15 @@ def test_replace_text_write_failure_leaves_the_file_untouched(files: Any, ws: Pa
 def test_replace_text_killed_mid_write(files: Any, ws: Path) -> None:
     target = ws / "data.txt"
     target.write_bytes(OLD)
-    ok(files.call("ReplaceTextInFile", filepath="data.txt", search_text="old line 0000000",
-                  replacement_text="old line 0000000"))
+    ok(files.call("ReplaceTextInFile", filepath="data.txt", old_str="old line 0000000",
+                  new_str="old line 0000000"))
 
     def editor() -> None:
         while True:
-            files.call("ReplaceTextInFile", filepath="data.txt", search_text="old line",
-                       replacement_text="NEW-LINE", replace_all=True)
-            files.call("ReplaceTextInFile", filepath="data.txt", search_text="NEW-LINE",
-                       replacement_text="old line", replace_all=True)
+            files.call("ReplaceTextInFile", filepath="data.txt", old_str="old line",
+                       new_str="NEW-LINE", replace_all=True)
+            files.call("ReplaceTextInFile", filepath="data.txt", old_str="NEW-LINE",
+                       new_str="old line", replace_all=True)
 
     swapped = OLD.replace(b"old line", b"NEW-LINE")
     rng = random.Random(7)
@@ -199,7 +199,7 @@ def test_move_across_filesystems(janito: Any, other_fs: Path) -> None:
     (ws / "big.txt").write_bytes(OLD)
     (ws / "big.txt").chmod(0o640)
     dest = other_fs / "big.txt"
-    result = ok(janito.call("MoveFile", src_path="big.txt", dest_path=str(dest)))
+    result = ok(janito.call("MoveFile", source="big.txt", destination=str(dest)))
     assert result["method"] == "copy"
     assert dest.read_bytes() == OLD
     assert (dest.stat().st_mode & 0o777) == 0o640
@@ -208,7 +208,7 @@ def test_move_across_filesystems(janito: Any, other_fs: Path) -> None:
     tree = other_fs / "tree"
     (tree / "sub").mkdir(parents=True)
     (tree / "sub" / "f.txt").write_text("leaf")
-    ok(janito.call("MoveFile", src_path=str(tree), dest_path="tree"))
+    ok(janito.call("MoveFile", source=str(tree), destination="tree"))
     assert (ws / "tree" / "sub" / "f.txt").read_text() == "leaf"
     assert not tree.exists()
 
@@ -218,11 +218,11 @@ def test_move_across_filesystems_refuses_existing_target(janito: Any, other_fs: 
     ws = Path(janito.workspace)
     (ws / "a.txt").write_text("source")
     (other_fs / "a.txt").write_text("keep me")
-    fails(janito.call("MoveFile", src_path="a.txt", dest_path=str(other_fs / "a.txt")),
+    fails(janito.call("MoveFile", source="a.txt", destination=str(other_fs / "a.txt")),
           "file_exists")
     assert (other_fs / "a.txt").read_text() == "keep me"
     assert (ws / "a.txt").read_text() == "source"
-    ok(janito.call("MoveFile", src_path="a.txt", dest_path=str(other_fs / "a.txt"),
+    ok(janito.call("MoveFile", source="a.txt", destination=str(other_fs / "a.txt"),
                    overwrite=True))
     assert (other_fs / "a.txt").read_text() == "source"
 
@@ -234,10 +234,10 @@ def test_move_across_filesystems_killed_never_loses_the_source(janito: Any,
     source = ws / "big.txt"
     dest = other_fs / "big.txt"
     source.write_bytes(NEW)
-    ok(janito.call("MoveFile", src_path="big.txt", dest_path=str(dest)))
+    ok(janito.call("MoveFile", source="big.txt", destination=str(dest)))
 
     def mover() -> None:
-        janito.call("MoveFile", src_path="big.txt", dest_path=str(dest))
+        janito.call("MoveFile", source="big.txt", destination=str(dest))
         while True:
             time.sleep(1)
 
@@ -272,7 +272,7 @@ def test_a_fifo_moved_across_filesystems_is_refused_without_blocking(janito: Any
     os.mkfifo(ws / "pipe")
     outcome: list[dict[str, Any]] = []
     worker = threading.Thread(target=lambda: outcome.append(janito.call(
-        "MoveFile", src_path="pipe", dest_path=str(other_fs / "pipe"))), daemon=True)
+        "MoveFile", source="pipe", destination=str(other_fs / "pipe"))), daemon=True)
     worker.start()
     worker.join(20)
     assert outcome, "MoveFile blocked on a FIFO"

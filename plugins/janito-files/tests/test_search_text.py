@@ -1,4 +1,5 @@
-"""SearchText: literal and regex, case, limits, gitignore, binary files, errors."""
+"""SearchText and SearchRegex: literal and regex, case, limits, ignore files, exclude, binary
+files, errors."""
 
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ def lines_of(result: dict[str, Any]) -> list[tuple[str, int, str]]:
     return [(m["path"], m["line"], m["text"]) for m in result["matches"]]
 
 
-def test_literal_case_insensitive_by_default(files: Any, tree: Path) -> None:
-    result = ok(files.call("SearchText", paths=".", query="todo"))
+def test_literal_case_sensitive_by_default_as_in_janito_4_50(files: Any, tree: Path) -> None:
+    assert lines_of(ok(files.call("SearchText", paths=".", query="todo"))) == [
+        ("notes.txt", 3, "todo: second")]
+    result = ok(files.call("SearchText", paths=".", query="todo", case_sensitive=False))
     assert lines_of(result) == [("notes.txt", 1, "TODO: first"), ("notes.txt", 3, "todo: second")]
     assert result["count"] == 2 and result["files_matched"] == 1
     assert result["truncated"] is False
@@ -43,21 +46,21 @@ def test_case_sensitive(files: Any, tree: Path) -> None:
 
 
 def test_regex_with_line_anchors(files: Any, tree: Path) -> None:
-    result = ok(files.call("SearchText", paths="src", query=r"^def \w+\(self",
-                           use_regex=True))
+    result = ok(files.call("SearchRegex", paths="src", pattern=r"^def \w+\(self"))
     assert lines_of(result) == [("src/b.py", 1, "def beta(self):"),
                                 ("src/b.py", 3, "def gamma(self): pass")]
-    upper = ok(files.call("SearchText", paths="src", query=r"def [A-Z]", use_regex=True,
-                          case_sensitive=True))
+    upper = ok(files.call("SearchRegex", paths="src", pattern=r"def [A-Z]"))
     assert lines_of(upper) == [("src/a.py", 3, "def Alpha():")]
+    assert ok(files.call("SearchRegex", paths="src", pattern=r"def [A-Z]",
+                         case_sensitive=False))["count"] == 3
 
 
 def test_one_result_per_line_and_regex_at_line_ends(files: Any, ws: Path) -> None:
     (ws / "r.txt").write_text("aaa\n\nb\n")
     assert ok(files.call("SearchText", paths="r.txt", query="a"))["count"] == 1
-    empty = ok(files.call("SearchText", paths="r.txt", query="^$", use_regex=True))
+    empty = ok(files.call("SearchRegex", paths="r.txt", pattern="^$"))
     assert lines_of(empty) == [("r.txt", 2, "")]
-    every = ok(files.call("SearchText", paths="r.txt", query="^", use_regex=True))
+    every = ok(files.call("SearchRegex", paths="r.txt", pattern="^"))
     assert [m["line"] for m in every["matches"]] == [1, 2, 3]
 
 
@@ -69,7 +72,8 @@ def test_literal_special_characters_are_not_regex(files: Any, ws: Path) -> None:
 
 def test_unicode_case_folding(files: Any, ws: Path) -> None:
     (ws / "u.txt").write_text("Stra\u00dfe \u00c9T\u00c9\n\u00e9t\u00e9\n")
-    result = ok(files.call("SearchText", paths=".", query="\u00e9t\u00e9"))
+    result = ok(files.call("SearchText", paths=".", query="\u00e9t\u00e9",
+                           case_sensitive=False))
     assert [m["line"] for m in result["matches"]] == [1, 2]
 
 
@@ -101,19 +105,20 @@ def test_max_depth(files: Any, tree: Path) -> None:
 
 
 def test_gitignored_files_on_request(files: Any, tree: Path) -> None:
-    result = ok(files.call("SearchText", paths=".", query="hidden by", include_gitignored=True))
+    result = ok(files.call("SearchText", paths=".", query="hidden by", respect_gitignore=False))
     assert lines_of(result) == [("ignored.log", 1, "TODO: hidden by gitignore")]
     never = ok(files.call("SearchText", paths=".", query="never searched",
-                          include_gitignored=True))
+                          respect_gitignore=False))
     assert never["count"] == 0
 
 
 def test_explicit_files_and_binary_report(files: Any, tree: Path) -> None:
-    result = ok(files.call("SearchText", paths=["notes.txt", "blob.bin"], query="todo"))
+    result = ok(files.call("SearchText", paths=["notes.txt", "blob.bin"], query="todo",
+                           case_sensitive=False))
     assert result["count"] == 2
     assert result["skipped_binary"] == ["blob.bin"]
     # an explicitly named ignored file is searched
-    named = ok(files.call("SearchText", paths="ignored.log", query="todo"))
+    named = ok(files.call("SearchText", paths="ignored.log", query="TODO"))
     assert named["count"] == 1
 
 
@@ -138,7 +143,8 @@ def test_symlinks_are_not_followed(files: Any, tree: Path, outside: Path) -> Non
 
 def test_errors(files: Any, tree: Path, outside: Path) -> None:
     fails(files.call("SearchText", paths=".", query=""), "invalid_arguments")
-    fails(files.call("SearchText", paths=".", query="(", use_regex=True), "invalid_regex")
+    fails(files.call("SearchRegex", paths=".", pattern="("), "invalid_regex")
+    fails(files.call("SearchRegex", paths=".", pattern=""), "invalid_arguments")
     fails(files.call("SearchText", paths=".", query="x", max_results=0), "invalid_arguments")
     fails(files.call("SearchText", paths=".", query="x", max_depth=-1), "invalid_arguments")
     fails(files.call("SearchText", paths="missing", query="x"), "not_found")
@@ -169,32 +175,33 @@ def test_same_matches_as_a_line_by_line_reference(files: Any, ws: Path) -> None:
             for number, line in enumerate((ws / f"f{n:02}.txt").read_text().splitlines(), 1):
                 if pattern.search(line):
                     expected.append((f"f{n:02}.txt", number, line))
-        result = ok(files.call("SearchText", paths=".", query=query, use_regex=regex,
+        result = ok(files.call("SearchRegex" if regex else "SearchText", paths=".",
+                               **{"pattern" if regex else "query": query},
                                case_sensitive=case, max_results=10_000))
         assert lines_of(result) == expected, query
 
 
 def test_a_backtracking_regex_is_stopped_in_time(files: Any, ws: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import janito_files.search_text as search_text
+    import janito_files._search as search
 
-    monkeypatch.setattr(search_text, "REGEX_TIME_LIMIT", 0.3)
+    monkeypatch.setattr(search, "REGEX_TIME_LIMIT", 0.3)
     (ws / "a.txt").write_text("a" * 40 + "!\n")
     for query in ["^(a+)+$", "(a|aa)+$", r"^(\w+\s?)+$"]:
-        result = files.call("SearchText", paths=".", query=query, use_regex=True)
+        result = files.call("SearchRegex", paths=".", pattern=query)
         assert isinstance(result["success"], bool), result
-    slow = fails(files.call("SearchText", paths=".", query="(a|aa)+$", use_regex=True),
+    slow = fails(files.call("SearchRegex", paths=".", pattern="(a|aa)+$"),
                  "regex_timeout")
-    assert "too slow" in slow["error"] and slow["query"] == "(a|aa)+$"
+    assert "too slow" in slow["error"] and slow["pattern"] == "(a|aa)+$"
     # the time limit is per search: an ordinary regex afterwards runs normally
-    assert ok(files.call("SearchText", paths=".", query="^a+!$", use_regex=True))["count"] == 1
+    assert ok(files.call("SearchRegex", paths=".", pattern="^a+!$"))["count"] == 1
 
 
 def test_a_regex_too_large_once_expanded_is_refused(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("aaa\n")
     for query in ["(?:a{65535}){65535}", "((a{1000}){1000})", "(?:[ab]{400,}){400}",
                   "(?>(?:a{400}){400})", "(?=(?:b|(?:a{400}){400}))"]:
-        result = fails(files.call("SearchText", paths=".", query=query, use_regex=True),
+        result = fails(files.call("SearchRegex", paths=".", pattern=query),
                        "invalid_regex")
         if query.startswith("(?>") and sys.version_info < (3, 11):
             # atomic groups are Python 3.11 syntax: on 3.10 the pattern is simply invalid
@@ -203,28 +210,26 @@ def test_a_regex_too_large_once_expanded_is_refused(files: Any, ws: Path) -> Non
         assert "repetition counts" in result["error"]
     # open ranges and large counts that are not nested are fine
     for query in ["(?:a{1,3000}){1,3000}", "a{3000}|a", "(?:a{300}){300}|a"]:
-        assert ok(files.call("SearchText", paths=".", query=query, use_regex=True))["count"] == 1
+        assert ok(files.call("SearchRegex", paths=".", pattern=query))["count"] == 1
 
 
 def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
     (ws / "r.txt").write_text("key = value\nx=1\n# key = no\n\u00c9T\u00c9 \u00e9t\u00e9\n")
-    named = ok(files.call("SearchText", paths=".", query=r"^(?P<k>\w+)\s*=\s*(?P=k)?\w",
-                          use_regex=True))
+    named = ok(files.call("SearchRegex", paths=".", pattern=r"^(?P<k>\w+)\s*=\s*(?P=k)?\w"))
     assert [m["line"] for m in named["matches"]] == [1, 2]
-    behind = ok(files.call("SearchText", paths=".", query=r"(?<!# )key", use_regex=True))
+    behind = ok(files.call("SearchRegex", paths=".", pattern=r"(?<!# )key"))
     assert [m["line"] for m in behind["matches"]] == [1]
-    folded = ok(files.call("SearchText", paths=".", query=r"\b\u00e9t\u00e9\b", use_regex=True))
+    folded = ok(files.call("SearchRegex", paths=".", pattern=r"\b\u00e9t\u00e9\b"))
     assert folded["count"] == 1
-    verbose = ok(files.call("SearchText", paths=".", query="(?x) ^ key \\s* = # a comment",
-                            use_regex=True))
+    verbose = ok(files.call("SearchRegex", paths=".", pattern="(?x) ^ key \\s* = # a comment"))
     assert [m["line"] for m in verbose["matches"]] == [1]
-    dense = ok(files.call("SearchText", paths=".", query=r"[a-z\s]", use_regex=True,
+    dense = ok(files.call("SearchRegex", paths=".", pattern=r"[a-z\s]",
                           count_only=True))
     assert dense["total_matches"] == 4
     # a match that runs over a line break counts only where the line alone matches
-    spanning = ok(files.call("SearchText", paths=".", query=r"value\nx|=1$|no\s", use_regex=True))
+    spanning = ok(files.call("SearchRegex", paths=".", pattern=r"value\nx|=1$|no\s"))
     assert [m["line"] for m in spanning["matches"]] == [2]
-    fails(files.call("SearchText", paths=".", query=r"\p{L}", use_regex=True), "invalid_regex")
+    fails(files.call("SearchRegex", paths=".", pattern=r"\p{L}"), "invalid_regex")
 
 
 def test_files_matched_counts_files_not_lines(files: Any, ws: Path) -> None:
@@ -266,9 +271,9 @@ def test_a_fifo_is_reported_and_never_blocks_the_search(files: Any, ws: Path) ->
 
 def test_a_file_over_the_size_limit_is_named_not_searched(files: Any, ws: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from janito_files import search_text
+    from janito_files import _search
 
-    monkeypatch.setattr(search_text, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(_search, "MAX_FILE_BYTES", 100)
     (ws / "big.txt").write_text("needle\n" * 50)
     (ws / "small.txt").write_text("needle\n")
     result = ok(files.call("SearchText", paths=".", query="needle"))

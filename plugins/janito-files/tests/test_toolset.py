@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from files_helpers import EXPECTED, fails
 
 from janito_core import Registry, Workspace
@@ -30,25 +31,62 @@ def test_schemas_describe_every_parameter(files: Any) -> None:
             assert spec.get("description"), f"{name}.{field} has no description"
 
 
-def test_original_parameter_names(files: Any) -> None:
+def test_janito_4_50_parameter_names(files: Any) -> None:
+    """The signatures janito 4.50 declares, in its order; janito's own extras come after."""
     def params(name: str) -> list[str]:
         return list(files.registry.get_function_schema(name)["function"]["parameters"]
                     ["properties"])
 
     assert params("ReadFile")[:3] == ["filepath", "start_line", "max_lines"]
     assert params("CreateFile") == ["filepath", "content", "overwrite"]
-    assert params("SearchText")[:4] == ["paths", "query", "use_regex", "case_sensitive"]
-    assert "max_results" in params("SearchText")
+    assert params("SearchText")[:8] == ["paths", "query", "case_sensitive", "max_depth",
+                                        "max_results", "count_only", "respect_gitignore",
+                                        "exclude"]
+    assert params("SearchRegex")[:8] == ["paths", "pattern", "case_sensitive", "max_depth",
+                                         "max_results", "count_only", "respect_gitignore",
+                                         "exclude"]
     assert params("WordCount")[0] == "filepath"
-    assert params("ReplaceTextInFile") == ["filepath", "search_text", "replacement_text",
-                                          "replace_all"]
-    assert params("MoveFile") == ["src_path", "dest_path", "overwrite"]
+    assert params("ReplaceTextInFile") == ["filepath", "old_str", "new_str", "replace_all"]
+    assert params("MoveFile") == ["source", "destination", "overwrite", "create_dirs",
+                                  "preserve_metadata"]
     assert params("DeleteFile") == ["filepath"]
-    assert params("CreateDirectory") == ["path"]
-    assert params("RemoveDirectory") == ["path", "recursive"]
-    assert params("ListFiles")[:2] == ["paths", "max_depth"]
-    assert params("FindFiles")[:3] == ["paths", "pattern", "max_depth"]
-    assert params("ReadMultipleFiles")[0] == "paths"
+    assert params("CreateDirectory") == ["directory", "parents", "exist_ok"]
+    assert params("RemoveDirectory") == ["directory", "recursive", "force"]
+    assert params("ListFiles")[:5] == ["directory", "pattern", "recursive", "max_depth",
+                                       "respect_gitignore"]
+    assert params("FindFiles")[:12] == ["paths", "pattern", "exclude", "file_type", "min_size",
+                                        "max_size", "modified_within_days", "older_than_days",
+                                        "max_depth", "max_results", "sort_by",
+                                        "respect_gitignore"]
+    assert params("ReadMultipleFiles")[0] == "filepaths"
+
+
+@pytest.mark.parametrize(("tool", "arguments", "old", "new"), [
+    ("ReplaceTextInFile", {"filepath": "a.txt", "search_text": "a", "replacement_text": "b"},
+     "search_text", "old_str"),
+    ("ReplaceTextInFile", {"filepath": "a.txt", "search_text": "a", "replacement_text": "b"},
+     "replacement_text", "new_str"),
+    ("MoveFile", {"src_path": "a.txt", "dest_path": "b.txt"}, "src_path", "source"),
+    ("MoveFile", {"src_path": "a.txt", "dest_path": "b.txt"}, "dest_path", "destination"),
+    ("ListFiles", {"paths": ".", "max_depth": 0}, "paths", "directory"),
+    ("ListFiles", {"directory": ".", "include_gitignored": True}, "include_gitignored",
+     "respect_gitignore"),
+    ("FindFiles", {"paths": ".", "include_gitignored": True}, "include_gitignored",
+     "respect_gitignore"),
+    ("CreateDirectory", {"path": "d"}, "path", "directory"),
+    ("RemoveDirectory", {"path": "d"}, "path", "directory"),
+    ("ReadMultipleFiles", {"paths": ["a.txt"]}, "paths", "filepaths"),
+    ("SearchText", {"paths": ".", "query": "a", "use_regex": True}, "use_regex", "SearchRegex"),
+    ("SearchRegex", {"paths": ".", "query": "a"}, "query", "pattern"),
+])
+def test_an_old_parameter_name_is_refused_with_its_new_name(
+        files: Any, tool: str, arguments: dict[str, Any], old: str, new: str) -> None:
+    (files.workspace / "a.txt").write_text("a\n")
+    before = sorted(p.name for p in files.workspace.iterdir())
+    result = fails(files.call(tool, arguments), "invalid_arguments")
+    details = {d["field"]: d["error"] for d in result["details"]}
+    assert details[old].startswith("unknown field: ") and new in details[old], details
+    assert sorted(p.name for p in files.workspace.iterdir()) == before  # nothing was done
 
 
 def test_strict_schemas_are_available(files: Any) -> None:

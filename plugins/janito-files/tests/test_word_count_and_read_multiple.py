@@ -54,7 +54,7 @@ def test_read_multiple_files(files: Any, ws: Path, outside: Path) -> None:
     (ws / "a.txt").write_text("alpha\n")
     (ws / "b.txt").write_text("beta\n")
     result = ok(files.call("ReadMultipleFiles",
-                           paths=["a.txt", "b.txt", "missing.txt", str(outside / "secret.txt")]))
+                           filepaths=["a.txt", "b.txt", "missing.txt", str(outside / "secret.txt")]))
     by_name = {f["filepath"]: f for f in result["files"]}
     assert by_name["a.txt"]["content"] == "alpha\n" and by_name["b.txt"]["content"] == "beta\n"
     assert by_name["missing.txt"]["error_type"] == "not_found"
@@ -66,31 +66,31 @@ def test_read_multiple_files(files: Any, ws: Path, outside: Path) -> None:
 def test_read_multiple_space_separated_string(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("alpha\n")
     (ws / "b.txt").write_text("beta\n")
-    result = ok(files.call("ReadMultipleFiles", paths="a.txt b.txt"))
+    result = ok(files.call("ReadMultipleFiles", filepaths="a.txt b.txt"))
     assert [f["content"] for f in result["files"]] == ["alpha\n", "beta\n"]
     (ws / "with space.txt").write_text("spaced\n")
-    whole = ok(files.call("ReadMultipleFiles", paths="with space.txt"))
+    whole = ok(files.call("ReadMultipleFiles", filepaths="with space.txt"))
     assert whole["files"][0]["content"] == "spaced\n"
 
 
 def test_read_multiple_shares_one_budget(files: Any, ws: Path) -> None:
     for name in "abc":
         (ws / f"{name}.txt").write_text("".join(f"{name} line {i}\n" for i in range(100)))
-    result = ok(files.call("ReadMultipleFiles", paths=["a.txt", "b.txt", "c.txt"],
+    result = ok(files.call("ReadMultipleFiles", filepaths=["a.txt", "b.txt", "c.txt"],
                            max_bytes=1500))
     first, second, third = result["files"]
     assert first["truncated"] is False
     assert second["truncated"] is True and "truncated" in second["content"]
     assert third["error_type"] == "budget_exhausted"
-    lines = ok(files.call("ReadMultipleFiles", paths=["a.txt", "b.txt"], max_lines=2))
+    lines = ok(files.call("ReadMultipleFiles", filepaths=["a.txt", "b.txt"], max_lines=2))
     assert [f["end_line"] for f in lines["files"]] == [2, 2]
 
 
 def test_read_multiple_errors(files: Any, ws: Path) -> None:
-    fails(files.call("ReadMultipleFiles", paths=[]), "invalid_arguments")
-    fails(files.call("ReadMultipleFiles", paths=["x"] * 101), "invalid_arguments")
-    fails(files.call("ReadMultipleFiles", paths=["a"], max_bytes=0), "invalid_arguments")
-    none = fails(files.call("ReadMultipleFiles", paths=["missing.txt"]), "not_found")
+    fails(files.call("ReadMultipleFiles", filepaths=[]), "invalid_arguments")
+    fails(files.call("ReadMultipleFiles", filepaths=["x"] * 101), "invalid_arguments")
+    fails(files.call("ReadMultipleFiles", filepaths=["a"], max_bytes=0), "invalid_arguments")
+    none = fails(files.call("ReadMultipleFiles", filepaths=["missing.txt"]), "not_found")
     assert none["files"][0]["error_type"] == "not_found"
     (ws / "b.bin").write_bytes(b"\x00")
-    fails(files.call("ReadMultipleFiles", paths=["b.bin"]), "binary_file")
+    fails(files.call("ReadMultipleFiles", filepaths=["b.bin"]), "binary_file")

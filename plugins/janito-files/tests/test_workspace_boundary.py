@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,23 +20,24 @@ Call = Callable[[str], tuple[str, dict[str, Any]]]
 
 CALLS: dict[str, Call] = {
     "ReadFile": lambda p: ("ReadFile", {"filepath": p}),
-    "ReadMultipleFiles": lambda p: ("ReadMultipleFiles", {"paths": [p]}),
+    "ReadMultipleFiles": lambda p: ("ReadMultipleFiles", {"filepaths": [p]}),
     "WordCount": lambda p: ("WordCount", {"filepath": p}),
     "CreateFile": lambda p: ("CreateFile", {"filepath": p, "content": "pwned",
                                             "overwrite": True}),
     "ReplaceTextInFile": lambda p: ("ReplaceTextInFile", {
-        "filepath": p, "search_text": "OUTSIDE", "replacement_text": "pwned",
+        "filepath": p, "old_str": "OUTSIDE", "new_str": "pwned",
         "replace_all": True}),
     "DeleteFile": lambda p: ("DeleteFile", {"filepath": p}),
-    "MoveFile(src)": lambda p: ("MoveFile", {"src_path": p, "dest_path": "moved",
+    "MoveFile(src)": lambda p: ("MoveFile", {"source": p, "destination": "moved",
                                              "overwrite": True}),
-    "MoveFile(dest)": lambda p: ("MoveFile", {"src_path": "inside.txt", "dest_path": p,
+    "MoveFile(dest)": lambda p: ("MoveFile", {"source": "inside.txt", "destination": p,
                                               "overwrite": True}),
-    "CreateDirectory": lambda p: ("CreateDirectory", {"path": p}),
-    "RemoveDirectory": lambda p: ("RemoveDirectory", {"path": p, "recursive": True}),
-    "ListFiles": lambda p: ("ListFiles", {"paths": [p], "max_depth": 0}),
+    "CreateDirectory": lambda p: ("CreateDirectory", {"directory": p}),
+    "RemoveDirectory": lambda p: ("RemoveDirectory", {"directory": p, "recursive": True}),
+    "ListFiles": lambda p: ("ListFiles", {"directory": p, "recursive": True}),
     "FindFiles": lambda p: ("FindFiles", {"paths": [p], "pattern": "*"}),
     "SearchText": lambda p: ("SearchText", {"paths": [p], "query": "OUTSIDE"}),
+    "SearchRegex": lambda p: ("SearchRegex", {"paths": [p], "pattern": "OUT.IDE"}),
 }
 
 # Ways out: each must fail.
@@ -66,7 +68,7 @@ ODD = {
 
 
 @pytest.fixture
-def setup(files: Any, ws: Path, outside: Path) -> Path:
+def setup(files: Any, ws: Path, outside: Path) -> Iterator[Path]:
     (ws / "inside.txt").write_text("inside OUTSIDE word\n")
     (ws / "link_file").symlink_to(outside / "secret.txt")
     (ws / "link_dir").symlink_to(outside)
@@ -75,7 +77,13 @@ def setup(files: Any, ws: Path, outside: Path) -> Path:
     (ws / "loop_b").symlink_to("loop_a")
     (outside / "sub").mkdir()
     (outside / "sub" / "deep.txt").write_text("OUTSIDE-SECRET deep\n")
-    return outside
+    yield outside
+    # "very_long_path" makes a tree 3000 folders deep; pytest removes old temporary folders
+    # recursively and would stop on it, so it goes now, by descriptor.
+    if (ws / "d").is_dir():
+        from janito_core import Workspace
+
+        Workspace(ws).rmdir("d", recursive=True)
 
 
 def check(files: Any, outside: Path, tool: str, path: str) -> dict[str, Any]:
@@ -137,7 +145,7 @@ def test_non_utf8_names_are_usable_and_shown_safely(files: Any, ws: Path) -> Non
     assert files.call("ReadFile", filepath=name)["error_type"] == "invalid_arguments"
     read = files.registry.tools()["ReadFile"]
     assert ok(read(filepath=name))["content"] == "hello\n"
-    listing = ok(files.call("ListFiles", paths="."))
+    listing = ok(files.call("ListFiles", directory="."))
     assert listing["entries"] == ["caf\\xe9.txt"]
     found = ok(files.call("SearchText", paths=".", query="hello"))
     assert found["matches"][0]["path"] == "caf\\xe9.txt"

@@ -2,17 +2,23 @@
 
 Skill folders are looked for, in this order of precedence:
 
-1. the project: ``<workspace>/.janito/skills/`` then ``<workspace>/.agents/skills/``;
+1. the project: ``<workspace>/.janito/skills/``, ``<workspace>/.agents/skills/``, then
+   ``<workspace>/.claude/skills/`` (the folders other clients of the Agent Skills format
+   read), and only once the user has trusted the project's folder (see ``_trust``);
 2. the user: ``<janito config folder>/skills/`` (``JANITO_CONFIG_DIR``, else
-   ``$XDG_CONFIG_HOME/janito``, else ``~/.config/janito``);
+   ``$XDG_CONFIG_HOME/janito``, else ``~/.config/janito``), ``~/.agents/skills/``, then
+   ``~/.claude/skills/``;
 3. installed skill packs: every ``janito.skills`` entry point, ordered by distribution
    name, then entry-point name. The entry point's value names a package whose folder
    holds skill folders; the folder is located without importing the package.
 
 Within one folder, skill folders are taken in name order. When two skills declare the
 same ``name``, the first in that order is used and the other is *shadowed*: it stays
-visible, with the skill that hides it. A SKILL.md that cannot be used is a diagnostic
-naming the file; it never stops the others from loading.
+visible, with the skill that hides it. The skills of a project that is not trusted are
+listed as *untrusted* and take part in nothing (they shadow nothing). A folder reached
+twice (a project inside the home folder whose ``.agents/skills`` is the user's) is read
+once, as the user's. A SKILL.md that cannot be used is a diagnostic naming the file; it
+never stops the others from loading.
 
 Every file is read through the skill's folder held as a workspace of its own (see
 ``Skill.open_folder``): a project skill's folder is reached through the project's
@@ -32,15 +38,19 @@ if TYPE_CHECKING:
     from janito_core.workspace import Workspace
 
 ENTRY_POINT_GROUP = "janito.skills"
-PROJECT_FOLDERS = (".janito/skills", ".agents/skills")
+PROJECT_FOLDERS = (".janito/skills", ".agents/skills", ".claude/skills")
+HOME_FOLDERS = (".agents/skills", ".claude/skills")
 SOURCES = ("project", "user", "installed")
 PRECEDENCE = (
-    "project (.janito/skills, then .agents/skills) > user (<config>/skills) > installed "
-    "(by distribution name, then entry-point name); within a folder, by folder name"
+    "project (.janito/skills, .agents/skills, .claude/skills; once the project is trusted "
+    "with `janito skills trust`) > user (<config>/skills, ~/.agents/skills, "
+    "~/.claude/skills) > installed (by distribution name, then entry-point name); within a "
+    "folder, by folder name"
 )
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
 MAX_FOLDERS_PER_ROOT = 1000
 _PACKAGE_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -62,8 +72,8 @@ class SkillRoot(NamedTuple):
 class Skill:
     """One usable skill: its front matter and where its folder is."""
 
-    __slots__ = ("base", "description", "distribution", "folder", "front_matter", "name",
-                 "origin", "place", "source", "warnings")
+    __slots__ = ("allowed_tools", "base", "description", "distribution", "folder",
+                 "front_matter", "name", "origin", "place", "source", "warnings")
 
     def __init__(self, name: str, description: str, source: str, origin: str, folder: str,
                  front_matter: dict[str, Any], distribution: str | None = None,
@@ -79,6 +89,7 @@ class Skill:
         self.warnings = warnings if warnings is not None else []
         self.base = base
         self.place = place
+        self.allowed_tools = allowed_tools(front_matter.get("allowed-tools"))
 
     def __repr__(self) -> str:
         return f"<Skill {self.name!r} ({self.source}) {self.folder}>"
@@ -110,6 +121,8 @@ class Skill:
         }
         if self.distribution:
             row["distribution"] = self.distribution
+        if self.allowed_tools:
+            row["allowed_tools"] = list(self.allowed_tools)
         if self.warnings:
             row["warnings"] = list(self.warnings)
         return row
@@ -146,17 +159,23 @@ class Diagnostic(NamedTuple):
 class SkillIndex:
     """What one look at every source found."""
 
-    __slots__ = ("diagnostics", "roots", "shadowed", "skills", "workspace", "workspace_root")
+    __slots__ = ("diagnostics", "roots", "shadowed", "skills", "untrusted", "workspace",
+                 "workspace_root")
 
     def __init__(self, workspace: Workspace | None, roots: list[SkillRoot],
                  skills: dict[str, Skill], shadowed: list[tuple[Skill, Skill]],
-                 diagnostics: list[Diagnostic]) -> None:
+                 diagnostics: list[Diagnostic], untrusted: list[Skill] | None = None) -> None:
         self.workspace = workspace
         self.workspace_root = workspace.root if workspace is not None else None
         self.roots = roots
         self.skills = skills
         self.shadowed = shadowed
         self.diagnostics = diagnostics
+        self.untrusted = untrusted or []
+
+    def untrusted_named(self, name: str) -> Skill | None:
+        """A skill of the (untrusted) project called ``name``, if there is one."""
+        return next((s for s in self.untrusted if s.name == name), None)
 
     def get(self, name: str) -> Skill | None:
         return self.skills.get(name)
@@ -181,6 +200,9 @@ class SkillIndex:
             rows.append({**hidden.as_row(self.workspace_root), "status": "shadowed",
                          "shadowed_by": {"source": winner.source,
                                          "path": display(winner.folder, self.workspace_root)}})
+        for waiting in self.untrusted:
+            rows.append({**waiting.as_row(self.workspace_root), "status": "untrusted",
+                         "shadowed_by": None})
         for diagnostic in self.diagnostics:
             rows.append({"name": None, "description": None, "source": diagnostic.source,
                          "path": display(diagnostic.path, self.workspace_root),
@@ -223,11 +245,17 @@ def _trusted() -> Workspace:
     return Workspace.unconfined()
 
 
-def user_root() -> SkillRoot:
+def user_roots() -> list[SkillRoot]:
     from janito_core.secrets import config_dir
 
-    folder = os.path.join(os.fspath(config_dir()), "skills")
-    return SkillRoot("user", folder, "user config folder")
+    roots = [SkillRoot("user", os.path.join(os.fspath(config_dir()), "skills"),
+                       "user config folder")]
+    home = os.path.expanduser("~")
+    if home and home != "~":
+        roots.extend(SkillRoot("user", os.path.join(home, *folder.split("/")), f"~/{folder}")
+                     for folder in HOME_FOLDERS)
+    return roots
+
 
 
 def installed_roots(diagnostics: list[Diagnostic]) -> list[SkillRoot]:
@@ -455,6 +483,7 @@ def load_skill_file(folder: Workspace, folder_path: str, root: SkillRoot,
         warnings.append(f"name {name!r} differs from its folder name {folder_name!r}")
     if len(description) > MAX_DESCRIPTION:
         warnings.append(f"description is longer than {MAX_DESCRIPTION} characters")
+    warnings.extend(optional_field_problems(front))
     for warning in warnings:
         diagnostics.append(Diagnostic("warning", skill_file, warning, root.source,
                                       root.distribution, folder_name))
@@ -495,23 +524,32 @@ def discover(
         workspace = Workspace(workspace)
     diagnostics: list[Diagnostic] = []
     roots: list[SkillRoot] = []
+    personal = user_roots() if user else []
     if workspace is not None:
-        roots.extend(project_roots(workspace.root))
-    if user:
-        roots.append(user_root())
+        mine = {os.path.realpath(r.path) for r in personal}
+        roots.extend(r for r in project_roots(workspace.root)
+                     if os.path.realpath(r.path) not in mine)
+    roots.extend(_once(personal))
     if installed:
         roots.extend(installed_roots(diagnostics))
+    from ._trust import is_trusted
+
+    trusted = workspace is not None and is_trusted(workspace.root)
     winners: dict[str, Skill] = {}
     shadowed: list[tuple[Skill, Skill]] = []
+    untrusted: list[Skill] = []
     for root in roots:
         for skill in scan_root(root, diagnostics, workspace):
+            if root.source == "project" and not trusted:
+                untrusted.append(skill)
+                continue
             existing = winners.get(skill.name)
             if existing is None:
                 winners[skill.name] = skill
             else:
                 shadowed.append((skill, existing))
     index = SkillIndex(workspace, roots, dict(sorted(winners.items())), shadowed,
-                       diagnostics)
+                       diagnostics, untrusted)
     if report:
         report_index(index)
     return index
@@ -530,6 +568,9 @@ def summary(index: SkillIndex) -> str:
         text = f"{len(index.skills)} skill{plural} available ({', '.join(parts)})"
     if index.shadowed:
         text += f", {len(index.shadowed)} shadowed"
+    if index.untrusted:
+        text += (f", {len(index.untrusted)} in this project not offered until it is trusted "
+                 "(janito skills trust)")
     errors = len(index.errors())
     if errors:
         text += f", {errors} unusable SKILL.md file{'' if errors == 1 else 's'}"
@@ -570,6 +611,12 @@ def missing_skill(index: SkillIndex, name: str) -> dict[str, Any]:
     from janito_core.dispatch import failure
 
     root = index.workspace_root
+    waiting = index.untrusted_named(name)
+    if waiting is not None:
+        return failure(
+            f"Skill {name!r} comes with this project, whose skills are not offered until the "
+            "user trusts its folder (the user can run `janito skills trust` there).",
+            "not_trusted", name=name, path=display(waiting.folder, root))
     problem = index.problem_for(name)
     if problem is not None:
         return failure(
@@ -581,3 +628,66 @@ def missing_skill(index: SkillIndex, name: str) -> dict[str, Any]:
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return failure(f"There is no skill named {name!r}.{hint}", "not_found",
                    name=name, available=names[:100], suggestions=close)
+
+
+def _once(roots: list[SkillRoot]) -> list[SkillRoot]:
+    """``roots`` without a folder seen before (the same folder reached by two paths)."""
+    seen: set[str] = set()
+    kept = []
+    for root in roots:
+        real = os.path.realpath(root.path)
+        if real not in seen:
+            seen.add(real)
+            kept.append(root)
+    return kept
+
+
+def allowed_tools(value: Any) -> list[str]:
+    """The tools an ``allowed-tools`` field names: a space-separated string (the format's
+    own form; commas, as some clients write it, also separate), or a list of strings.
+    Spaces inside parentheses, as in ``Bash(git add:*)``, stay part of the name."""
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    if not isinstance(value, str):
+        return []
+    tools: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in value:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        if depth == 0 and (char.isspace() or char == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        tools.append("".join(current))
+    return tools
+
+
+def optional_field_problems(front: dict[str, Any]) -> list[str]:
+    """Warnings for the optional fields of the Agent Skills format that break its limits."""
+    problems: list[str] = []
+    if "license" in front and not isinstance(front["license"], str):
+        problems.append("'license' should be a string (a license name or a file of the skill)")
+    if "compatibility" in front:
+        value = front["compatibility"]
+        if not isinstance(value, str) or not value.strip():
+            problems.append("'compatibility' should be a non-empty string")
+        elif len(value) > MAX_COMPATIBILITY:
+            problems.append(f"'compatibility' is longer than {MAX_COMPATIBILITY} characters")
+    if "metadata" in front:
+        value = front["metadata"]
+        if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            problems.append("'metadata' should map strings to strings")
+    if "allowed-tools" in front:
+        value = front["allowed-tools"]
+        if not (isinstance(value, str) or (isinstance(value, list)
+                                           and all(isinstance(v, str) for v in value))):
+            problems.append("'allowed-tools' should be a space-separated string of tool names")
+    return problems

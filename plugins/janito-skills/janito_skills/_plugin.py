@@ -21,10 +21,12 @@ def janito_register_commands(subparsers: Any) -> None:
         "skills",
         help="list the Agent Skills available here (project, user, installed packs)",
         description=(
-            "List the skills found in the project (.janito/skills, .agents/skills), the user's "
-            "janito configuration folder and installed skill packs (janito.skills entry "
-            "points), in that order of precedence. Unusable SKILL.md files are reported on "
-            "stderr."
+            "List the skills found in the project (.janito/skills, .agents/skills, "
+            ".claude/skills), the user's (janito's configuration folder, ~/.agents/skills, "
+            "~/.claude/skills) and installed skill packs (janito.skills entry points), in "
+            "that order of precedence. A project's skills are offered to a model only once "
+            "its folder is trusted (janito skills trust). Unusable SKILL.md files are "
+            "reported on stderr."
         ),
     )
     parser.add_argument("--json", action="store_true",
@@ -34,6 +36,16 @@ def janito_register_commands(subparsers: Any) -> None:
     parser.add_argument("--workspace", metavar="DIR", default=None,
                         help="the project folder (default: the current directory)")
     parser.set_defaults(handler=skills_command)
+    actions = parser.add_subparsers(dest="skills_action", metavar="{trust,untrust}")
+    for action, text in (
+            ("trust", "offer the skills of a project folder (and the folders below it) to "
+                      "models; run it once per cloned repository whose skills you have read"),
+            ("untrust", "stop offering the skills of a project folder")):
+        sub = actions.add_parser(action, help=text, description=text[0].upper() + text[1:] + ".")
+        sub.add_argument("folder", nargs="?", default=None,
+                         help="the project folder (default: --workspace, else the current "
+                              "directory)")
+        sub.set_defaults(handler=trust_command)
 
 
 def skills_command(args: argparse.Namespace) -> int:
@@ -60,6 +72,33 @@ def skills_command(args: argparse.Namespace) -> int:
     return 1 if getattr(args, "strict", False) and index.errors() else 0
 
 
+def trust_command(args: argparse.Namespace) -> int:
+    """``janito skills trust|untrust [FOLDER]``."""
+    import os
+    import sys
+
+    from ._trust import trust, trust_file, untrust
+
+    folder = getattr(args, "folder", None) or getattr(args, "workspace", None) or os.getcwd()
+    if not os.path.isdir(folder):
+        print(f"error: {folder!r} is not a folder", file=sys.stderr)
+        return 2
+    real = os.path.realpath(folder)
+    try:
+        if args.skills_action == "trust":
+            changed = trust(real)
+            print(f"Trusted {real}: its skills are offered" if changed
+                  else f"{real} was already trusted")
+        else:
+            changed = untrust(real)
+            print(f"No longer trusted: {real}" if changed
+                  else f"{real} was not trusted (a folder above it may be)")
+    except OSError as exc:
+        print(f"error: cannot write {trust_file()}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def render_table(index: Any) -> str:
     """Aligned columns NAME, SOURCE, PATH, DESCRIPTION; shadowed skills marked as such.
 
@@ -78,6 +117,9 @@ def render_table(index: Any) -> str:
     for hidden, winner in index.shadowed:
         rows.append((hidden.name, hidden.source, display(hidden.folder, root),
                      f"(shadowed by {winner.source} {display(winner.folder, root)})"))
+    for waiting in index.untrusted:
+        rows.append((waiting.name, "project", display(waiting.folder, root),
+                     "(not offered until this project is trusted: janito skills trust)"))
     if not rows:
         return "No skills found."
     header = ("NAME", "SOURCE", "PATH", "DESCRIPTION")

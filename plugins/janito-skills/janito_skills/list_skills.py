@@ -13,10 +13,11 @@ from ._index import PRECEDENCE, discover
 class ListSkills(BaseTool):
     """List the available skills (name, description, source, path); load one with LoadSkill.
 
-    Skills come from the project (.janito/skills, .agents/skills), the user's janito
-    configuration folder and installed skill packs, in that order of precedence: a skill
-    whose name is taken by an earlier source is reported under ``shadowed``. SKILL.md files
-    that cannot be used are reported under ``diagnostics``.
+    Skills come from the project (.janito/skills, .agents/skills, .claude/skills, once the
+    user trusts it), the user (janito's configuration folder, ~/.agents/skills,
+    ~/.claude/skills) and installed skill packs, in that order of precedence: a skill whose
+    name is taken by an earlier source is reported under ``shadowed``. SKILL.md files that
+    cannot be used are reported under ``diagnostics``.
     """
 
     def run(self) -> dict[str, Any]:
@@ -33,7 +34,7 @@ class ListSkills(BaseTool):
             }
             for hidden, winner in index.shadowed
         ]
-        return {
+        result: dict[str, Any] = {
             "success": True,
             "count": len(skills),
             "skills": skills,
@@ -41,6 +42,13 @@ class ListSkills(BaseTool):
             "diagnostics": [d.as_dict(root) for d in index.diagnostics],
             "precedence": PRECEDENCE,
         }
+        if index.untrusted:
+            result["untrusted"] = len(index.untrusted)
+            result["note"] = (
+                f"{len(index.untrusted)} skill{'s' if len(index.untrusted) != 1 else ''} of "
+                "this project are not offered: a project's skills are offered once the user "
+                "trusts its folder (janito skills trust).")
+        return result
 
 
 def main(argv: list[str] | None = None) -> int:

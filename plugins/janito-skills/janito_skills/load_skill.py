@@ -15,6 +15,13 @@ from ._resources import list_resources
 class LoadSkill(BaseTool):
     """Load a skill by name: its Markdown instructions and the list of its resource files."""
 
+    @classmethod
+    def refine_schema(cls, schema: Any, registry: Any) -> Any:
+        """The skills available in the registry's workspace, listed in the description."""
+        from ._catalog import refine
+
+        return refine(schema, registry, "name", listing=True)
+
     def run(self, name: str) -> dict[str, Any]:
         """Return the instructions of skill ``name`` (the body of its SKILL.md).
 
@@ -58,6 +65,11 @@ class LoadSkill(BaseTool):
             "resources_truncated": more,
             "front_matter": skill.front_matter,
         }
+        if skill.allowed_tools:
+            result["allowed_tools"] = list(skill.allowed_tools)
+            result["allowed_tools_note"] = (
+                "The skill names the tools it expects to use (its allowed-tools); janito does "
+                "not grant or pre-approve them: each call still needs the user's privileges.")
         if resources:
             result["hint"] = (
                 "Read a resource with ReadSkillResource(skill_name, resource_path), "

@@ -18,6 +18,13 @@ LIMIT_MAX_BYTES = 5_000_000
 class ReadSkillResource(BaseTool):
     """Read a resource file of a skill (a path LoadSkill listed), confined to the skill's folder."""
 
+    @classmethod
+    def refine_schema(cls, schema: Any, registry: Any) -> Any:
+        """``skill_name`` limited to the skills available in the registry's workspace."""
+        from ._catalog import refine
+
+        return refine(schema, registry, "skill_name", listing=False)
+
     def run(self, skill_name: str, resource_path: str,
             max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
         """Read one file inside the folder of skill ``skill_name``.

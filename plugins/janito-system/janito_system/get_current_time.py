@@ -37,7 +37,7 @@ class GetCurrentTime(BaseTool):
 
         Args:
             utc: Give the time in UTC instead of the local time zone (ignored when timezone
-                is set).
+                is set); local_time and utc_time are always both in the result.
             timezone: An IANA time zone name such as "Europe/Lisbon" or "America/New_York";
                 the time is given in that zone.
             format: A strftime pattern such as "%A %d %B %Y, %H:%M" for an extra
@@ -64,6 +64,7 @@ class GetCurrentTime(BaseTool):
             "success": True,
             **echo,
             "iso_time": moment.isoformat(),
+            "local_time": now_utc.astimezone().isoformat(),
             "utc_time": now_utc.isoformat(),
             "date": moment.strftime("%Y-%m-%d"),
             "time": moment.strftime("%H:%M:%S"),

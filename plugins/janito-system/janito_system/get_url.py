@@ -1,9 +1,9 @@
-"""GetUrl: fetch an http(s) URL and return its content as readable text."""
+"""GetUrl: fetch an http(s) URL and return its content as Markdown (HTML) or as it is (text)."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from janito_core import BaseTool, failure, tool
 
@@ -17,12 +17,14 @@ DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 #: held in memory, so this bounds what one call can take.
 MAX_BYTES_LIMIT = 50 * 1024 * 1024
 MAX_REDIRECTS = 10
+#: Characters of Markdown made from one page at most, when max_length is null: a call's
+#: answer is capped at 100,000 characters anyway, and converting costs about a second per
+#: megabyte of HTML. Past it the totals are unknown and the marker says where to go on.
+MAX_CONVERTED = 1_000_000
 USER_AGENT = "janito-system/0.1 (GetUrl; +https://github.com/janito-dev/janito)"
-_CHUNK = 65_536
 _ERROR_BODY_BYTES = 65_536
 _ERROR_BODY_CHARS = 1_000
 _REDIRECT_CODES = (301, 302, 303, 307, 308)
-_SOCKET_TIMEOUT_MAX = 86_400.0  # a socket timeout must fit a C timeval
 _TEXT_TYPES = (
     "application/json", "application/xml", "application/javascript", "application/ecmascript",
     "application/x-javascript", "application/x-yaml", "application/yaml", "application/toml",
@@ -30,6 +32,12 @@ _TEXT_TYPES = (
     "image/svg+xml",
 )
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+_HEADERS = {
+    "User-Agent": USER_AGENT,
+    "Accept": "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,*/*;q=0.5",
+    # Compressed bodies are inflated here, under the size cap (see _read_body).
+    "Accept-Encoding": "identity",
+}
 PRIVATE_NETWORK_HINT = ("loopback, private, link-local and metadata addresses are refused "
                         "when janito serves its tools; JANITO_PRIVATE_NETWORK=allow or "
                         "janito mcp serve --allow-private-network allows them")
@@ -47,12 +55,12 @@ class _Failure(Exception):
 
 @tool(permissions="r")
 class GetUrl(BaseTool):
-    """Fetch a web page or file over http(s) and return its content as readable text.
+    """Fetch a web page or file over http(s): HTML as Markdown, other text as it is.
 
-    HTML is turned into plain text (scripts and styles dropped, headings, lists and tables
-    kept readable); other text types are returned as they are. Redirects are followed up
-    to a limit, the download stops at a size cap, and the text is cut to ``max_length``
-    characters and ``max_lines`` lines with a visible marker.
+    Page furniture (navigation, banners, footers, scripts, cookie notices, ads) is left out
+    of the Markdown. Long content comes a page at a time: the text is cut at max_length
+    characters (and max_lines lines) with a marker giving the start_index that continues
+    it. Redirects are followed up to a limit and the download stops at a size cap.
     """
 
     open_world = True
@@ -63,34 +71,39 @@ class GetUrl(BaseTool):
         url: str,
         max_length: int | None = 5000,
         max_lines: int | None = 200,
+        start_index: int = 0,
         timeout: float = 10,
         follow_redirects: bool = True,
         max_bytes: int = DEFAULT_MAX_BYTES,
         raw: bool = False,
-        include_links: bool = False,
+        include_links: bool = True,
     ) -> dict[str, Any]:
         """Fetch a URL and return its content as text.
 
         Args:
             url: The address to fetch; only http:// and https:// are accepted.
             max_length: Most characters of content to return (default 5000; null for no
-                limit). Longer content is cut and ends with a truncation marker.
+                limit). Longer content is cut and ends with a marker saying where to go on.
             max_lines: Most lines of content to return (default 200; null for no limit).
+            start_index: Character of the content to start at, to read on where a cut
+                answer stopped (its next_start_index); 0 is the start.
             timeout: Seconds allowed for the whole exchange, redirects included (default 10).
             follow_redirects: Follow HTTP redirects (at most 10), or report the first one.
             max_bytes: Stop downloading after this many bytes (default 5 MiB, at most
                 50 MiB); what arrived so far is returned and marked as cut.
-            raw: Return HTML source as it is instead of turning it into text.
-            include_links: In text made from HTML, write each link as "text (url)".
+            raw: Return HTML source as it is instead of turning it into Markdown.
+            include_links: Keep links in the Markdown as [text](url), made absolute; false
+                keeps only their text.
         """
         echo: dict[str, Any] = {"url": url, "max_length": max_length, "max_lines": max_lines,
                                 "timeout": timeout}
-        for key, value, default in (("follow_redirects", follow_redirects, True),
+        for key, value, default in (("start_index", start_index, 0),
+                                    ("follow_redirects", follow_redirects, True),
                                     ("max_bytes", max_bytes, DEFAULT_MAX_BYTES),
-                                    ("raw", raw, False), ("include_links", include_links, False)):
+                                    ("raw", raw, False), ("include_links", include_links, True)):
             if value != default:
                 echo[key] = value
-        problem = _check_arguments(url, max_length, max_lines, timeout, max_bytes)
+        problem = _check_arguments(url, max_length, max_lines, start_index, timeout, max_bytes)
         if problem is not None:
             return failure(problem[0], problem[1], **echo)
         self.report_start(f"Fetching {url}")
@@ -103,10 +116,6 @@ class GetUrl(BaseTool):
         except KeyboardInterrupt:
             return failure("the download was interrupted from the keyboard", "interrupted",
                            **echo)
-        except Exception as exc:  # anything urllib or the server throws at us
-            self.report_error(str(exc))
-            return failure(f"fetching {url} failed: {type(exc).__name__}: {exc}",
-                           "connection_failed", **echo)
         body, headers, status, final_url, redirects, cut = fetched
         content_type = headers.get_content_type() if headers.get("Content-Type") else None
         kind = _kind(content_type, body)
@@ -126,14 +135,17 @@ class GetUrl(BaseTool):
             return failure(message, "unsupported_content_type", **base)
         text = _decode(body, headers, kind == "html")
         title = None
+        complete = True
         if kind == "html" and not raw:
-            from ._html_text import html_to_text
+            from ._markdown import html_to_markdown
 
-            limits = None if max_length is None and max_lines is None else (max_length, max_lines)
-            text, title, complete = html_to_text(text, final_url, include_links, limits)
-        else:
-            complete = True
-        content, info = truncate_text(text, max_length, max_lines, complete)
+            limit = start_index + (MAX_CONVERTED if max_length is None else max_length)
+            text, title, complete = html_to_markdown(text, final_url, limit, include_links)
+        if start_index and start_index >= len(text) and (complete or not text):
+            return failure(f"start_index {start_index} is past the end of the content, which "
+                           f"has {len(text)} characters", "invalid_arguments", **base,
+                           total_length=len(text))
+        content, info = paginate(text, start_index, max_length, max_lines, complete)
         if cut:
             content += (f"\n[... download stopped at {max_bytes} bytes (max_bytes); "
                         "the rest was not fetched]")
@@ -147,14 +159,17 @@ class GetUrl(BaseTool):
         return result
 
 
-def _check_arguments(url: str, max_length: int | None, max_lines: int | None, timeout: float,
-                     max_bytes: int) -> tuple[str, str] | None:
+def _check_arguments(url: str, max_length: int | None, max_lines: int | None,
+                     start_index: int, timeout: float, max_bytes: int
+                     ) -> tuple[str, str] | None:
     from urllib.parse import urlsplit
 
     if max_length is not None and max_length < 1:
         return f"max_length must be at least 1 (or null), got {max_length}", "invalid_arguments"
     if max_lines is not None and max_lines < 1:
         return f"max_lines must be at least 1 (or null), got {max_lines}", "invalid_arguments"
+    if start_index < 0:
+        return f"start_index must be 0 or more, got {start_index}", "invalid_arguments"
     if timeout <= 0:
         return f"timeout must be a positive number of seconds, got {timeout}", "invalid_arguments"
     if max_bytes < 1:
@@ -195,15 +210,18 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
     """
     from janito_core.network import private_network_allowed
 
-    from ._http_guard import Exchange
+    from ._http_guard import Exchange, open_client
 
-    with Exchange(time.monotonic() + timeout, private_network_allowed()) as exchange:
+    with Exchange(time.monotonic() + min(timeout, 1e9), private_network_allowed()) as exchange:
+        client = open_client(exchange)
         try:
-            fetched = _fetch_through(exchange, url, timeout, follow, max_bytes)
+            fetched = _fetch_through(client, exchange, url, timeout, follow, max_bytes)
         except _Failure as exc:
             if exchange.expired and exc.error_type != "timeout":
                 raise _timed_out(url, timeout, exc.extra.get("redirects", [])) from None
             raise
+        finally:
+            client.close()
         if exchange.expired:  # the timer cut the body short: what arrived is not the whole
             raise _timed_out(url, timeout, fetched[4], bytes_received=len(fetched[0]))
         return fetched
@@ -215,71 +233,61 @@ def _timed_out(url: str, timeout: float, redirects: list[dict[str, Any]], **extr
                     redirects=redirects, **extra)
 
 
-def _fetch_through(exchange: Any, url: str, timeout: float, follow: bool, max_bytes: int
-                   ) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool]:
-    import urllib.request
+def _fetch_through(client: Any, exchange: Any, url: str, timeout: float, follow: bool,
+                   max_bytes: int) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool]:
     from urllib.parse import urljoin, urlsplit
 
-    from ._http_guard import handlers
+    import httpx
 
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    opener = urllib.request.build_opener(NoRedirect, *handlers(exchange))
-    deadline = exchange.deadline
     current = url
     seen = {url}
     redirects: list[dict[str, Any]] = []
     while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _Failure(f"{url} did not answer within {timeout:g} seconds", "timeout",
-                           redirects=redirects)
-        request = urllib.request.Request(current, headers={
-            "User-Agent": USER_AGENT,
-            "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
-            "Accept-Encoding": "identity",
-        })
         try:
-            response = opener.open(request, timeout=min(remaining, _SOCKET_TIMEOUT_MAX))
+            timeouts = httpx.Timeout(**exchange.timeouts())
+        except TimeoutError:
+            raise _Failure(f"{url} did not answer within {timeout:g} seconds", "timeout",
+                           redirects=redirects) from None
+        try:
+            request = client.build_request("GET", current, headers=_HEADERS, timeout=timeouts)
+            response = client.send(request, stream=True)
         except Exception as exc:
-            import urllib.error
-
-            if not isinstance(exc, urllib.error.HTTPError):
-                raise _classify(exc, current, timeout, redirects) from None
-            error = exc
-            status = error.code
-            location = error.headers.get("Location") if error.headers else None
+            raise _classify(exc, current, timeout, redirects) from None
+        try:
+            status = response.status_code
+            location = response.headers.get("Location")
             if status in _REDIRECT_CODES and location:
-                error.close()
                 target = urljoin(current, location.strip())
                 if not follow:
                     raise _Failure(
                         f"{current} redirects ({status}) to {target}; call again with that URL "
                         "or with follow_redirects true",
                         "redirect_not_followed", status_code=status, location=target,
-                        redirects=redirects) from None
+                        redirects=redirects)
                 problem = _url_problem(target, urlsplit)
                 if problem is not None:
                     raise _Failure(f"{current} redirects to a URL that cannot be fetched: "
                                    f"{problem[0]}", "invalid_redirect", status_code=status,
-                                   location=target, redirects=redirects) from None
+                                   location=target, redirects=redirects)
                 redirects.append({"status_code": status, "url": target})
                 if target in seen:
                     raise _Failure(f"redirect loop: {current} leads back to {target}",
-                                   "redirect_loop", redirects=redirects) from None
+                                   "redirect_loop", redirects=redirects)
                 if len(redirects) > MAX_REDIRECTS:
                     raise _Failure(f"more than {MAX_REDIRECTS} redirects starting at {url}",
-                                   "too_many_redirects", redirects=redirects) from None
+                                   "too_many_redirects", redirects=redirects)
                 seen.add(target)
                 current = target
                 continue
-            raise _http_failure(error, current, redirects) from None
-        try:
-            body, cut = _read_body(response, max_bytes, deadline, timeout, current,
-                                   lambda: bool(exchange.expired))
-            return body, response.headers, response.status, current, redirects, cut
+            if status >= 400:
+                raise _http_failure(response, exchange, current, redirects)
+            headers = _message(response.headers)
+            declared = headers.get_content_type() if headers.get("Content-Type") else None
+            if declared is not None and _kind(declared, b"") == "binary":
+                # refused as it is declared, without downloading it
+                return b"", headers, status, current, redirects, False
+            body, cut = _read_body(response, max_bytes, exchange, timeout, current)
+            return body, headers, status, current, redirects, cut
         except _Failure as exc:
             exc.extra.setdefault("redirects", redirects)
             raise
@@ -289,12 +297,19 @@ def _fetch_through(exchange: Any, url: str, timeout: float, follow: bool, max_by
             response.close()
 
 
-def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, url: str,
-               expired: Callable[[], bool] = lambda: False) -> tuple[bytes, bool]:
-    """Read at most ``max_bytes`` (and learn whether there was more) before ``deadline``.
+def _message(headers: Any) -> Message:
+    """httpx's headers as an ``email.message.Message`` (its content-type parsing)."""
+    from email.message import Message
 
-    ``expired`` says whether the exchange was cut off at its deadline, which makes a
-    failed read a timeout.
+    message = Message()
+    for key, value in headers.multi_items():
+        message[key] = value
+    return message
+
+
+def _read_body(response: Any, max_bytes: int, exchange: Any, timeout: float,
+               url: str) -> tuple[bytes, bool]:
+    """Read at most ``max_bytes`` (and learn whether there was more) before the deadline.
 
     A gzip or deflate body (sent although only ``identity`` was asked for) is inflated as
     it arrives, and the cap applies to the inflated size, so a small bomb stays small.
@@ -310,14 +325,15 @@ def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, u
                        "cannot decode", "unsupported_content_type")
     chunks: list[bytes] = []
     size = received = 0
+    pieces = response.iter_raw()  # each piece as it arrives, not gathered into chunks
     while size <= max_bytes:
-        if time.monotonic() > deadline:
+        if time.monotonic() > exchange.deadline:
             raise _Failure(f"downloading {url} took longer than {timeout:g} seconds", "timeout",
                            bytes_received=received)
         try:
-            raw = response.read1(_CHUNK if inflater else min(_CHUNK, max_bytes + 1 - size))
+            raw = next(pieces, b"")
         except Exception:
-            if expired():
+            if exchange.expired:
                 raise _Failure(f"downloading {url} took longer than {timeout:g} seconds",
                                "timeout", bytes_received=received) from None
             raise
@@ -330,6 +346,12 @@ def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, u
             except zlib.error as exc:
                 raise _Failure(f"{url} sent a corrupt {encoding} body ({exc})",
                                "connection_failed") from None
+            while inflater.unconsumed_tail and size + len(chunk) <= max_bytes:
+                # the room left was filled: the rest of this piece waits its turn
+                more = inflater.decompress(inflater.unconsumed_tail, max_bytes + 1 - size - len(chunk))
+                if not more:
+                    break
+                chunk += more
             if raw and not chunk:
                 if inflater.eof:  # whatever follows the compressed stream is ignored
                     break
@@ -344,78 +366,96 @@ def _read_body(response: Any, max_bytes: int, deadline: float, timeout: float, u
     return body[:max_bytes], len(body) > max_bytes
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it, outermost first (httpx wraps httpcore wraps the socket's)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
 def _classify(exc: BaseException, url: str, timeout: float,
               redirects: list[dict[str, Any]]) -> _Failure:
     """The failure a network exception stands for: refused, DNS, timeout, TLS, other."""
     import socket
     import ssl
-    import urllib.error
     from urllib.parse import urlsplit
+
+    import httpx
 
     from ._http_guard import AddressRefused
 
-    reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    chain = _causes(exc)
     parts = urlsplit(url)
     host = parts.hostname or url
-    where = f"{host}:{parts.port}" if parts.port else host
-    if isinstance(reason, AddressRefused):
-        return _Failure(f"GetUrl does not connect to private network addresses here: {reason} "
+    try:
+        where = f"{host}:{parts.port}" if parts.port else host
+    except ValueError:
+        where = host
+
+    def first(*kinds: type) -> BaseException | None:
+        return next((e for e in chain if isinstance(e, kinds)), None)
+
+    refused = first(AddressRefused)
+    if refused is not None:
+        return _Failure(f"GetUrl does not connect to private network addresses here: {refused} "
                         f"({PRIVATE_NETWORK_HINT})", "address_refused", redirects=redirects)
-    if isinstance(reason, socket.gaierror):
-        return _Failure(f"the host name {host!r} could not be resolved (DNS: {reason.strerror})",
+    lookup = first(socket.gaierror)
+    if lookup is not None:
+        reason = getattr(lookup, "strerror", None) or str(lookup)
+        return _Failure(f"the host name {host!r} could not be resolved (DNS: {reason})",
                         "dns_failure", redirects=redirects)
-    if isinstance(reason, ConnectionRefusedError):
+    if first(ConnectionRefusedError) is not None:
         return _Failure(f"connection refused by {where}: nothing is listening there",
                         "connection_refused", redirects=redirects)
-    if isinstance(reason, (TimeoutError, socket.timeout)):
+    tls = first(ssl.SSLError, ssl.CertificateError)
+    if tls is not None:
+        return _Failure(f"the TLS connection to {where} failed: {tls}", "ssl_error",
+                        redirects=redirects)
+    if first(httpx.TimeoutException, TimeoutError, socket.timeout) is not None:
         return _Failure(f"{url} did not answer within {timeout:g} seconds", "timeout",
                         redirects=redirects)
-    if isinstance(reason, ssl.SSLError):
-        return _Failure(f"the TLS connection to {where} failed: {reason}", "ssl_error",
-                        redirects=redirects)
-    if isinstance(reason, str):
-        return _Failure(f"cannot fetch {url}: {reason}", "invalid_url", redirects=redirects)
-    import http.client
-
-    if isinstance(reason, http.client.InvalidURL):
-        return _Failure(f"{url!r} is not a valid URL: {reason}", "invalid_url",
-                        redirects=redirects)
-    if isinstance(reason, http.client.RemoteDisconnected):
-        return _Failure(f"{where} closed the connection without answering",
+    if first(httpx.InvalidURL, httpx.UnsupportedProtocol) is not None:
+        return _Failure(f"{url!r} is not a valid URL: {exc}", "invalid_url", redirects=redirects)
+    if first(httpx.RemoteProtocolError) is not None:
+        return _Failure(f"{where} closed the connection or broke the HTTP protocol ({exc})",
                         "connection_failed", redirects=redirects)
-    if isinstance(reason, http.client.IncompleteRead):
-        return _Failure(f"{where} closed the connection before the whole body arrived",
-                        "connection_failed", redirects=redirects)
-    text = getattr(reason, "strerror", None) or str(reason) or type(reason).__name__
+    if first(httpx.ProxyError) is not None:
+        return _Failure(f"the proxy for {url} failed: {exc}", "connection_failed",
+                        redirects=redirects)
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
     return _Failure(f"cannot connect to {where}: {text}", "connection_failed",
                     redirects=redirects)
 
 
-def _http_failure(error: Any, url: str, redirects: list[dict[str, Any]]) -> _Failure:
+def _http_failure(response: Any, exchange: Any, url: str,
+                  redirects: list[dict[str, Any]]) -> _Failure:
     """A 4xx/5xx answer: the status, its reason and the start of the error page."""
-    status = int(error.code)
-    reason = str(getattr(error, "reason", "") or "")
+    status = int(response.status_code)
+    reason = str(response.reason_phrase or "")
     snippet = ""
     try:
-        body = error.read(_ERROR_BODY_BYTES) or b""
-        headers = error.headers
-        content_type = headers.get_content_type() if headers and headers.get("Content-Type") \
-            else None
-        kind = _kind(content_type, body)
-        if kind != "binary" and body:
-            snippet = _decode(body, headers, kind == "html")
+        body = bytearray()
+        for piece in response.iter_raw():
+            body += piece
+            if len(body) >= _ERROR_BODY_BYTES or time.monotonic() > exchange.deadline:
+                break
+        headers = _message(response.headers)
+        content_type = headers.get_content_type() if headers.get("Content-Type") else None
+        data = bytes(body[:_ERROR_BODY_BYTES])
+        kind = _kind(content_type, data)
+        encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
+        if kind != "binary" and data and encoding == "identity":
+            snippet = _decode(data, headers, kind == "html")
             if kind == "html":
-                from ._html_text import html_to_text
+                from ._markdown import html_to_markdown
 
-                snippet = html_to_text(snippet, None, False, (_ERROR_BODY_CHARS, None))[0]
-            snippet, _ = truncate_text(snippet, _ERROR_BODY_CHARS, None)
+                snippet = html_to_markdown(snippet, None, _ERROR_BODY_CHARS, False)[0]
+            snippet, _ = paginate(snippet, 0, _ERROR_BODY_CHARS, None)
     except Exception:
         snippet = ""
-    finally:
-        try:
-            error.close()
-        except Exception:
-            pass
     if status >= 500:
         side = "server error: try again later"
     elif status >= 400:
@@ -462,37 +502,44 @@ def _decode(body: bytes, headers: Message | None, html: bool) -> str:
         return body.decode("utf-8", errors="replace")
 
 
-def truncate_text(text: str, max_length: int | None, max_lines: int | None,
-                  complete: bool = True) -> tuple[str, dict[str, Any]]:
-    """``text`` cut to ``max_length`` characters and ``max_lines`` lines, with a marker.
+def paginate(text: str, start_index: int, max_length: int | None, max_lines: int | None,
+             complete: bool = True) -> tuple[str, dict[str, Any]]:
+    """The part of ``text`` from character ``start_index``, cut to ``max_length`` characters
+    and ``max_lines`` lines, with a marker saying where the next part starts.
 
     ``complete=False`` says ``text`` is only the start of a longer text (the HTML was not
     all converted): the totals are then unknown and reported as null.
     """
     total_length = len(text)
     total_lines = text.count("\n") + 1 if text else 0
-    cut = text
-    notes = []
-    if max_length is not None and len(cut) > max_length:
-        cut = cut[:max_length]
-        notes.append(f"{max_length} of {total_length} characters" if complete
-                     else f"the first {max_length} characters")
+    part = text[start_index:]
+    limit = ""  # the limit that made the last cut
+    if max_length is not None and len(part) > max_length:
+        part = part[:max_length]
+        limit = f"max_length={max_length}"
     if max_lines is not None:
-        kept = cut.split("\n")
+        kept = part.split("\n")
         if len(kept) > max_lines:
-            cut = "\n".join(kept[:max_lines])
-            notes.append(f"{max_lines} of {total_lines} lines" if complete
-                         else f"the first {max_lines} lines")
-    truncated = bool(notes) or not complete
-    returned = cut.count("\n") + 1 if cut else 0
-    if truncated:
-        cut += f"\n[... truncated: showing {' and '.join(notes) or 'the start'}]"
-    return cut, {
-        "truncated": truncated,
+            part = "\n".join(kept[:max_lines])
+            limit = f"max_lines={max_lines}"
+    end = start_index + len(part)
+    more = end < total_length or not complete
+    returned = part.count("\n") + 1 if part else 0
+    info: dict[str, Any] = {
+        "truncated": more or start_index > 0,
         "total_length": total_length if complete else None,
         "total_lines": total_lines if complete else None,
         "lines_returned": returned,
     }
+    if more:
+        if end < total_length and text[end] == "\n" and limit.startswith("max_lines"):
+            end += 1  # the line break the cut fell on starts nothing
+        of = f"of {total_length}" if complete else "of more"
+        why = f" ({limit})" if limit else ""
+        part += (f"\n[... truncated: showing characters {start_index}-{start_index + len(part)} "
+                 f"{of}{why}; call GetUrl again with start_index={end} for the rest]")
+        info["next_start_index"] = end
+    return part, info
 
 
 def main(argv: list[str] | None = None) -> int:

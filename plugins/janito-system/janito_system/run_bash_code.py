@@ -18,6 +18,7 @@ from ._common import (
     sandbox_status,
 )
 from ._errors import guarded
+from ._options import CaptureErrors, CaptureOutput, Timeout, WorkingDirectory
 
 ARGV_CODE_LIMIT = 100_000
 """Code longer than this (in bytes) goes through a temporary script file, not ``-c``:
@@ -47,22 +48,17 @@ class RunBashCode(BaseTool):
     def run(
         self,
         code: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
+        # described once, for the three run tools, in _options
+        working_directory: WorkingDirectory = None,
+        timeout: Timeout = DEFAULT_TIMEOUT,
+        capture_output: CaptureOutput = True,
+        capture_errors: CaptureErrors = True,
         bash_executable: str | None = None,
     ) -> dict[str, Any]:
         """Run shell code and return its exit code, standard output and standard error.
 
         Args:
             code: The shell code to run: one command or a multi-line script.
-            working_directory: Folder to run in, relative to the workspace root (default:
-                the workspace root). It must lie inside the workspace.
-            timeout: Seconds to wait before the run is killed along with every process it
-                started (default 60).
-            capture_output: Return standard output (true) or discard it (false).
-            capture_errors: Return standard error (true) or discard it (false).
             bash_executable: Shell to run the code with (default: bash from PATH, else sh).
         """
         call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,

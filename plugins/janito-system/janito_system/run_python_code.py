@@ -17,6 +17,13 @@ from ._common import (
     sandbox_status,
 )
 from ._errors import guarded
+from ._options import (
+    CaptureErrors,
+    CaptureOutput,
+    PythonExecutable,
+    Timeout,
+    WorkingDirectory,
+)
 
 
 @tool(permissions="x")
@@ -37,24 +44,17 @@ class RunPythonCode(BaseTool):
     def run(
         self,
         code: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
-        python_executable: str | None = None,
+        # described once, for the three run tools, in _options
+        working_directory: WorkingDirectory = None,
+        timeout: Timeout = DEFAULT_TIMEOUT,
+        capture_output: CaptureOutput = True,
+        capture_errors: CaptureErrors = True,
+        python_executable: PythonExecutable = None,
     ) -> dict[str, Any]:
         """Run Python code and return its exit code, standard output and standard error.
 
         Args:
             code: The Python source to run, one statement or a whole script.
-            working_directory: Folder to run in, relative to the workspace root (default:
-                the workspace root). It must lie inside the workspace.
-            timeout: Seconds to wait before the run is killed along with every process it
-                started (default 60).
-            capture_output: Return standard output (true) or discard it (false).
-            capture_errors: Return standard error (true) or discard it (false).
-            python_executable: Interpreter to run the code with (default: the Python that
-                runs janito).
         """
         call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,
                        capture_errors, python_executable=python_executable)

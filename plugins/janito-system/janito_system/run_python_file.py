@@ -16,6 +16,13 @@ from ._common import (
     sandbox_status,
 )
 from ._errors import guarded
+from ._options import (
+    CaptureErrors,
+    CaptureOutput,
+    PythonExecutable,
+    Timeout,
+    WorkingDirectory,
+)
 
 MAX_SCRIPT_BYTES = 64 * 1024 * 1024
 """The largest script RunPythonFile runs (it is read whole before the run)."""
@@ -63,25 +70,18 @@ class RunPythonFile(BaseTool):
     def run(
         self,
         file_path: str,
-        working_directory: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        capture_output: bool = True,
-        capture_errors: bool = True,
-        python_executable: str | None = None,
+        # described once, for the three run tools, in _options
+        working_directory: WorkingDirectory = None,
+        timeout: Timeout = DEFAULT_TIMEOUT,
+        capture_output: CaptureOutput = True,
+        capture_errors: CaptureErrors = True,
+        python_executable: PythonExecutable = None,
         additional_args: list[str] | None = None,
     ) -> dict[str, Any]:
         """Run a Python file and return its exit code, standard output and standard error.
 
         Args:
             file_path: The script to run, relative to the workspace root.
-            working_directory: Folder to run in, relative to the workspace root (default:
-                the workspace root). It must lie inside the workspace.
-            timeout: Seconds to wait before the run is killed along with every process it
-                started (default 60).
-            capture_output: Return standard output (true) or discard it (false).
-            capture_errors: Return standard error (true) or discard it (false).
-            python_executable: Interpreter to run the file with (default: the Python that
-                runs janito).
             additional_args: Command-line arguments passed to the script (its sys.argv[1:]).
         """
         args = list(additional_args or [])

@@ -10,8 +10,13 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+
+#: Pages as sites serve them (documentation, news, encyclopedia, blog, Q&A), with their
+#: navigation, banners, scripts and footers; also what bench/bench_html_markdown.py reads.
+PAGES = Path(__file__).parent / "pages"
 
 PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Test  page</title>
@@ -149,6 +154,12 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/big-html":
             rows = "".join(f"<p>Paragraph number {i}.</p>\n" for i in range(20_000))
             self._send(200, f"<html><body>{rows}</body></html>".encode(), "text/html")
+        elif path.startswith("/pages/"):
+            page = PAGES / (path.rsplit("/", 1)[1] + ".html")
+            if page.is_file():
+                self._send(200, page.read_bytes(), "text/html; charset=utf-8")
+            else:
+                self._send(404, b"no such page")
         elif path == "/hang-up":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

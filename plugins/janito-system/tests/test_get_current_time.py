@@ -107,3 +107,16 @@ def test_harness_uses_the_local_zone() -> None:
     result = json.loads(out.stdout)
     assert result["utc_offset"] == "UTC+05:30"
     assert result["timezone_name"] == "IST"
+
+
+def test_janito_4_50_call(system: ToolsetTester) -> None:
+    """GetCurrentTime(utc=...) as janito 4.50 declares it: the primary time follows utc,
+    and the local and the UTC times are both given either way."""
+    for utc in (False, True):
+        result = system.call("GetCurrentTime", utc=utc)
+        assert result["success"] is True
+        local = datetime.fromisoformat(result["local_time"])
+        universal = datetime.fromisoformat(result["utc_time"])
+        assert abs(local - universal) < timedelta(seconds=5)
+        assert result["iso_time"] == (result["utc_time"] if utc else result["local_time"])
+        assert universal.utcoffset() == timedelta(0)

@@ -14,7 +14,7 @@ def system(janito: ToolsetTester) -> ToolsetTester:
     return janito
 
 
-def test_html_becomes_readable_text(system: ToolsetTester, http_server: LoopbackServer) -> None:
+def test_html_becomes_markdown(system: ToolsetTester, http_server: LoopbackServer) -> None:
     url = http_server.base + "/page"
     result = system.call("GetUrl", url=url)
     assert result["success"] is True
@@ -24,24 +24,22 @@ def test_html_becomes_readable_text(system: ToolsetTester, http_server: Loopback
     assert result["content_type"] == "text/html"
     assert result["title"] == "Test page"
     content = result["content"]
-    assert content.startswith("# Welcome")
-    assert "First paragraph with bold text and a relative link." in content
-    assert "- apple\n- pear" in content
-    assert "keep   this\n  layout" in content
-    assert "Café & crème" in content
+    assert content == (
+        "# Welcome\n\nFirst paragraph with **bold** text\n"
+        f"and a [relative link]({http_server.base}/next).\n\n- apple\n- pear\n\n"
+        "```\nkeep   this\n  layout\n```\n\nCafé & crème")
     assert "hidden" not in content and "color: red" not in content
-    assert "<" not in content
     assert result["truncated"] is False
     assert result["download_truncated"] is False
     assert result["redirects"] == []
     assert result["max_length"] == 5000 and result["max_lines"] == 200
 
 
-def test_links_can_be_kept(system: ToolsetTester, http_server: LoopbackServer) -> None:
-    result = system.call("GetUrl", url=http_server.base + "/page", include_links=True)
-    assert result["include_links"] is True
+def test_links_can_be_left_out(system: ToolsetTester, http_server: LoopbackServer) -> None:
+    result = system.call("GetUrl", url=http_server.base + "/page", include_links=False)
+    assert result["include_links"] is False
     assert "raw" not in result  # only inputs that differ from their defaults are echoed
-    assert f"relative link ({http_server.base}/next)" in result["content"]
+    assert "and a relative link." in result["content"] and "/next" not in result["content"]
 
 
 def test_raw_html(system: ToolsetTester, http_server: LoopbackServer) -> None:
@@ -70,15 +68,19 @@ def test_max_lines_truncation_is_marked(system: ToolsetTester, http_server: Loop
     result = system.call("GetUrl", url=http_server.base + "/text", max_lines=3, max_length=None)
     assert result["success"] is True
     assert result["truncated"] is True
-    assert result["content"].startswith("line 1\nline 2\nline 3\n[... truncated:")
-    assert "3 of 1001 lines" in result["content"]
+    assert result["content"] == (
+        "line 1\nline 2\nline 3\n[... truncated: showing characters 0-20 of 8893 "
+        "(max_lines=3); call GetUrl again with start_index=21 for the rest]")
     assert result["lines_returned"] == 3
     assert result["total_lines"] == 1001
+    assert result["next_start_index"] == 21
 
 
 def test_max_length_truncation_is_marked(system: ToolsetTester, http_server: LoopbackServer) -> None:
     result = system.call("GetUrl", url=http_server.base + "/text", max_length=10, max_lines=None)
-    assert result["content"].startswith("line 1\nlin\n[... truncated: showing 10 of ")
+    assert result["content"] == (
+        "line 1\nlin\n[... truncated: showing characters 0-10 of 8893 (max_length=10); "
+        "call GetUrl again with start_index=10 for the rest]")
     assert result["truncated"] is True
     assert result["total_length"] == sum(len(f"line {i}\n") for i in range(1, 1001))
 
@@ -95,11 +97,17 @@ def test_large_html_page_is_converted_only_as_far_as_needed(
     assert result["success"] is True
     assert result["content"] == (
         "Paragraph number 0.\n\nParagraph number 1.\n\nParagraph number 2."
-        "\n[... truncated: showing the first 5000 characters and the first 5 lines]"
+        "\n[... truncated: showing characters 0-61 of more (max_lines=5); call GetUrl again "
+        "with start_index=62 for the rest]"
     )
     assert result["truncated"] is True
     assert result["total_lines"] is None and result["total_length"] is None
     assert result["content_length"] > 500_000
+    later = system.call("GetUrl", url=http_server.base + "/big-html", start_index=63,
+                        max_lines=1)
+    assert later["content"].startswith("Paragraph number 3.\n[... truncated: showing characters "
+                                       "63-82 of more")
+    assert later["start_index"] == 63 and later["next_start_index"] == 83
     whole = system.call("GetUrl", url=http_server.base + "/big-html", max_lines=None,
                         max_length=None)
     assert whole["total_lines"] == 2 * 20_000 - 1

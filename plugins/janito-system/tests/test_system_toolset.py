@@ -68,8 +68,8 @@ def test_parameter_names_of_the_original_tools(janito: ToolsetTester) -> None:
                           "capture_errors", "python_executable"},
         "RunPythonFile": {"file_path", "timeout", "working_directory", "capture_output",
                           "capture_errors", "python_executable", "additional_args"},
-        "GetUrl": {"url", "max_length", "max_lines", "timeout", "follow_redirects",
-                   "max_bytes", "raw", "include_links"},
+        "GetUrl": {"url", "max_length", "max_lines", "start_index", "timeout",
+                   "follow_redirects", "max_bytes", "raw", "include_links"},
         "GetCurrentTime": {"utc", "timezone", "format"},
     }
     for name, params in expected.items():
@@ -94,7 +94,8 @@ def test_import_is_light() -> None:
         "import sys, janito_system\n"
         "from janito_system import ask_user, get_current_time, get_url, run_bash_code, "
         "run_python_code, run_python_file\n"
-        "heavy = ['urllib.request', 'http.client', 'html.parser', 'ssl', 'zoneinfo', "
+        "heavy = ['urllib.request', 'http.client', 'html.parser', 'ssl', 'zoneinfo', 'httpx', "
+        "'httpcore', 'lxml', 'markdownify', 'bs4', "
         "'selectors', 'subprocess', 'dataclasses', 'datetime']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
