@@ -806,31 +806,53 @@ def _run_turn(calls: list[ToolCall | dict[str, Any]], after: list[tuple[int, ...
     # One token for the turn, so that an interrupt here reaches every running tool.
     turn = _Signal("the turn", cancel_token, None)
     running: dict[Future[dict[str, Any]], int] = {}
+    pool = ThreadPoolExecutor(min(workers, len(waiting)) or 1, thread_name_prefix="janito-turn")
+    interrupted = False
     try:
-        with ThreadPoolExecutor(min(workers, len(waiting)) or 1,
-                                thread_name_prefix="janito-turn") as pool:
-            try:
-                while waiting or running:
-                    for index in [i for i in waiting if finished.issuperset(after[i])]:
-                        waiting.remove(index)
-                        call = calls[index]
-                        assert not isinstance(call, dict)
-                        context = contextvars.copy_context()
-                        future = pool.submit(context.run, _complete, call, turn.token, timeout,
-                                             limit)
-                        running[future] = index
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        index = running.pop(future)
-                        results[index] = _outcome(future, calls[index])
-                        finished.add(index)
-            except BaseException:
-                turn.token.cancel("the turn was interrupted")
-                raise
+        while waiting or running:
+            for index in [i for i in waiting if finished.issuperset(after[i])]:
+                waiting.remove(index)
+                call = calls[index]
+                assert not isinstance(call, dict)
+                context = contextvars.copy_context()
+                future = pool.submit(context.run, _complete, call, turn.token, timeout, limit)
+                running[future] = index
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = running.pop(future)
+                results[index] = _outcome(future, calls[index])
+                finished.add(index)
+    except BaseException:
+        # An interrupt (Ctrl-C) tells the running tools and returns at once: a tool that
+        # does not listen to its token (one blocked reading the terminal) is left to end
+        # on its own rather than holding the interrupt up.
+        interrupted = True
+        turn.token.cancel("the turn was interrupted")
+        raise
     finally:
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
         turn.release()
-        turn.close()
+        _close_when_done(turn, list(running) if interrupted else [])
     return results
+
+
+def _close_when_done(signal: _Signal, futures: list[Any]) -> None:
+    """Close the turn's token now, or once the tools still running have ended (they may be
+    watching its descriptor)."""
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(_: Any) -> None:
+        with lock:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            signal.close()
+
+    if not futures:
+        signal.close()
+    for future in futures:
+        future.add_done_callback(one_done)
 
 
 def _outcome(future: Any, call: ToolCall | dict[str, Any]) -> dict[str, Any]:

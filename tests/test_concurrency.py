@@ -413,6 +413,33 @@ def test_cancelling_a_turn_stops_what_runs_and_what_waits(reg: Registry) -> None
     assert not token.cancelled or token.reason == "the person pressed stop"
 
 
+def test_an_interrupt_returns_at_once_and_tells_the_running_tools(reg: Registry) -> None:
+    import os
+    import signal
+
+    global meeting
+    meeting = Meeting(99)
+    turn = [chat("Patient", {}, 0), chat("Stubborn", {"seconds": 3}, 1)]
+
+    def interrupt_when_running() -> None:
+        deadline = time.monotonic() + WAIT
+        while meeting.arrived < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_when_running).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        execute_tool_calls(turn, registry=reg)
+    # Stubborn does not listen to its token and sleeps on: the interrupt does not wait
+    assert time.monotonic() - started < 2.5
+    deadline = time.monotonic() + WAIT
+    while not Patient.stopped and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert Patient.stopped == ["the turn was interrupted"]
+
+
 def test_a_call_in_no_known_shape_raises_before_any_call_runs(reg: Registry) -> None:
     global meeting
     meeting = Meeting(99)
