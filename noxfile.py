@@ -443,9 +443,10 @@ for _dist in DISTS:
     _make_test_session(_dist)
 
 
-@nox.session(name="tests-integration", python=[NEWEST])
+@nox.session(name="tests-integration", python=sorted({OLDEST, NEWEST}))
 def tests_integration(session: nox.Session) -> None:
-    """tests/reliability and tests/integration with every distribution installed."""
+    """tests/reliability and tests/integration with every distribution installed, on the
+    oldest and the newest interpreter (the safety promises must hold on both ends)."""
     folders = [f"tests/{d}" for d in ("reliability", "integration")
                if (ROOT / "tests" / d).is_dir()]
     if not folders:
