@@ -1,12 +1,20 @@
-"""Which calls of one turn must wait for which: the workspace paths they write.
+"""Which calls of one turn must wait for which: the workspace paths they write and name.
 
-A tool names the parameters that hold paths it writes (``BaseTool.writes_paths``). Two
-calls of a turn conflict when one writes a path that the other writes too, or a folder
-above it (removing ``src`` and creating ``src/a.py``); the later call then waits for the
-earlier one, so the two happen in the order of the calls, as if the turn ran one call at a
-time. A tool with ``w`` or ``x`` that declares nothing may write anywhere and conflicts
-with every call that writes. Reads are not ordered: calls of one turn are independent by
-the providers' contract, and a model that needs a read after a write asks in a later turn.
+A tool names the parameters that hold paths it writes (``BaseTool.writes_paths``). The
+calls of a turn end as if they ran one at a time, in the order of the calls, wherever
+the order can matter:
+
+- two calls that write one path, or a path and a folder above it (removing ``src`` and
+  creating ``src/a.py``), run in the order of the calls;
+- a call whose arguments name a path that an earlier call writes (reading a file the
+  turn has just created, searching a folder it changed) waits for that call, and a call
+  that writes a path named by an earlier call waits for it;
+- a tool with ``w`` or ``x`` that declares nothing may change anything: its call waits
+  for every earlier call of the turn, and every later call waits for it.
+
+What a call names is guessed from its arguments: every string, alone or in a list, is
+taken as a path. A string that is no path ("def", a URL) only costs concurrency when it
+happens to match a path written in the same turn, never an answer.
 
 Paths are compared as text, made absolute under the workspace root and normalised (``.``,
 ``..`` and doubled separators folded): two names of one file through a symbolic link are
@@ -57,15 +65,33 @@ def _overlap(first: tuple[tuple[str, ...], ...] | None,
     return False
 
 
-def waits(writes: Sequence[tuple[tuple[str, ...], ...] | None]) -> list[tuple[int, ...]]:
-    """For each call, the earlier calls of the turn it must wait for."""
+def paths_named(arguments: Mapping[str, Any], root: str) -> tuple[tuple[str, ...], ...]:
+    """Every string argument (alone or in a list) taken as a workspace path."""
+    found = []
+    for value in arguments.values():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and len(item) <= 4096 and "\x00" not in item:
+                found.append(_components(root, item))
+    return tuple(found)
+
+
+def waits(writes: Sequence[tuple[tuple[str, ...], ...] | None],
+          named: Sequence[tuple[tuple[str, ...], ...]] | None = None) -> list[tuple[int, ...]]:
+    """For each call, the earlier calls of the turn it must wait for, given what each writes
+    (None: anything) and the paths each names."""
+    names = named if named is not None else [()] * len(writes)
     after: list[tuple[int, ...]] = []
     for index, mine in enumerate(writes):
-        if mine == ():
-            after.append(())
-            continue
-        after.append(tuple(
-            earlier for earlier in range(index)
-            if writes[earlier] != () and _overlap(mine, writes[earlier])
-        ))
+        before = []
+        for earlier in range(index):
+            theirs = writes[earlier]
+            if mine is None or theirs is None:
+                conflict = True
+            else:
+                conflict = (bool(mine) and bool(theirs) and _overlap(mine, theirs)) or (
+                    bool(theirs) and _overlap(names[index], theirs)) or (
+                    bool(mine) and _overlap(names[earlier], mine))
+            if conflict:
+                before.append(earlier)
+        after.append(tuple(before))
     return after

@@ -36,11 +36,12 @@ class BaseTool(ABC):
     #: The parameters of ``run()`` that name workspace paths the tool writes (creates,
     #: changes, moves or removes; a parameter may hold one path or a list of them).
     #: ``execute_tool_calls`` runs the calls of one turn at the same time, except that
-    #: calls writing one path, or a path and a folder above it, run one after the other
-    #: in the order of the calls. None, on a tool with ``w`` or ``x`` permissions, means
-    #: "may write anywhere in the workspace": such a call runs after every earlier call of
-    #: its turn that writes and before every later one. ``()`` says it writes nothing there
-    #: (a tool that only changes things elsewhere, such as sending a message).
+    #: calls writing one path, or a path and a folder above it, and calls naming a path
+    #: that another call of the turn writes, run one after the other in the order of the
+    #: calls. None, on a tool with ``w`` or ``x`` permissions, means "may change anything
+    #: in the workspace": such a call runs after every earlier call of its turn and before
+    #: every later one. ``()`` says it writes nothing there (a tool that only changes
+    #: things elsewhere, such as sending a message).
     writes_paths: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, workspace: Workspace | None = None) -> None:

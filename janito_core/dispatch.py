@@ -757,8 +757,10 @@ def execute_tool_calls(
     of the calls.
 
     The calls run at the same time, at most ``max_concurrency`` of them, each in a worker
-    thread (an async tool on janito's background loop); calls that write one workspace
-    path (``BaseTool.writes_paths``) run one after the other, in the order of the calls.
+    thread (an async tool on janito's background loop), except where the order can
+    matter: calls that write one workspace path (``BaseTool.writes_paths``), or name a
+    path another call of the turn writes, run one after the other in the order of the
+    calls, and a writing tool that declares no paths runs alone (``janito_core._writes``).
     ``sequential=True`` runs them one after the other on this thread, as before.
     ``cancel_token`` cancels the whole turn: running tools are told, calls not started yet
     answer ``cancelled``. ``timeout`` applies to each call (see ``call_tool``).
@@ -866,19 +868,22 @@ def _outcome(future: Any, call: ToolCall | dict[str, Any]) -> dict[str, Any]:
 
 
 def _order(calls: list[ToolCall | dict[str, Any]]) -> list[tuple[int, ...]]:
-    """For each call, the earlier calls it must wait for (they write what it writes)."""
-    from ._writes import paths_written, waits
+    """For each call, the earlier calls it must wait for (``janito_core._writes``)."""
+    from ._writes import paths_named, paths_written, waits
 
     root: str | None = None
     written: list[tuple[tuple[str, ...], ...] | None] = []
+    named: list[tuple[tuple[str, ...], ...]] = []
     for call in calls:
         if isinstance(call, dict):
             written.append(())
+            named.append(())
             continue
         if root is None:
             root = call.registry.workspace.root
         written.append(paths_written(call.record.cls, call.permissions, call.arguments, root))
-    return waits(written)
+        named.append(paths_named(call.arguments, root))
+    return waits(written, named)
 
 
 async def aexecute_tool_calls(
@@ -894,8 +899,8 @@ async def aexecute_tool_calls(
     """``execute_tool_calls`` for a caller on an event loop.
 
     Async tools are awaited on this loop, synchronous ones run in worker threads; at most
-    ``max_concurrency`` calls at once, calls writing one path in the order of the calls,
-    results in the order of the calls. Cancelling the task awaiting this coroutine
+    ``max_concurrency`` calls at once, calls whose order can matter in the order of the
+    calls (as ``execute_tool_calls``), results in the order of the calls. Cancelling the task awaiting this coroutine
     cancels every call of the turn (see ``acall_tool``) and raises ``CancelledError``.
     """
     import asyncio

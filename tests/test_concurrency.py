@@ -161,6 +161,23 @@ class Write(BaseTool):
         return {"success": True, "path": path}
 
 
+@tool(permissions="r")
+class Look(BaseTool):
+    """Pretend to read a path, slowly."""
+
+    def run(self, path: str, seconds: float = 0.15) -> dict[str, Any]:
+        """Read.
+
+        Args:
+            path: The path read.
+            seconds: How long the read takes.
+        """
+        meeting.enter(f"look {path}")
+        time.sleep(seconds)
+        meeting.leave(f"look {path}")
+        return {"success": True, "path": path}
+
+
 @tool(permissions="w")
 class WriteAnything(BaseTool):
     """A writing tool that does not say what it writes."""
@@ -252,7 +269,7 @@ class Stubborn(BaseTool):
         return {"success": True, "late": True}
 
 
-TOOLS = (Gather, AsyncGather, async_echo, Pause, Write, WriteAnything, Explode, AsyncExplode,
+TOOLS = (Gather, AsyncGather, async_echo, Pause, Write, Look, WriteAnything, Explode, AsyncExplode,
          Patient, AsyncPatient, Stubborn)
 
 
@@ -356,6 +373,20 @@ def test_a_writer_that_names_no_path_waits_for_every_writer(reg: Registry) -> No
     assert [entry for entry in meeting.log] == [
         ("start", "a.txt"), ("end", "a.txt"), ("start", "anything"), ("end", "anything"),
         ("start", "b.txt"), ("end", "b.txt")]
+
+
+def test_a_read_waits_for_the_write_of_what_it_reads(reg: Registry) -> None:
+    global meeting
+    meeting = Meeting(99)
+    turn = [chat("Write", {"path": "a.txt"}, 0), chat("Look", {"path": "./a.txt"}, 1),
+            chat("Look", {"path": "b.txt"}, 2), chat("Write", {"path": "b.txt"}, 3)]
+    execute_tool_calls(turn, registry=reg)
+    log = meeting.log
+    assert log.index(("end", "a.txt")) < log.index(("start", "look ./a.txt"))
+    # reading b.txt and then writing it: the write waits for the read
+    assert log.index(("end", "look b.txt")) < log.index(("start", "b.txt"))
+    # the unrelated ones ran together
+    assert log.index(("start", "look b.txt")) < log.index(("end", "a.txt"))
 
 
 def test_a_tool_that_raises_fails_alone(reg: Registry) -> None:
@@ -714,7 +745,7 @@ def test_writes_paths_must_name_parameters() -> None:
 
 
 def test_which_calls_wait_for_which() -> None:
-    from janito_core._writes import paths_written, waits
+    from janito_core._writes import paths_named, paths_written, waits
 
     class Mover:
         writes_paths = ("source", "destination")
@@ -728,4 +759,10 @@ def test_which_calls_wait_for_which() -> None:
     assert paths_written(Reader, "r", {}, root) == ()
     assert paths_written(Reader, "rx", {}, root) is None
     writes = [(("ws", "a"),), (), (("ws", "a", "b"),), None, (("ws", "z"),)]
-    assert waits(writes) == [(), (), (0,), (0, 2), (3,)]
+    assert waits(writes) == [(), (), (0,), (0, 1, 2), (3,)]  # None: a barrier
+    # reading what an earlier call writes, and writing what an earlier call read
+    writes = [(("ws", "a"),), (), (), (("ws", "b"),)]
+    named = [(("ws", "a"),), (("ws", "a"),), (("ws", "b"),), (("ws", "b"),)]
+    assert waits(writes, named) == [(), (0,), (), (2,)]
+    assert paths_named({"pattern": "def", "paths": ["x", "y/../z"], "count": 3}, root) == (
+        ("ws", "def"), ("ws", "x"), ("ws", "z"))
