@@ -173,12 +173,32 @@ def call_tool(
     return normalise_result(name, result, limit)
 
 
+def _json_number(text: str) -> float | int:
+    """A JSON number with a fraction or an exponent; one too large for a float (``1e400``,
+    valid JSON) is kept as the integer it is, rather than becoming infinity."""
+    number = float(text)
+    if math.isinf(number):
+        _, _, exponent = text.lower().partition("e")
+        if exponent and abs(int(exponent)) <= 4300:  # as far as int() reads digits
+            from decimal import Decimal
+
+            exact = Decimal(text)
+            if exact == exact.to_integral_value():
+                return int(exact)
+    return number
+
+
+_DECODER = json.JSONDecoder(parse_float=_json_number)
+
+
 def _parse_json(text: str | bytes | bytearray) -> tuple[Any, str | None]:
     """(the decoded value, None) or (None, what is wrong with the text)."""
     try:
         if not text.strip():
             return {}, None
-        return json.loads(text), None
+        if isinstance(text, str):
+            return _DECODER.decode(text), None
+        return json.loads(text, parse_float=_json_number), None
     except RecursionError:
         return None, "nested too deeply"
     except ValueError as exc:
@@ -219,7 +239,8 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
     if not arguments:
         missing = [n for n, p in params.items() if p.required]
         if not missing:
-            return {n: None for n, p in params.items() if p.none_if_omitted}
+            problems = _group_problems(schema.groups, arguments) if schema.groups else []
+            return problems or {n: None for n, p in params.items() if p.none_if_omitted}
         return [{"field": n, "error": "missing required field"} for n in missing]
     errors: list[dict[str, str]] = []
     kwargs: dict[str, Any] = {}
@@ -245,7 +266,23 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
                 errors.append({"field": name, "error": "missing required field"})
         elif param.none_if_omitted and name not in arguments:
             kwargs[name] = None
+    if schema.groups and not errors:
+        errors = _group_problems(schema.groups, arguments)
     return errors or kwargs
+
+
+def _group_problems(groups: Iterable[Any], arguments: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One problem per member of each group the arguments break (null is "not given")."""
+    problems: list[dict[str, str]] = []
+    for group in groups:
+        given = [m for m in group.members if arguments.get(m) is not None]
+        if len(given) > 1:
+            said = f"give only one of {', '.join(group.members)}, not {' and '.join(given)}"
+            problems.extend({"field": m, "error": said} for m in given)
+        elif not given and group.kind == "exactly":
+            said = f"give one of {', '.join(group.members)}; none was given"
+            problems.extend({"field": m, "error": said} for m in group.members)
+    return problems
 
 
 def _unknown_field(record: ToolRecord, key: Any, params: Mapping[str, Any]) -> str:

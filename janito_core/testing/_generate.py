@@ -126,10 +126,27 @@ def _identity(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _objects(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[dict[str, Any]]:
+def _objects(node: dict[str, Any], paths: Sequence[str],
+             groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
     properties = node.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     required = [k for k in node.get("required", []) if k in properties]
+    if properties and groups:
+        # which member of each group is given is chosen first, so every call keeps them
+        choices = [st.sampled_from(g.members) if g.kind == "exactly"
+                   else st.sampled_from((None, *g.members)) for g in groups]
+        members = {m for g in groups for m in g.members}
+
+        def with_chosen(chosen: tuple[Any, ...]) -> st.SearchStrategy[dict[str, Any]]:
+            picked = {c for c in chosen if c is not None}
+            given = {k: strategy(properties[k], paths).filter(_not_null) for k in picked}
+            return st.fixed_dictionaries(
+                {**{k: strategy(properties[k], paths) for k in required}, **given},
+                optional={k: strategy(v, paths) for k, v in properties.items()
+                          if k not in required and k not in members},
+            )
+
+        return st.tuples(*choices).flatmap(with_chosen)
     if properties:
         return st.fixed_dictionaries(
             {k: strategy(properties[k], paths) for k in required},
@@ -142,9 +159,15 @@ def _objects(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[di
     return st.dictionaries(texts(max_size=8), values, max_size=3)
 
 
-def arguments(parameters: dict[str, Any], paths: Sequence[str] = ()) -> st.SearchStrategy[dict[str, Any]]:
-    """Whole argument objects valid against a tool's parameters schema."""
-    return _objects({**parameters, "type": "object"}, paths)
+def _not_null(value: Any) -> bool:
+    return value is not None
+
+
+def arguments(parameters: dict[str, Any], paths: Sequence[str] = (),
+              groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
+    """Whole argument objects valid against a tool's parameters schema and its ``groups``
+    (``ToolSchema.groups``: exactly one, or at most one, of some parameters)."""
+    return _objects({**parameters, "type": "object"}, paths, groups)
 
 
 # -- one value per place, for the calls made with each sandbox path --------------------
@@ -202,18 +225,47 @@ def _takes_string(node: Any) -> str | None:
     return None
 
 
-def with_each_path(parameters: dict[str, Any], paths: Sequence[str]) -> list[dict[str, Any]]:
-    """One argument object per (string parameter, path): the rest at their plain values."""
+def with_each_path(parameters: dict[str, Any], paths: Sequence[str],
+                   groups: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """One argument object per (string parameter, path): the rest at their plain values.
+
+    A path the parameter's own rules refuse (an empty one where it must not be empty) is
+    left out for that parameter, and each group keeps exactly or at most one member."""
+    from .._constraints import checker, from_schema
+
     properties = parameters.get("properties") or {}
     base = minimal({**parameters, "type": "object"})
+    for group in groups:
+        if group.kind == "exactly" and not any(base.get(m) is not None for m in group.members):
+            first = group.members[0]
+            base[first] = _minimal_value(properties.get(first, {}))
     calls = []
     for name, node in properties.items():
         form = _takes_string(node)
         if form is None:
             continue
+        rules = from_schema(node) if isinstance(node, dict) else None
+        check = checker(rules) if rules is not None else None
+        others = {m for g in groups if name in g.members for m in g.members if m != name}
+        call_base = {k: v for k, v in base.items() if k not in others}
         for path in paths:
-            calls.append({**base, name: path if form == "value" else [path]})
+            if check is not None and form == "value" and check(path) is not None:
+                continue
+            calls.append({**call_base, name: path if form == "value" else [path]})
     return calls
+
+
+def _minimal_value(node: Any) -> Any:
+    """``minimal(node)``, but never null."""
+    if not isinstance(node, dict):
+        return "notes.txt"
+    kinds = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+    kind = next((k for k in kinds if k not in (None, "null")), None)
+    plain = {k: v for k, v in node.items() if k != "default"}
+    if kind is not None:
+        plain["type"] = kind
+    value = minimal(plain)
+    return "notes.txt" if value is None else value
 
 
 # -- wrong calls ------------------------------------------------------------------------
