@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from janito_core import BaseTool, tool
 
@@ -20,7 +20,7 @@ class MoveOneDriveItem(BaseTool):
         return gate(cls)
 
     def run(self, path: str, destination_folder: str | None = None, new_name: str | None = None,
-            conflict_behavior: str = "fail") -> dict[str, Any]:
+            conflict_behavior: Literal["fail", "rename", "replace"] = "fail") -> dict[str, Any]:
         """Move and/or rename an item in one step; at least one of destination_folder and new_name.
 
         Args:
@@ -33,11 +33,6 @@ class MoveOneDriveItem(BaseTool):
         """
         echo = {"path": path, "destination_folder": destination_folder, "new_name": new_name,
                 "conflict_behavior": conflict_behavior}
-        from ._graph import CONFLICT_BEHAVIORS
-
-        if conflict_behavior not in CONFLICT_BEHAVIORS:
-            return invalid("conflict_behavior must be one of: " + ", ".join(CONFLICT_BEHAVIORS),
-                           **echo)
         if destination_folder is None and not new_name:
             return invalid("give destination_folder, new_name or both", **echo)
         return guarded(self, lambda: self._move(path, destination_folder, new_name,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
 
@@ -64,23 +65,21 @@ class ReadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, include_content: bool = True,
-            max_content_length: int = DEFAULT_MAX, drive_id: str | None = None) -> dict[str, Any]:
+            max_content_length: Annotated[int, Interval(ge=1, le=HARD_MAX)] = DEFAULT_MAX,
+            drive_id: str | None = None) -> dict[str, Any]:
         """Read a file's metadata and its text; Word, Excel and PowerPoint files are read as text.
 
         Args:
             path: The file, relative to the OneDrive root, such as "Documents/notes.txt".
             include_content: Also read the text content (only the metadata when false).
             max_content_length: Most bytes of content to read (characters of an Office
-                document's text), 1 to 1000000; `truncated` tells whether there is more.
+                document's text); `truncated` tells whether there is more.
             drive_id: Read from another drive, such as a SharePoint document library (its id);
                 omitted: your OneDrive.
         """
         echo: dict[str, Any] = {"path": path}
         if drive_id:
             echo["drive_id"] = drive_id
-        if (not isinstance(max_content_length, int) or isinstance(max_content_length, bool)
-                or not 1 <= max_content_length <= HARD_MAX):
-            return invalid(f"max_content_length must be between 1 and {HARD_MAX}", **echo)
         return guarded(self, lambda: self._read(path, include_content, max_content_length,
                                                 drive_id), **echo)
 

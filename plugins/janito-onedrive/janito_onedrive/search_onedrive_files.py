@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval, Pattern
 
 from ._common import gate, guarded, invalid
 
@@ -24,29 +25,22 @@ class SearchOneDriveFiles(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, query: str, folder_path: str | None = None,
-            file_type_filter: str | None = None, limit: int = 20,
+    def run(self, query: Annotated[str, Pattern(r"\S")], folder_path: str | None = None,
+            file_type_filter: str | None = None,
+            limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             drive_id: str | None = None) -> dict[str, Any]:
         """Search OneDrive; OneDrive matches names, metadata and file content.
 
         Args:
-            query: Text to search for, such as "quarterly report".
+            query: Text to search for, such as "quarterly report" (not only spaces).
             folder_path: Search only inside this folder (and its sub-folders), such as "Documents";
                 the whole drive when omitted.
             file_type_filter: Keep only files with this extension, such as "pdf" or ".docx".
-            limit: Most results to return, 1 to 1000.
+            limit: Most results to return.
             drive_id: Search another drive, such as a SharePoint document library (its id);
                 omitted: your OneDrive.
         """
         echo = {"query": query}
-        if not isinstance(query, str) or not query.strip():
-            return invalid("query must be a non-empty string", **echo)
-        from ._graph import is_unicode
-
-        if not is_unicode(query):
-            return invalid("query must be valid Unicode text", **echo)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            return invalid(f"limit must be between 1 and {MAX_LIMIT}", **echo)
         extension = None
         if file_type_filter:
             extension = file_type_filter.strip().lower().lstrip(".")
