@@ -21,10 +21,9 @@ from ._common import (
     SNIFF_BYTES,
     clip_line,
     echoed,
-    invalid,
     safe_text,
 )
-from ._listing import Start, check_limits, walk_roots
+from ._listing import Start, walk_roots
 from ._walk import Exclude, depth_limit, parse_exclude, walk
 
 if TYPE_CHECKING:
@@ -367,11 +366,6 @@ def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: s
            exclude: str | list[str] | None) -> dict[str, Any]:
     """One SearchText (``regex`` false) or SearchRegex call; ``echo`` repeats its inputs."""
     what = "pattern" if regex else "query"
-    if not term:
-        return invalid(f"{what} must not be empty", **echo)
-    problem = check_limits(max_depth, max_results, echo, MAX_RESULTS_LIMIT)
-    if problem is not None:
-        return problem
     try:
         matcher = make_matcher(term, regex, case_sensitive)
     except re.error as exc:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import MinLen
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
 
@@ -84,7 +85,7 @@ class ReplaceTextInFile(BaseTool):
     def run(
         self,
         filepath: str,
-        old_str: str,
+        old_str: Annotated[str, MinLen(1)],
         new_str: str,
         replace_all: bool = False,
     ) -> dict[str, Any]:
@@ -98,8 +99,6 @@ class ReplaceTextInFile(BaseTool):
                 once, so the edit cannot land in the wrong place.
         """
         echo = {"filepath": echoed(filepath)}
-        if not old_str:
-            return invalid("old_str must not be empty", **echo)
         where, refused = locate(self, filepath, "filepath")
         if where is None:
             return refused or invalid("no path given", **echo)
