@@ -107,13 +107,6 @@ class RunCall:
         """A failed result that repeats the inputs."""
         return failure(error, error_type, **self.echo)
 
-    def check_timeout(self) -> dict[str, Any] | None:
-        """A failure when the timeout is not a positive number of seconds, else None."""
-        if not self.timeout > 0:
-            return self.fail(f"timeout must be a positive number of seconds, got {self.timeout}",
-                             "invalid_arguments")
-        return None
-
     def folder(self, tool: BaseTool) -> str | dict[str, Any]:
         """The absolute working folder (by default the workspace root), or the failure.
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Ge, Gt, Interval
 
 from ._errors import guarded
 
@@ -69,12 +70,12 @@ class GetUrl(BaseTool):
     def run(
         self,
         url: str,
-        max_length: int | None = 5000,
-        max_lines: int | None = 200,
-        start_index: int = 0,
-        timeout: float = 10,
+        max_length: Annotated[int, Ge(1)] | None = 5000,
+        max_lines: Annotated[int, Ge(1)] | None = 200,
+        start_index: Annotated[int, Ge(0)] = 0,
+        timeout: Annotated[float, Gt(0)] = 10,
         follow_redirects: bool = True,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         raw: bool = False,
         include_links: bool = True,
     ) -> dict[str, Any]:
@@ -164,19 +165,6 @@ def _check_arguments(url: str, max_length: int | None, max_lines: int | None,
                      ) -> tuple[str, str] | None:
     from urllib.parse import urlsplit
 
-    if max_length is not None and max_length < 1:
-        return f"max_length must be at least 1 (or null), got {max_length}", "invalid_arguments"
-    if max_lines is not None and max_lines < 1:
-        return f"max_lines must be at least 1 (or null), got {max_lines}", "invalid_arguments"
-    if start_index < 0:
-        return f"start_index must be 0 or more, got {start_index}", "invalid_arguments"
-    if timeout <= 0:
-        return f"timeout must be a positive number of seconds, got {timeout}", "invalid_arguments"
-    if max_bytes < 1:
-        return f"max_bytes must be at least 1, got {max_bytes}", "invalid_arguments"
-    if max_bytes > MAX_BYTES_LIMIT:
-        return (f"max_bytes may be at most {MAX_BYTES_LIMIT} ({MAX_BYTES_LIMIT // 2**20} MiB), "
-                f"got {max_bytes}", "invalid_arguments")
     return _url_problem(url.strip(), urlsplit)
 
 

@@ -268,6 +268,7 @@ def test_max_bytes_has_a_ceiling_checked_before_connecting(system: ToolsetTester
     url = http_server.base + "/json"
     result = system.call("GetUrl", url=url, max_bytes=MAX_BYTES_LIMIT + 1)
     assert result["error_type"] == "invalid_arguments"
-    assert f"at most {MAX_BYTES_LIMIT}" in result["error"]
+    assert result["details"] == [{"field": "max_bytes",
+                                  "error": f"must be from 1 to {MAX_BYTES_LIMIT}, got {MAX_BYTES_LIMIT + 1}"}]
     assert http_server.paths == []
     assert system.call("GetUrl", url=url, max_bytes=MAX_BYTES_LIMIT)["success"] is True
