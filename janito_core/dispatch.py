@@ -143,9 +143,8 @@ def call_tool(
         ))
     kwargs = _validate(record, parsed)
     if isinstance(kwargs, list):
-        fields = ", ".join(d["field"] for d in kwargs)
         return _refused(failure(
-            f"invalid arguments for {name}: {fields}; see details and call again",
+            f"invalid arguments for {name}: {_said(kwargs)}; see details and call again",
             INVALID_ARGUMENTS, tool=name, details=kwargs,
         ))
     if cancel_token is not None and cancel_token.cancelled:
@@ -189,6 +188,12 @@ def _json_number(text: str) -> float | int:
 
 
 _DECODER = json.JSONDecoder(parse_float=_json_number)
+
+
+def _said(details: list[dict[str, str]]) -> str:
+    """The first few problems in one sentence, so a reader of ``error`` alone knows them."""
+    said = "; ".join(f"{d['field']}: {d['error']}" for d in details[:3])
+    return said + (f"; and {len(details) - 3} more" if len(details) > 3 else "")
 
 
 def _parse_json(text: str | bytes | bytearray) -> tuple[Any, str | None]:

@@ -93,10 +93,43 @@ def strategy(node: Any, paths: Sequence[str] = ()) -> st.SearchStrategy[Any]:
     return json_values()
 
 
+#: One plain value of each format dispatch checks (janito_core.constraints.FORMATS).
+FORMAT_EXAMPLES = {
+    "date": "2025-01-31", "date-time": "2025-01-31T09:30:00Z", "time": "09:30:00",
+    "email": "ann@example.com", "uri": "https://example.com/a", "ipv4": "192.0.2.1",
+    "uuid": "123e4567-e89b-12d3-a456-426614174000", "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+}
+
+
+def _formatted(name: str) -> st.SearchStrategy[str] | None:
+    import datetime
+
+    if name == "date":
+        return st.dates().map(lambda d: d.isoformat())
+    if name == "date-time":
+        return st.datetimes(timezones=st.just(datetime.timezone.utc)).map(
+            lambda d: d.replace(microsecond=0).isoformat().replace("+00:00", "Z"))
+    if name == "time":
+        return st.times().map(lambda t: t.replace(microsecond=0).isoformat())
+    if name == "uuid":
+        return st.uuids().map(str)
+    if name == "ipv4":
+        return st.ip_addresses(v=4).map(str)
+    if name == "ipv6":
+        return st.ip_addresses(v=6).map(str)
+    if name in FORMAT_EXAMPLES:
+        return st.sampled_from([FORMAT_EXAMPLES[name]])
+    return None
+
+
 def _strings(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[str]:
     low = node.get("minLength", 0)
     high = node.get("maxLength")
     pattern = node.get("pattern")
+    formatted = _formatted(node["format"]) if isinstance(node.get("format"), str) else None
+    if formatted is not None:
+        return formatted
     if isinstance(pattern, str):
         text = st.from_regex(pattern, fullmatch=True)
         if low or high is not None:
@@ -197,6 +230,8 @@ def minimal(node: Any) -> Any:
         return False
     if kind == "null":
         return None
+    if kind == "string" and node.get("format") in FORMAT_EXAMPLES:
+        return FORMAT_EXAMPLES[node["format"]]
     if kind == "array":
         prefix = node.get("prefixItems")
         if isinstance(prefix, list):
@@ -210,7 +245,7 @@ def minimal(node: Any) -> Any:
 
 def _takes_string(node: Any) -> str | None:
     """"value" when ``node`` accepts a free string, "list" when an array of them, else None."""
-    if not isinstance(node, dict) or "enum" in node or "const" in node or "pattern" in node:
+    if not isinstance(node, dict) or "enum" in node or "const" in node or "pattern" in node or "format" in node:
         return None
     for key in ("anyOf", "oneOf"):
         if isinstance(node.get(key), list):

@@ -11,14 +11,14 @@ from ._base import MailTool
 from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
-from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._params import Before, Folder, Ids, Labels, Query, Sender, Since, Subject, UnreadOnly
 
 
 @tool(permissions="w")
 class LabelEmails(MailTool):
     """Add or remove Gmail labels on emails chosen by ids or a search; they stay where they are."""
 
-    def run(self, add: list[str] | None = None, remove: list[str] | None = None,
+    def run(self, add: Labels | None = None, remove: Labels | None = None,
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
