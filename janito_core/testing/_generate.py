@@ -294,7 +294,8 @@ def _minimal_value(node: Any) -> Any:
     """``minimal(node)``, but never null."""
     if not isinstance(node, dict):
         return "notes.txt"
-    kinds = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+    declared = node.get("type")
+    kinds: list[Any] = declared if isinstance(declared, list) else [declared]
     kind = next((k for k in kinds if k not in (None, "null")), None)
     plain = {k: v for k, v in node.items() if k != "default"}
     if kind is not None:
