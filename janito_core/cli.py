@@ -136,6 +136,11 @@ def _summarise_failures(registry: Registry) -> int:
     return len(errors) + len(faults)
 
 
+def _say_notes(registry: Registry) -> None:
+    for note in registry.notes:
+        _warn(f"note: toolset {note.toolset!r} ({note.distribution}): {note.reason}")
+
+
 # -- tools ------------------------------------------------------------------------------
 
 
@@ -153,6 +158,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
                 row["sandbox"] = sandbox[record.name]
             json_rows.append(row)
         json_rows.extend(e.as_row() for e in registry.load_errors)
+        _say_notes(registry)  # not rows: a note is no failure, and rows are tools or failures
         _dump(json_rows)
     else:
         out = []
@@ -170,7 +176,13 @@ def cmd_tools(args: argparse.Namespace) -> int:
             others = [r for r in records if r.status == status]
             if others:
                 out.append(f"\n{title}:\n")
-                out.append(_table([[r.name, r.toolset, r.reason or ""] for r in others], "  "))
+                rows = (_grouped_rows(others, records) if status == "skipped"
+                        else [[r.name, r.toolset, r.reason or ""] for r in others])
+                out.append(_table(rows, "  "))
+        if registry.notes:
+            out.append("\nNotes:\n")
+            out.append(_table([[n.toolset or "-", n.distribution or "-", n.reason]
+                               for n in registry.notes], "  "))
         if registry.load_errors:
             out.append("\nErrors:\n")
             out.append(_table([
@@ -178,6 +190,23 @@ def cmd_tools(args: argparse.Namespace) -> int:
             ], "  "))
         _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+def _grouped_rows(records: list[Any], every: list[Any]) -> list[list[str]]:
+    """One row per tool, except that the tools of a toolset sharing one reason (seventeen
+    mail tools with no account configured) share one row: the reason is said once."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        by_reason.setdefault((record.toolset, record.reason or ""), []).append(record.name)
+    rows = []
+    for (toolset, reason), names in by_reason.items():
+        if len(names) == 1:
+            rows.append([names[0], toolset, reason])
+        elif len(names) == sum(1 for r in every if r.toolset == toolset):
+            rows.append([f"all {len(names)} tools", toolset, reason])
+        else:
+            rows.append([", ".join(names), toolset, reason])
+    return rows
 
 
 def _sandbox_status(cls: type) -> str | None:

@@ -118,6 +118,9 @@ class Registry:
         self._loaded: dict[str, list[str]] = {}
         self._errors: list[LoadError] = []
         self.warnings: list[str] = []
+        #: What a toolset says that is worth knowing but is no failure (``janito_load_notes``
+        #: of its modules: nothing configured yet), as LoadErrors of kind "note".
+        self.notes: list[LoadError] = []
         self.plugins = PluginHost()
 
     # -- initialisation ---------------------------------------------------------------
@@ -252,6 +255,12 @@ class Registry:
                 self._errors.extend(
                     LoadError(spec.name, spec.distribution, str(reason), "toolset", module.__name__)
                     for reason in reported
+                )
+            noted = getattr(module, "janito_load_notes", None)
+            if isinstance(noted, (list, tuple)):
+                self.notes.extend(
+                    LoadError(spec.name, spec.distribution, str(note), "note", module.__name__)
+                    for note in noted
                 )
             if has_hooks(module):
                 error = self.plugins.register(
