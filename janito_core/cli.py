@@ -307,6 +307,17 @@ def cmd_schema(args: argparse.Namespace) -> int:
 # -- run --------------------------------------------------------------------------------
 
 
+def _takes_array(node: Any) -> bool:
+    """Whether a parameter's schema takes an array in any of its forms (``list[str]``,
+    ``str | list[str]``, ``list[str] | None``)."""
+    if not isinstance(node, dict):
+        return False
+    kind = node.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind):
+        return True
+    return any(_takes_array(option) for option in node.get("anyOf", ()) or ())
+
+
 def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, Any]:
     """``--name value`` pairs after the tool name, as the arguments of one call."""
     import json
@@ -316,8 +327,7 @@ def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, 
     try:
         schema = registry.schema(tool)
         array_params = {
-            name for name, prop in schema.parameters["properties"].items()
-            if prop.get("type") == "array" or "array" in (prop.get("type") or [])
+            name for name, prop in schema.parameters["properties"].items() if _takes_array(prop)
         }
     except Exception:
         pass

@@ -202,7 +202,8 @@ FORMS = {
             """Return the arguments it received."""
 
             def run(self, max_lines: int = 1, paths: list[str] | None = None, verbose: bool = False,
-                    text: str = "", tool: str = "", work: str = "", ar: str = "") -> dict[str, Any]:
+                    text: str = "", tool: str = "", work: str = "", ar: str = "",
+                    names: str | list[str] = "") -> dict[str, Any]:
                 """Echo.
 
                 Args:
@@ -213,10 +214,11 @@ FORMS = {
                     tool: A parameter whose name starts like --toolset.
                     work: A parameter whose name starts like --workspace.
                     ar: A parameter whose name starts like --args.
+                    names: One string or several.
                 """
                 return {"success": True, "received": {
                     "max_lines": max_lines, "paths": paths, "verbose": verbose, "text": text,
-                    "tool": tool, "work": work, "ar": ar}}
+                    "tool": tool, "work": work, "ar": ar, "names": names}}
     ''',
     "acme_forms/loud.py": '''
         from typing import Any

@@ -272,6 +272,9 @@ def test_options_become_arguments(janito: Janito, sites: Sites) -> None:
         "last-wins": ["--verbose", "false", "--text", "first", "--text", "last"],
         "negative": ["--text", "-5", "--max-lines", "-2"],
         "dash-value": ["--text=-x"],
+        "union-repeated": ["--names", "a", "--names", "b c"],
+        "union-json": ["--names", '["x", "y"]', "--names=z"],
+        "union-once": ["--names", "only"],
     }
     ran = janito.many({key: ["run", "-t", "forms", "Echo", *options] for key, options in cases.items()},
                       path=[sites.forms])
@@ -287,6 +290,10 @@ def test_options_become_arguments(janito: Janito, sites: Sites) -> None:
     assert got["last-wins"]["verbose"] is False and got["last-wins"]["text"] == "last"
     assert got["negative"]["text"] == "-5" and got["negative"]["max_lines"] == -2
     assert got["dash-value"]["text"] == "-x"
+    # a "string or list" parameter (anyOf with an array member) takes lists the same way
+    assert got["union-repeated"]["names"] == ["a", "b c"]
+    assert got["union-json"]["names"] == ["x", "y", "z"]
+    assert got["union-once"]["names"] == ["only"]
 
 
 def test_a_value_that_looks_like_an_option_stays_a_value(janito: Janito, sites: Sites) -> None:
@@ -309,7 +316,7 @@ def test_parameters_named_like_a_prefix_of_an_option(janito: Janito, sites: Site
     assert ran.code == 0, ran
     assert ran.json()["received"] == {
         "max_lines": 1, "paths": None, "verbose": False, "text": "",
-        "tool": "hammer", "work": "bench", "ar": "x",
+        "tool": "hammer", "work": "bench", "ar": "x", "names": "",
     }
 
 
