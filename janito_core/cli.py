@@ -281,7 +281,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     names = args.tools or registry.names()
     unknown = [n for n in names if registry.get(n) is None]
     if unknown:
-        raise UsageError(f"not a loaded tool: {', '.join(unknown)} (see `janito tools`)")
+        raise UsageError("; ".join(_why_not_loaded(registry, n) for n in unknown))
     out = []
     for name in names:
         try:
@@ -302,6 +302,20 @@ def cmd_schema(args: argparse.Namespace) -> int:
                 _warn(f"{name}: {diagnostic}")
     _dump(out)
     return EXIT_OK
+
+
+def _why_not_loaded(registry: Registry, name: str) -> str:
+    """Why ``name`` is no loaded tool here, and what to do about it, in one sentence."""
+    record = registry.record(name)
+    if record is not None and record.status == "denied":
+        return f"{name} is denied: it {record.reason}"
+    if record is not None:
+        return f"{name} is not available here: {record.reason}"
+    spec = registry.toolset_offering(name)
+    if spec is not None:
+        return (f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which is "
+                f"installed but not loaded: add -t {spec.name}")
+    return f"{name} is not a loaded tool (see `janito tools`)"
 
 
 # -- run --------------------------------------------------------------------------------
@@ -382,8 +396,86 @@ def cmd_run(args: argparse.Namespace) -> int:
             result = call_tool(args.tool_name, arguments, registry=registry)
     finally:
         _restore_sigterm(previous)
+    if not result.get("success") and result.get("error_type") in _REFUSALS:
+        # refused before the tool ran, so no tool said so on stderr: say it here
+        said = str(result.get("error"))
+        if result.get("toolset"):
+            said += f": add -t {result['toolset']}"
+        _warn(_utf8_text(said))
     _dump(result)
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+#: The failures dispatch answers before a tool runs.
+_REFUSALS = frozenset({"invalid_json", "invalid_arguments", "unknown_tool", "tool_unavailable",
+                       "permission_denied", "refused", "plugin_error"})
+
+
+def _utf8_text(text: str) -> str:
+    from .dispatch import utf8_text
+
+    return utf8_text(text)
+
+
+def tool_help(registry: Registry, name: str) -> str:
+    """``janito run TOOL --help``: the tool's description and each parameter's type, default,
+    rules and description."""
+    import json
+    import textwrap
+
+    from ._constraints import KEYWORDS, words
+
+    schema = registry.schema(name)
+    record = registry.record(name)
+    lines = [f"usage: janito run {name} [--NAME VALUE ...] | janito run {name} --args JSON", "",
+             f"{name}: {schema.description}"]
+    if record is not None:
+        lines.append(f"toolset {record.toolset} ({record.distribution}); "
+                     f"permissions {record.permissions or 'none'}")
+    properties = schema.parameters.get("properties", {})
+    required = set(schema.parameters.get("required", []))
+    lines += ["", "parameters:" if properties else "no parameters"]
+    for pname, node in properties.items():
+        facts = [_type_words(node)]
+        if pname in required:
+            facts.append("required")
+        elif "default" in node:
+            facts.append(f"default {json.dumps(node['default'], ensure_ascii=False)}")
+        said = words(node, KEYWORDS) or " or ".join(
+            w for w in (words(o, KEYWORDS) for o in node.get("anyOf", ()) if isinstance(o, dict)) if w)
+        if said:
+            facts.append(said)
+        lines.append(f"  --{pname.replace('_', '-')}  ({'; '.join(facts)})")
+        description = node.get("description")
+        if description:
+            lines += textwrap.wrap(str(description), 88, initial_indent="      ",
+                                   subsequent_indent="      ")
+    lines += ["", "Values are strings that dispatch coerces (docs/dispatch.md); an array takes the "
+              "option again or a JSON array; a flag alone means true."]
+    return "\n".join(lines) + "\n"
+
+
+def _type_words(node: Any) -> str:
+    if not isinstance(node, dict):
+        return "any value"
+    if isinstance(node.get("enum"), list):
+        import json
+
+        return "one of " + ", ".join(json.dumps(v) for v in node["enum"])
+    options = node.get("anyOf")
+    if isinstance(options, list):
+        return " or ".join(dict.fromkeys(_type_words(o) for o in options))
+    kind = node.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind else []
+    named = []
+    for k in kinds:
+        if k == "array":
+            named.append(f"array of {_type_words(node.get('items', {}))}")
+        elif k == "object":
+            named.append("JSON object")
+        elif k is not None:
+            named.append(str(k))
+    return " or ".join(named) or "any value"
 
 
 class Terminated(KeyboardInterrupt):
@@ -633,6 +725,30 @@ def _keep_param_values(arguments: list[str], run_options: dict[str, bool]) -> li
     return out
 
 
+def _run_help(arguments: list[str], parser: argparse.ArgumentParser) -> int | None:
+    """``janito run TOOL --help``: print the tool's parameters; None when no tool is named
+    (argparse then shows the help of ``run`` itself)."""
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # its complaints belong to the real parse
+            args, _extra = parser.parse_known_args(arguments)
+    except SystemExit:
+        return None
+    name = getattr(args, "tool_name", None)
+    if not name:
+        return None
+    try:
+        registry = build_registry(args)
+        if registry.get(name) is None:
+            raise UsageError(_why_not_loaded(registry, name))
+        _write(tool_help(registry, name))
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_USAGE
+    return EXIT_OK
+
+
 def _take_global_options(arguments: list[str]) -> str | None:
     """Remove a leading ``--sandbox POLICY`` from ``arguments``; return POLICY (or None).
 
@@ -680,6 +796,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(with_plugins=not builtin, only=only)
     if first == "run":
         arguments = _keep_param_values(arguments, parser.get_default("run_options"))
+        asks_help = [a for a in arguments if a in ("-h", "--help")]
+        if asks_help:
+            shown = _run_help([a for a in arguments if a not in asks_help], parser)
+            if shown is not None:
+                return shown
         args, extra = parser.parse_known_args(arguments)
         args.params = extra
     else:

@@ -233,6 +233,14 @@ def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
         lowered = {n.lower(): n for n in names}
         close = [lowered[k] for k in difflib.get_close_matches(name.lower(), list(lowered), n=3)]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    try:
+        spec = registry.toolset_offering(name)
+    except Exception:  # the search is a courtesy: an odd installation must not break it
+        spec = None
+    if spec is not None:
+        return failure(f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which "
+                       "is installed but not loaded here", UNKNOWN_TOOL,
+                       suggestions=close, toolset=spec.name, distribution=spec.distribution)
     return failure(f"there is no tool called {name[:100]!r}{hint}", UNKNOWN_TOOL,
                    suggestions=close)
 

@@ -420,6 +420,32 @@ class Registry:
                 return refined
         return schema
 
+    def toolset_offering(self, name: str) -> ToolsetSpec | None:
+        """The installed toolset, allowed here but not loaded, that has tool ``name``; None
+        when there is none. Nothing is imported: a toolset has the tool when its package
+        holds the module named after it (``ReadEmails`` in ``read_emails.py``, the
+        convention of one tool class per module), which is how the tool is found."""
+        import os
+
+        from .discovery import package_location
+
+        wanted = name.lower()
+        if not wanted.isidentifier():
+            return None
+        loaded = self._loaded
+        for spec in self._discover().toolsets.values():
+            if spec.name in loaded or not self.is_allowed(spec.name):
+                continue
+            folder = package_location(spec.module)
+            try:
+                files = os.listdir(folder) if folder and os.path.isdir(folder) else []
+            except OSError:
+                continue
+            if any(f.endswith(".py") and not f.startswith("_")
+                   and f[:-3].replace("_", "").lower() == wanted for f in files):
+                return spec
+        return None
+
     def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
         """The OpenAI chat-completions function schema of tool ``name``."""
         from .formats import openai_chat  # formats are built on use

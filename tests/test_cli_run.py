@@ -110,10 +110,52 @@ def test_schema_of_a_tool_that_is_not_loaded_is_a_usage_error(janito: Janito) ->
     cases = {"Nope": ["Nope"], "SaysNo": ["SaysNo"], "WriteNote": ["-r", "WriteNote"],
              "Nope, Other": ["ReadNote", "Nope", "Other"]}
     ran = janito.many({missing: ["schema", "-t", "testkit", *args] for missing, args in cases.items()})
+    said = {
+        "Nope": "Nope is not a loaded tool (see `janito tools`)",
+        "SaysNo": "SaysNo is not available here: ",
+        "WriteNote": "WriteNote is denied: it needs write (-w) permission, which is not granted",
+        "Nope, Other": "Nope is not a loaded tool (see `janito tools`); "
+                       "Other is not a loaded tool (see `janito tools`)",
+    }
     for missing, done in ran.items():
         assert done.code == 2, done
         assert done.out == ""
-        assert done.err.strip() == f"janito: error: not a loaded tool: {missing} (see `janito tools`)"
+        assert done.err.strip().startswith(f"janito: error: {said[missing]}"), done
+
+
+def test_schema_and_run_of_a_tool_whose_toolset_is_not_loaded_say_how_to_load_it(
+        janito: Janito) -> None:
+    ran = janito.many({"schema": ["schema", "Typed"], "run": ["run", "Typed", "--count", "1"],
+                       "help": ["run", "Typed", "--help"]})
+    hint = "Typed belongs to toolset 'testkit' (janito-testkit), which is installed but not loaded"
+    assert ran["schema"].code == 2 and f"{hint}: add -t testkit" in ran["schema"].err
+    assert ran["help"].code == 2 and f"{hint}: add -t testkit" in ran["help"].err
+    result = ran["run"].json()
+    assert ran["run"].code == 1 and result["error_type"] == "unknown_tool"
+    assert (result["toolset"], result["distribution"]) == ("testkit", "janito-testkit")
+    assert "add -t testkit" in ran["run"].err  # a refusal says so on stderr too
+
+
+def test_refusals_say_one_line_on_stderr(janito: Janito) -> None:
+    ran = janito.many({
+        "invalid": ["run", "-t", "testkit", "Typed", "--count", "many"],
+        "denied": ["run", "-r", "-t", "testkit", "RunThing", "--command", "ls"],
+    })
+    for key, expected in {"invalid": "janito: invalid arguments for Typed: count: ",
+                          "denied": "janito: RunThing needs execute (-x) permission"}.items():
+        done = ran[key]
+        assert done.code == 1, done
+        assert done.err.startswith(expected) and done.err.count("\n") == 1, done
+        assert done.json()["error"] in done.err
+
+
+def test_run_help_shows_the_tools_parameters(janito: Janito) -> None:
+    ran = janito("run", "-t", "testkit", "Typed", "--help")
+    assert ran.code == 0, ran
+    assert ran.out.startswith("usage: janito run Typed ")
+    assert "  --count  (integer; required)\n      A required integer." in ran.out
+    assert "  --mode  (one of \"fast\", \"slow\"; default \"fast\")" in ran.out
+    assert "  --items  (array of integer or null)" in ran.out
 
 
 # -- janito run: results and exit status --------------------------------------------------
