@@ -10,6 +10,7 @@ model would plausibly send, so a generated call never asks for gigabytes.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,8 +83,14 @@ def strategy(node: Any, paths: Sequence[str] = ()) -> st.SearchStrategy[Any]:
         return st.integers(*_bounds(node, *INT_RANGE, integer=True))
     if kind == "number":
         lo, hi = _bounds(node, *FLOAT_RANGE, integer=False)
-        whole = st.integers(int(lo) if lo == int(lo) else int(lo) + 1, int(hi))
-        return st.floats(lo, hi, allow_nan=False, allow_infinity=False) | whole
+        # an exclusive bound of a number is left out of the floats and the whole numbers
+        open_lo = lo == node.get("exclusiveMinimum")
+        open_hi = hi == node.get("exclusiveMaximum")
+        first = math.floor(lo) + 1 if open_lo or lo != math.floor(lo) else math.floor(lo)
+        last = math.ceil(hi) - 1 if open_hi or hi != math.ceil(hi) else math.ceil(hi)
+        floats = st.floats(lo, hi, allow_nan=False, allow_infinity=False,
+                           exclude_min=open_lo, exclude_max=open_hi)
+        return floats | st.integers(first, last) if first <= last else floats
     if kind == "string":
         return _strings(node, paths)
     if kind == "array":
