@@ -86,6 +86,9 @@ class Registry:
     it is loaded and before ``janito_toolset_loaded`` runs. Plugin hooks and tools that
     call back into the registry while it loads run on the loading thread and see what
     is loaded so far.
+
+    ``reports`` says where the progress reports of its calls go: ``"stderr"``,
+    ``"logging"`` or ``"off"`` (see the property).
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class Registry:
         autoload: tuple[str, ...] | list[str] | None = None,
         allowed: set[str] | None = None,
         max_result_chars: int = 100_000,
+        reports: str = "stderr",
     ) -> None:
         self.max_result_chars = max_result_chars
         self._privileges = privileges or ALL_PRIVILEGES
@@ -122,6 +126,24 @@ class Registry:
         #: of its modules: nothing configured yet), as LoadErrors of kind "note".
         self.notes: list[LoadError] = []
         self.plugins = PluginHost()
+        self.reports = reports
+
+    @property
+    def reports(self) -> str:
+        """Where the progress reports of this registry's calls go: ``"stderr"`` (the
+        default), ``"logging"`` (logger ``janito.reports.TOOL``; errors at ERROR, warnings
+        at WARNING, the rest at INFO) or ``"off"``. Plugins' ``janito_report`` hooks see
+        every report whichever is chosen."""
+        return self.plugins.reports
+
+    @reports.setter
+    def reports(self, destination: str) -> None:
+        from .plugins import REPORT_DESTINATIONS
+
+        if destination not in REPORT_DESTINATIONS:
+            raise ValueError(f"reports must be one of {', '.join(REPORT_DESTINATIONS)}, "
+                             f"not {destination!r}")
+        self.plugins.reports = destination
 
     # -- initialisation ---------------------------------------------------------------
 
