@@ -13,6 +13,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from .results import counted
+
 if TYPE_CHECKING:
     from .registry import Registry
 
@@ -259,7 +261,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
             if row["error"]:
                 state = "error: " + str(row["error"])
             elif row["loaded"]:
-                state = f"loaded ({len(row['tools'])} tools)"
+                state = f"loaded ({counted(len(row['tools']), 'tool')})"
             elif not row["allowed"]:
                 state = "not allowed by JANITO_TOOLSETS"
             else:

@@ -20,6 +20,7 @@ from .discovery import (
 from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
 from .plugins import PluginHost, allowed_names
 from .privileges import ALL_PRIVILEGES, Privileges
+from .results import counted
 
 if TYPE_CHECKING:
     from .schema import ToolSchema
@@ -482,7 +483,7 @@ class Registry:
         return None if record is None else record.permissions
 
     def __repr__(self) -> str:
-        state = f"{len(self._by_name)} tools" if self._initialized else "not loaded yet"
+        state = counted(len(self._by_name), "tool") if self._initialized else "not loaded yet"
         return f"<Registry {state}, privileges {self._privileges}>"
 
 

@@ -360,3 +360,12 @@ def test_reports_can_be_changed_and_hooks_see_them_either_way(
         registry.reports = "loud"
     with pytest.raises(ValueError):
         Registry(reports="print")
+
+
+def test_counts_of_one_are_singular() -> None:
+    from janito_core.results import counted
+
+    assert [counted(n, "byte") for n in (0, 1, 2)] == ["0 bytes", "1 byte", "2 bytes"]
+    assert counted(1.0, "second") == "1 second" and counted(2.5, "second") == "2.5 seconds"
+    assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"
+    assert repr(_chatty_registry()).startswith("<Registry 1 tool, ")

@@ -6,6 +6,7 @@ import os
 from typing import Any, BinaryIO
 
 from janito_core import failure
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, decode, is_binary
 
@@ -74,7 +75,7 @@ def read_range(
     with os.fdopen(fd, "rb") as handle:
         head = handle.read(SNIFF_BYTES)
         if is_binary(head):
-            return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "
+            return failure(f"the file looks binary (it holds NUL bytes; {counted(info.st_size, 'byte')}); "
                            "only text files are read", "binary_file", size=info.st_size)
         total = _count_lines(handle) if info.st_size <= COUNT_LIMIT else None
         from_end = None

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, Le
+from janito_core.results import counted
 
 from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text
 from ._read import MAX_BYTES_LIMIT, read_range
@@ -46,7 +47,7 @@ class ReadFile(BaseTool):
             return refused or invalid("no path given", **echo)
         fd, info, path = opened
         path = safe_text(path)
-        self.report_start(f"Reading {path}" + (f" (last {-start_line} lines)"
+        self.report_start(f"Reading {path}" + (f" (last {counted(-start_line, 'line')})"
                                                  if start_line < 0 else ""))
         result = read_range(fd, info, start_line, max_lines, max_bytes, line_numbers)
         if not result["success"]:

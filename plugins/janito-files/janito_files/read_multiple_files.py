@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge, Interval, Len, Pattern
+from janito_core.results import counted
 
 from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text, split_paths_in
 from ._read import MAX_BYTES_LIMIT, read_range
@@ -69,7 +70,7 @@ class ReadMultipleFiles(BaseTool):
                 read += 1
                 budget -= len(result["content"].encode("utf-8", "replace"))
             files.append(entry)
-        self.report_result(f"Read {read} of {len(names)} files")
+        self.report_result(f"Read {read} of {counted(len(names), 'file')}")
         outcome: dict[str, Any] = {"success": read > 0, **echo, "files": files, "read": read,
                                    "failed": len(names) - read}
         if not read:

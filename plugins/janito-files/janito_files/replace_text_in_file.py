@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import MinLen
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
 
@@ -113,7 +114,7 @@ class ReplaceTextInFile(BaseTool):
             except IsADirectoryError:
                 return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
             except TimeoutError as exc:
-                return failure(f"{path}: {exc} after {LOCK_WAIT_SECONDS:g} seconds; try again",
+                return failure(f"{path}: {exc} after {counted(LOCK_WAIT_SECONDS, 'second')}; try again",
                                "busy", **echo)
             except OSError as exc:
                 self.report_error(f"could not read {path}: {exc.strerror or exc}")

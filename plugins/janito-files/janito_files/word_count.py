@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from janito_core import BaseTool, failure, tool
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_for_reading, os_failure, safe_text
 
@@ -78,16 +79,19 @@ class WordCount(BaseTool):
             return os_failure(exc, f"read {path}", **echo)
         if last and last != "\n":
             lines += 1
-        self.report_result(f"{lines} lines, {words} words, {chars} characters")
+        self.report_result(f"{counted(lines, 'line')}, {counted(words, 'word')}, {counted(chars, 'character')}")
         result: dict[str, Any] = {"success": True, **echo, "path": path, "lines": lines,
                                   "words": words, "characters": chars, "bytes": size,
                                   "truncated": truncated}
         if replaced > genuine:
-            result["decode_errors"] = replaced - genuine
-            result["note"] = (f"{replaced - genuine} byte sequence(s) are not valid UTF-8; each "
+            bad = replaced - genuine
+            result["decode_errors"] = bad
+            result["note"] = (f"{counted(bad, 'byte sequence')} {'is' if bad == 1 else 'are'} "
+                              "not valid UTF-8; each "
                               "counts as one character")
         if truncated:
-            note = f"only the first {size} bytes were counted (max_bytes)"
+            note = (f"only the first {counted(size, 'byte')} {'was' if size == 1 else 'were'} "
+                    "counted (max_bytes)")
             result["note"] = f"{result['note']}; {note}" if "note" in result else note
         return result
 

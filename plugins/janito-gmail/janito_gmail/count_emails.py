@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from janito_core import tool
+from janito_core.results import counted
 
 from ._base import MailTool
 from ._imap import Selection, imap_session
@@ -53,7 +54,7 @@ class CountEmails(MailTool):
                     count = len(mailbox.search(selection))
                     result = {"success": True, "folder": folder, "count": count,
                               **selection.describe()}
-            self.say("result", f"{count} messages")
+            self.say("result", counted(count, "message"))
             return result
 
         return self.execute(action, **echo)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from janito_core import tool
 from janito_core.constraints import Interval
+from janito_core.results import counted
 
 from . import _reading
 from ._base import MailTool
@@ -79,7 +80,7 @@ class ReadEmails(MailTool):
                 result["next_before_id"] = min(chosen.uids)
             if missing:
                 result["missing_ids"] = missing
-            self.say("result", f"{len(messages)} of {chosen.matching} messages")
+            self.say("result", f"{len(messages)} of {counted(chosen.matching, 'message')}")
             return result
 
         return self.execute(action, **echo)
@@ -104,7 +105,7 @@ class ReadEmails(MailTool):
                 messages.append({"folder": place, **message})
         messages.sort(key=_when)
         shown = messages[-limit:]
-        self.say("result", f"{len(shown)} messages in the conversation")
+        self.say("result", f"{counted(len(shown), 'message')} in the conversation")
         return {"success": True, "folder": folder, "thread_of": uid, "thread_by": method,
                 "count": len(shown), "matching": len(messages),
                 "has_more": len(messages) > len(shown), "order": "oldest first",

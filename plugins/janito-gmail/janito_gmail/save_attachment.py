@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from janito_core import tool
 from janito_core.constraints import Ge
+from janito_core.results import counted
 
 from . import _mime
 from ._base import MailTool
@@ -66,7 +67,7 @@ class SaveAttachment(MailTool):
             raw = section(fetched.get(id, {}), f"BODY[{part.section}]".encode()) or b""
             content = _mime.decode_body(raw, part.encoding, complete=True)
             shown = self._write(target, content, overwrite)
-            self.say("result", f"Saved {shown} ({len(content)} bytes)")
+            self.say("result", f"Saved {shown} ({counted(len(content), 'byte')})")
             return {"success": True, "id": id, "folder": folder, "filename": info["filename"],
                     "index": info["index"], "content_type": part.content_type,
                     "path": shown, "size": len(content)}

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Interval
+from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
 
@@ -161,7 +162,7 @@ class ReadOneDriveFile(BaseTool):
             self.report_result(f"/{where} is not text; content not read")
             return result
         result.update(content=text, truncated=truncated, bytes_read=len(data))
-        self.report_result(f"Read {len(data)} bytes of /{where}" + (" (truncated)" if truncated else ""))
+        self.report_result(f"Read {counted(len(data), 'byte')} of /{where}" + (" (truncated)" if truncated else ""))
         return result
 
 
@@ -200,7 +201,7 @@ class ReadOneDriveFile(BaseTool):
         truncated = len(text) > cap
         result.update(content=text[:cap], truncated=truncated, bytes_read=len(data),
                       content_format=f"text of a {kind} document")
-        self.report_result(f"Read {min(len(text), cap)} characters of text from /{where}"
+        self.report_result(f"Read {counted(min(len(text), cap), 'character')} of text from /{where}"
                            + (" (truncated)" if truncated else ""))
         return result
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.constraints import ExactlyOneOf
+from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
 
@@ -98,7 +99,7 @@ class UploadOneDriveFile(BaseTool):
             where = clean_path(path, allow_root=False)
         except ValueError as exc:
             return invalid(str(exc), **echo)
-        self.report_start(f"Uploading {source.size} bytes to OneDrive /{where}")
+        self.report_start(f"Uploading {counted(source.size, 'byte')} to OneDrive /{where}")
         graph = _common.client()
         try:
             outcome = upload(graph, where, source, behavior, self.report_progress)
@@ -114,7 +115,7 @@ class UploadOneDriveFile(BaseTool):
                                  "not_found", status=404) from None
             raise
         info = format_item(outcome["item"])
-        self.report_result(f"Uploaded /{info['path']} ({source.size} bytes, {outcome['method']})")
+        self.report_result(f"Uploaded /{info['path']} ({counted(source.size, 'byte')}, {outcome['method']})")
         return {
             "success": True,
             "path": info["path"] or where,

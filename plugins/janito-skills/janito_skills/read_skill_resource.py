@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.constraints import Interval, Pattern
+from janito_core.results import counted
 
 from ._index import discover, display, missing_skill
 from ._resources import ResourceError, clean_resource_path, refused
@@ -85,7 +86,7 @@ class ReadSkillResource(BaseTool):
         truncated = len(data) > max_bytes
         data = data[:max_bytes]
         content, encoding = _decode(data, truncated)
-        self.report_result(f"Read {resource} of skill {skill_name} ({len(data)} bytes)")
+        self.report_result(f"Read {resource} of skill {skill_name} ({counted(len(data), 'byte')})")
         return {
             "success": True,
             **echo,

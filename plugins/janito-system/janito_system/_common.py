@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from janito_core import WorkspaceError, failure
-from janito_core.results import CANCELLED
+from janito_core.results import CANCELLED, counted
 
 from ._process import PROCESS_GROUP, run_process
 
@@ -216,7 +216,7 @@ class RunCall:
         seconds = f"{outcome.duration_ms / 1000:.2f} s"
         if outcome.timed_out:
             result["error"] = (
-                f"{what} did not finish within {timeout:g} seconds and was killed with every "
+                f"{what} did not finish within {counted(timeout, 'second')} and was killed with every "
                 "process it started; the output so far is kept"
             )
             result["error_type"] = "timeout"
