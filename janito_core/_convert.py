@@ -108,7 +108,7 @@ def convert_float(value: Any, path: str, errors: Errors) -> Any:
         if abs(value) < 2**1023:
             return float(value)
         # JSON numbers have no upper bound; a float has: the nearest one is the largest
-        return math.copysign(sys.float_info.max, value)
+        return sys.float_info.max if value > 0 else -sys.float_info.max
     if isinstance(value, float):
         if math.isfinite(value):
             return value
