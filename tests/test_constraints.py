@@ -275,3 +275,22 @@ def test_a_typed_dict_result_is_the_mcp_output_schema() -> None:
     assert output["type"] == "object"
     assert output["properties"]["count"]["type"] == "integer"
     assert "outputSchema" not in render(tool_schema(book), "mcp")
+
+
+def test_google_genai_reads_the_gemini_declarations_with_nothing_lost() -> None:
+    """google-genai accepts unknown shapes silently (a $ref became a bare string once):
+    what its own objects hold is what janito meant."""
+    genai_types = pytest.importorskip("google.genai.types")
+    for function in (book, route):
+        declaration = render(tool_schema(function), "gemini")
+        parsed = genai_types.FunctionDeclaration.model_validate(declaration)
+        assert parsed.parameters is not None
+        back = parsed.model_dump(exclude_none=True, mode="json")["parameters"]
+        for name, node in declaration["parameters"]["properties"].items():
+            assert str(back["properties"][name]["type"]).upper().endswith(node["type"]), name
+    stops = genai_types.FunctionDeclaration.model_validate(
+        render(tool_schema(route), "gemini")).parameters.properties["stops"]
+    assert stops.items.properties["city"].type == genai_types.Type.STRING
+    nights = genai_types.FunctionDeclaration.model_validate(
+        render(tool_schema(book), "gemini")).parameters.properties["nights"]
+    assert (nights.minimum, nights.maximum) == (1, 30)
