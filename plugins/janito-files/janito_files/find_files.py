@@ -93,7 +93,8 @@ class FindFiles(BaseTool):
 
     def run(
         self,
-        paths: Annotated[str, Pattern(r"\S")] | Annotated[list[str], MinLen(1)],
+        paths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
         pattern: Annotated[str, Pattern(r"\S")] | None = None,
         exclude: str | list[str] | None = None,
         file_type: FileType | None = "file",

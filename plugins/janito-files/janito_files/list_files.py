@@ -41,7 +41,7 @@ class ListFiles(BaseTool):
 
     def run(
         self,
-        directory: str = ".",
+        directory: Annotated[str, Pattern(r"\S")] = ".",
         pattern: Annotated[str, Pattern(r"\S")] | None = None,
         recursive: bool = False,
         max_depth: Annotated[int, Ge(0)] | None = None,

@@ -27,7 +27,8 @@ class ReadMultipleFiles(BaseTool):
 
     def run(
         self,
-        filepaths: Annotated[str, Pattern(r"\S")] | Annotated[list[str], Len(1, MAX_FILES)],
+        filepaths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], Len(1, MAX_FILES)],
         max_lines: Annotated[int, Ge(1)] | None = None,
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
     ) -> dict[str, Any]:

@@ -28,7 +28,8 @@ class SearchRegex(BaseTool):
 
     def run(
         self,
-        paths: Annotated[str, Pattern(r"\S")] | Annotated[list[str], MinLen(1)],
+        paths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
         pattern: Annotated[str, MinLen(1)],
         case_sensitive: bool = True,
         max_depth: Annotated[int, Ge(0)] | None = None,

@@ -29,7 +29,8 @@ class SearchText(BaseTool):
 
     def run(
         self,
-        paths: Annotated[str, Pattern(r"\S")] | Annotated[list[str], MinLen(1)],
+        paths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
         query: Annotated[str, MinLen(1)],
         case_sensitive: bool = True,
         max_depth: Annotated[int, Ge(0)] | None = None,
