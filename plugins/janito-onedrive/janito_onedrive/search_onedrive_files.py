@@ -10,6 +10,9 @@ from janito_core.constraints import Interval, Pattern
 from ._common import gate, guarded, invalid
 
 MAX_LIMIT = 1000
+#: An extension, with or without its dot, or "" for none: no "/" and something besides
+#: dots and spaces.
+EXTENSION = r"^(|[^/]*[^/.\s][^/]*)$"
 MAX_PATH_LOOKUPS = 50
 """Parent folders looked up to give search results their paths (OneDrive for Business and
 SharePoint search results carry no ``parentReference.path``)."""
@@ -26,7 +29,7 @@ class SearchOneDriveFiles(BaseTool):
         return gate(cls)
 
     def run(self, query: Annotated[str, Pattern(r"\S")], folder_path: str | None = None,
-            file_type_filter: str | None = None,
+            file_type_filter: Annotated[str, Pattern(EXTENSION)] | None = None,
             limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             drive_id: str | None = None) -> dict[str, Any]:
         """Search OneDrive; OneDrive matches names, metadata and file content.
@@ -44,8 +47,6 @@ class SearchOneDriveFiles(BaseTool):
         extension = None
         if file_type_filter:
             extension = file_type_filter.strip().lower().lstrip(".")
-            if not extension or "/" in extension:
-                return invalid("file_type_filter must be an extension such as 'pdf'", **echo)
         return guarded(self, lambda: self._search(query, folder_path, extension, limit, drive_id),
                        **echo)
 
