@@ -17,7 +17,7 @@ _MODULES = ("annotated_types", "janito_core.constraints")
 _NUMBER_KEYS = ("gt", "ge", "lt", "le", "multiple_of")
 _LENGTH_KEYS = ("min_length", "max_length")
 _TEXT_KEYS = ("format", "pattern")
-_GROUP_KINDS = {"ExactlyOneOf": "exactly", "AtMostOneOf": "at_most"}
+_GROUP_KINDS = {"ExactlyOneOf": "exactly", "AtMostOneOf": "at_most", "AtLeastOneOf": "at_least"}
 
 #: Schema keywords the rules become, by the JSON type they apply to.
 NUMBER_KEYWORDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf")

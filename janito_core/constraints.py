@@ -9,14 +9,15 @@ the same way, so a tool may use either; these cost nothing to import, which keep
 start-up of ``janito tools`` as it was (docs/decisions/0012-constraints-vocabulary.md).
 
 Beyond annotated-types: ``Format("date")`` and ``Pattern(regex)`` for strings, and
-``ExactlyOneOf("group")`` / ``AtMostOneOf("group")`` on two or more optional parameters
-that go together (``content`` or ``local_path``, never both).
+``ExactlyOneOf("group")`` / ``AtMostOneOf("group")`` / ``AtLeastOneOf("group")`` on two or
+more optional parameters that go together (``content`` or ``local_path``, never both).
 """
 
 from __future__ import annotations
 
 __all__ = [
     "FORMATS",
+    "AtLeastOneOf",
     "AtMostOneOf",
     "ExactlyOneOf",
     "Format",
@@ -165,6 +166,16 @@ class Pattern(_Rule):
 class ExactlyOneOf(_Rule):
     """This parameter belongs to ``group``: a call gives exactly one parameter of the group
     (null counts as not given). Put it on two or more parameters with defaults."""
+
+    __slots__ = ("group",)
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+
+
+class AtLeastOneOf(_Rule):
+    """This parameter belongs to ``group``: a call gives one or more parameters of the
+    group (null counts as not given)."""
 
     __slots__ = ("group",)
 

@@ -289,10 +289,10 @@ def _group_problems(groups: Iterable[Any], arguments: Mapping[str, Any]) -> list
     problems: list[dict[str, str]] = []
     for group in groups:
         given = [m for m in group.members if arguments.get(m) is not None]
-        if len(given) > 1:
+        if len(given) > 1 and group.kind != "at_least":
             said = f"give only one of {', '.join(group.members)}, not {' and '.join(given)}"
             problems.extend({"field": m, "error": said} for m in given)
-        elif not given and group.kind == "exactly":
+        elif not given and group.kind in ("exactly", "at_least"):
             said = f"give one of {', '.join(group.members)}; none was given"
             problems.extend({"field": m, "error": said} for m in group.members)
     return problems

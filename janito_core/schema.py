@@ -54,8 +54,9 @@ class Parameter(NamedTuple):
 
 
 class Group(NamedTuple):
-    """Parameters that go together: ``kind`` "exactly" (a call gives exactly one of them)
-    or "at_most" (at most one), declared with ``ExactlyOneOf(name)``/``AtMostOneOf(name)``."""
+    """Parameters that go together: ``kind`` "exactly" (a call gives exactly one of them),
+    "at_most" (at most one) or "at_least" (one or more), declared with
+    ``ExactlyOneOf(name)``/``AtMostOneOf(name)``/``AtLeastOneOf(name)``."""
 
     kind: str
     name: str
@@ -63,7 +64,8 @@ class Group(NamedTuple):
 
     def sentence(self) -> str:
         listed = ", ".join(self.members[:-1]) + " or " + self.members[-1]
-        return f"Give {'exactly' if self.kind == 'exactly' else 'at most'} one of {listed}."
+        said = {"exactly": "exactly", "at_most": "at most", "at_least": "at least"}[self.kind]
+        return f"Give {said} one of {listed}."
 
 
 class ToolSchema(NamedTuple):
@@ -299,8 +301,8 @@ def _groups(cls: type, grouped: dict[str, list[tuple[str, str, bool]]]) -> tuple
         kinds = {kind for kind, _, _ in members}
         names = tuple(member for _, member, _ in members)
         if len(kinds) != 1:
-            raise AnnotationError(f"{cls.__name__}.run(): group {name!r} is declared both "
-                                  "ExactlyOneOf and AtMostOneOf")
+            raise AnnotationError(f"{cls.__name__}.run(): group {name!r} is declared with "
+                                  "more than one of ExactlyOneOf, AtMostOneOf, AtLeastOneOf")
         if len(names) < 2:
             raise AnnotationError(f"{cls.__name__}.run(): group {name!r} has one parameter "
                                   f"({names[0]}); a group needs two or more")

@@ -15,6 +15,7 @@ import pytest
 
 from janito_core import Registry, tool
 from janito_core.constraints import (
+    AtLeastOneOf,
     AtMostOneOf,
     ExactlyOneOf,
     Format,
@@ -131,6 +132,33 @@ def test_groups_are_checked(registry: Registry, arguments: dict[str, Any], probl
     result = call_tool("Book", {"nights": 1, **arguments}, registry=registry)
     assert result["error_type"] == "invalid_arguments", result
     assert problem in result["error"]
+
+
+@tool()
+def relabel(add: Annotated[list[str] | None, AtLeastOneOf("change")] = None,
+            remove: Annotated[list[str] | None, AtLeastOneOf("change")] = None) -> dict[str, Any]:
+    """Change labels.
+
+    Args:
+        add: Labels to add.
+        remove: Labels to remove.
+    """
+    return {"success": True, "add": add, "remove": remove}
+
+
+def test_at_least_one_of_a_group() -> None:
+    registry = Registry(autoload=(), reports="off")
+    registry.add_tool(relabel)
+    schema = registry.schema("Relabel")
+    assert [(g.kind, g.members) for g in schema.groups] == [("at_least", ("add", "remove"))]
+    assert schema.parameters["properties"]["add"]["description"].endswith(
+        "Give at least one of add or remove.")
+    for given in ({"add": ["a"]}, {"remove": ["b"]}, {"add": ["a"], "remove": ["b"]}):
+        assert call_tool("Relabel", given, registry=registry)["success"] is True, given
+    for none in ({}, {"add": None, "remove": None}):
+        refused = call_tool("Relabel", none, registry=registry)
+        assert refused["error_type"] == "invalid_arguments"
+        assert "give one of add, remove; none was given" in refused["error"]
 
 
 def test_values_within_the_rules_reach_the_tool(registry: Registry) -> None:
@@ -294,3 +322,24 @@ def test_google_genai_reads_the_gemini_declarations_with_nothing_lost() -> None:
     nights = genai_types.FunctionDeclaration.model_validate(
         render(tool_schema(book), "gemini")).parameters.properties["nights"]
     assert (nights.minimum, nights.maximum) == (1, 30)
+
+
+def _groups_kept(groups: Any, args: dict[str, Any]) -> None:
+    for group in groups:
+        given = [m for m in group.members if args.get(m) is not None]
+        assert {"exactly": len(given) == 1, "at_most": len(given) <= 1,
+                "at_least": len(given) >= 1}[group.kind], (group, args)
+
+
+def test_generated_calls_keep_every_kind_of_group() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from janito_core.testing._generate import arguments
+
+    for function in (relabel, book):
+        schema = tool_schema(function)
+        check = settings(max_examples=40, deadline=None, database=None)(
+            given(st.just(schema.groups), arguments(schema.parameters, (), schema.groups))(
+                _groups_kept))
+        check()

@@ -166,6 +166,17 @@ def _identity(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+def _chosen_members(group: Any) -> st.SearchStrategy[tuple[str, ...]]:
+    """The members of ``group`` a generated call gives: one (exactly), none or one (at
+    most), one or more (at least)."""
+    members = tuple(group.members)
+    if group.kind == "exactly":
+        return st.sampled_from(members).map(lambda m: (m,))
+    if group.kind == "at_least":
+        return st.lists(st.sampled_from(members), min_size=1, unique=True).map(tuple)
+    return st.sampled_from(((), *((m,) for m in members)))
+
+
 def _objects(node: dict[str, Any], paths: Sequence[str],
              groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
     properties = node.get("properties")
@@ -173,12 +184,11 @@ def _objects(node: dict[str, Any], paths: Sequence[str],
     required = [k for k in node.get("required", []) if k in properties]
     if properties and groups:
         # which member of each group is given is chosen first, so every call keeps them
-        choices = [st.sampled_from(g.members) if g.kind == "exactly"
-                   else st.sampled_from((None, *g.members)) for g in groups]
+        choices = [_chosen_members(g) for g in groups]
         members = {m for g in groups for m in g.members}
 
         def with_chosen(chosen: tuple[Any, ...]) -> st.SearchStrategy[dict[str, Any]]:
-            picked = {c for c in chosen if c is not None}
+            picked = {m for members_of in chosen for m in members_of}
             given = {k: strategy(properties[k], paths).filter(_not_null) for k in picked}
             return st.fixed_dictionaries(
                 {**{k: strategy(properties[k], paths) for k in required}, **given},
@@ -206,7 +216,7 @@ def _not_null(value: Any) -> bool:
 def arguments(parameters: dict[str, Any], paths: Sequence[str] = (),
               groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
     """Whole argument objects valid against a tool's parameters schema and its ``groups``
-    (``ToolSchema.groups``: exactly one, or at most one, of some parameters)."""
+    (``ToolSchema.groups``: exactly one, at most one, or at least one of some parameters)."""
     return _objects({**parameters, "type": "object"}, paths, groups)
 
 
@@ -278,7 +288,7 @@ def with_each_path(parameters: dict[str, Any], paths: Sequence[str],
     properties = parameters.get("properties") or {}
     base = minimal({**parameters, "type": "object"})
     for group in groups:
-        if group.kind == "exactly" and not any(base.get(m) is not None for m in group.members):
+        if group.kind != "at_most" and not any(base.get(m) is not None for m in group.members):
             first = group.members[0]
             base[first] = _minimal_value(properties.get(first, {}))
     calls = []
