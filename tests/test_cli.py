@@ -2,9 +2,10 @@
 
 Every test starts the installed console script (or ``python -m janito_core.cli`` where the
 script is missing) with ``PYTHONPATH`` naming folders that hold real distributions: the
-testkit toolset of ``conftest.py`` and the small ``acme-*`` distributions written below.
-Each invocation gets a private ``JANITO_CONFIG_DIR`` and the keyring's ``fail`` backend,
-so nothing here reads or writes the settings of the person running the tests.
+testkit toolset of ``conftest.py`` and the small ``acme-*`` distributions written below
+(the two broken plugins by ``helpers/faults.py``). Each invocation gets a private
+``JANITO_CONFIG_DIR`` and the keyring's ``fail`` backend, so nothing here reads or writes
+the settings of the person running the tests.
 
 Other toolsets (``janito-files``, ``janito-system``) may or may not be installed next to
 janito-core; assertions look only at rows of the distributions the tests wrote.
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import faults
 from helpers.distributions import clean_env, sources_of_testkit, write_distribution
 
 import janito_core
@@ -157,18 +159,6 @@ HELLO_PLUGIN = {
             parser.add_argument("who")
             parser.add_argument("--fail", action="store_true")
             parser.set_defaults(handler=hello)
-    ''',
-}
-
-RAISING_PLUGINS = {
-    "acme_raising_plugin.py": '''
-        """A hook plugin whose command hook raises."""
-        from janito_core import hookimpl
-
-
-        @hookimpl
-        def janito_register_commands(subparsers):
-            raise RuntimeError("the raising plugin broke")
     ''',
 }
 
@@ -315,10 +305,8 @@ def build_sites(root: Path) -> Sites:
                        files=MARKER)
     write_distribution(folders["hello"], "acme-hello", "1.0.0", plugins={"hello": "acme_hello_plugin"},
                        files=HELLO_PLUGIN)
-    write_distribution(folders["raising"], "acme-raising", "1.0.0",
-                       plugins={"raising": "acme_raising_plugin"}, files=RAISING_PLUGINS)
-    write_distribution(folders["raising"], "acme-unloadable", "1.0.0",
-                       plugins={"unloadable": "acme_not_there"})
+    faults.raising_plugin(folders["raising"], "acme-raising", hooks=["janito_register_commands"])
+    faults.unimportable_plugin(folders["raising"], "acme-unloadable", module="acme_not_there")
     write_distribution(folders["guard"], "acme-guard", "1.0.0", plugins={"guard": "acme_guard_plugin"},
                        files=GUARD_PLUGIN)
     write_distribution(folders["autoload"], "acme-files", "0.5.0", toolsets={"files": "acme_autofiles"},

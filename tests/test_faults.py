@@ -4,7 +4,9 @@ Every test writes installed distributions (dist-info folders with METADATA,
 entry_points.txt and RECORD, next to their packages) into temporary folders and runs
 janito in a child interpreter with those folders on its path. In every case the child
 exits normally, the failure names the distribution and the reason, and the healthy
-toolset beside it still loads and answers calls.
+toolset beside it still loads and answers calls. The faulty distributions come from
+``helpers/faults.py``, which the reliability suite's ``test_broken_toolsets.py`` puts
+before the real ``janito`` command.
 """
 
 from __future__ import annotations
@@ -17,29 +19,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import faults
 from helpers.distributions import ProbeResult, clean_env, probe, write_distribution, write_editable
-
-PING = '''
-from janito_core import BaseTool, tool
-
-
-@tool(permissions="r")
-class {name}(BaseTool):
-    """Answer with where this copy of the tool lives."""
-
-    def run(self) -> dict:
-        return {{"success": True, "tool": "{name}", "origin": "{origin}"}}
-'''
-
-
-def ping(name: str = "Ping", origin: str = "healthy") -> str:
-    return PING.format(name=name, origin=origin)
+from helpers.faults import ping, ping_files
 
 
 def healthy(site: Path) -> None:
     """The well-behaved neighbour every fault is tested next to."""
     write_distribution(site, "janito-healthy", toolsets={"healthy": "acme_healthy"},
-                       files={"acme_healthy/__init__.py": "", "acme_healthy/ping.py": ping()})
+                       files=ping_files("acme_healthy", "Ping"))
 
 
 def assert_healthy_still_works(seen: ProbeResult) -> None:
@@ -63,15 +51,12 @@ def only_error(seen: ProbeResult, distribution: str) -> dict:
 
 def test_a_toolset_that_raises_on_import(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-boom", toolsets={"boom": "acme_boom"}, files={
-        "acme_boom/__init__.py": "raise RuntimeError('no config file for boom')\n",
-        "acme_boom/tool.py": ping("BoomPing"),
-    })
+    faults.raises_on_import(sandbox)
     seen = probe([sandbox], add=["boom", "healthy"], calls=[("Ping", {}), ("BoomPing", {})])
     error = only_error(seen, "acme-boom")
     assert error["toolset"] == "boom"
     assert error["kind"] == "import"
-    assert error["reason"] == "cannot import acme_boom: RuntimeError: no config file for boom"
+    assert error["reason"] == f"cannot import acme_boom: RuntimeError: {faults.IMPORT_ERROR}"
     assert seen["added"]["boom"] == {"tools": []}
     assert_healthy_still_works(seen)
     assert seen["calls"][1]["error_type"] == "unknown_tool"
@@ -79,17 +64,15 @@ def test_a_toolset_that_raises_on_import(sandbox: Path) -> None:
 
 def test_an_autoloaded_toolset_that_fails_does_not_stop_the_others(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-boom", toolsets={"boom": "acme_boom"},
-                       files={"acme_boom/__init__.py": "raise ImportError('half installed')\n"})
+    faults.raises_on_import(sandbox, exception="ImportError")
     seen = probe([sandbox], autoload=["boom", "healthy"], calls=[("Ping", {})])
-    assert only_error(seen, "acme-boom")["reason"].endswith("ImportError: half installed")
+    assert only_error(seen, "acme-boom")["reason"].endswith(f"ImportError: {faults.IMPORT_ERROR}")
     assert_healthy_still_works(seen)
 
 
 def test_a_syntax_error_in_the_package(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-syntax", toolsets={"syntax": "acme_syntax"},
-                       files={"acme_syntax/__init__.py": "def broken(:\n    pass\n"})
+    faults.syntax_error(sandbox, module="__init__")
     seen = probe([sandbox], add=["syntax", "healthy"], calls=[("Ping", {})])
     error = only_error(seen, "acme-syntax")
     assert error["reason"].startswith("cannot import acme_syntax: SyntaxError: ")
@@ -99,37 +82,26 @@ def test_a_syntax_error_in_the_package(sandbox: Path) -> None:
 
 def test_a_syntax_error_in_one_module_spares_the_others(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-partial", toolsets={"partial": "acme_partial"}, files={
-        "acme_partial/__init__.py": "",
-        "acme_partial/good.py": ping("GoodPing", "partial"),
-        "acme_partial/bad.py": "x = = 1\n",
-    })
-    seen = probe([sandbox], add=["partial", "healthy"], calls=[("Ping", {}), ("GoodPing", {})])
-    error = only_error(seen, "acme-partial")
-    assert error["module"] == "acme_partial.bad"
-    assert error["reason"].startswith("cannot import acme_partial.bad: SyntaxError")
-    assert "acme_partial/bad.py:1" in error["reason"]
-    assert seen.record("GoodPing")["status"] == "loaded"
-    assert seen["calls"][1]["origin"] == "partial"
+    faults.syntax_error(sandbox)
+    seen = probe([sandbox], add=["syntax", "healthy"], calls=[("Ping", {}), ("SyntaxGood", {})])
+    error = only_error(seen, "acme-syntax")
+    assert error["module"] == "acme_syntax.broken"
+    assert error["reason"].startswith("cannot import acme_syntax.broken: SyntaxError")
+    assert "acme_syntax/broken.py:1" in error["reason"]
+    assert seen.record("SyntaxGood")["status"] == "loaded"
+    assert seen["calls"][1]["origin"] == "acme_syntax"
     assert_healthy_still_works(seen)
 
 
 def test_a_missing_third_party_dependency(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(
-        sandbox, "acme-needsdep", toolsets={"needsdep": "acme_needsdep"},
-        requires=["acme-not-installed-anywhere>=1.0"],
-        files={
-            "acme_needsdep/__init__.py": "",
-            "acme_needsdep/uses_it.py": "import acme_not_installed_anywhere\n" + ping("DepPing"),
-        },
-    )
+    faults.missing_dependency(sandbox)
     seen = probe([sandbox], add=["needsdep", "healthy"], calls=[("Ping", {}), ("DepPing", {})])
     error = only_error(seen, "acme-needsdep")
     assert error["toolset"] == "needsdep"
     assert error["reason"] == (
         "cannot import acme_needsdep.uses_it: ModuleNotFoundError: "
-        "No module named 'acme_not_installed_anywhere'"
+        f"No module named '{faults.MISSING_MODULE}'"
     )
     assert seen["calls"][1]["error_type"] == "unknown_tool"
     assert_healthy_still_works(seen)
@@ -137,8 +109,7 @@ def test_a_missing_third_party_dependency(sandbox: Path) -> None:
 
 def test_a_toolset_that_calls_sys_exit_on_import(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-quitter", toolsets={"quitter": "acme_quitter"},
-                       files={"acme_quitter/__init__.py": "import sys\nsys.exit(7)\n"})
+    faults.exits_on_import(sandbox, status=7)
     seen = probe([sandbox], add=["quitter", "healthy"], calls=[("Ping", {})])
     assert only_error(seen, "acme-quitter")["reason"] == "cannot import acme_quitter: SystemExit: 7"
     assert_healthy_still_works(seen)
@@ -146,8 +117,7 @@ def test_a_toolset_that_calls_sys_exit_on_import(sandbox: Path) -> None:
 
 def test_an_entry_point_naming_an_object_instead_of_a_package(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-object", toolsets={"object": "acme_object:tools"},
-                       files={"acme_object/__init__.py": "tools = []\n"})
+    faults.entry_point_to_object(sandbox)
     seen = probe([sandbox], add=["healthy"], calls=[("Ping", {})])
     error = only_error(seen, "acme-object")
     assert error["toolset"] == "object"
@@ -161,71 +131,26 @@ def test_an_entry_point_naming_an_object_instead_of_a_package(sandbox: Path) -> 
 
 def test_should_load_that_raises(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-gated", toolsets={"gated": "acme_gated"}, files={
-        "acme_gated/__init__.py": "",
-        "acme_gated/probe_device.py": '''
-            from janito_core import BaseTool, tool
-
-
-            @tool(permissions="x")
-            class ProbeDevice(BaseTool):
-                """Talk to a device."""
-
-                @classmethod
-                def should_load(cls) -> bool:
-                    raise PermissionError("/dev/acme0 is not readable")
-
-                def run(self) -> dict:
-                    return {"success": True}
-        ''',
-    })
+    faults.should_load_raises(sandbox)
     seen = probe([sandbox], add=["gated", "healthy"], calls=[("Ping", {}), ("ProbeDevice", {})])
     record = seen.record("ProbeDevice")
     assert record["status"] == "skipped"
     assert record["distribution"] == "acme-gated"
-    assert record["reason"] == "should_load() raised PermissionError: /dev/acme0 is not readable"
+    assert record["reason"] == f"should_load() raised PermissionError: {faults.DEVICE_ERROR}"
     assert seen["calls"][1]["error_type"] == "tool_unavailable"
-    assert "/dev/acme0 is not readable" in seen["calls"][1]["error"]
+    assert faults.DEVICE_ERROR in seen["calls"][1]["error"]
     assert seen["errors"] == []
     assert_healthy_still_works(seen)
 
 
 def test_an_annotation_that_cannot_be_resolved(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-annot", toolsets={"annot": "acme_annot"}, files={
-        "acme_annot/__init__.py": "",
-        "acme_annot/fetch.py": '''
-            from __future__ import annotations
-
-            from typing import TYPE_CHECKING
-
-            from janito_core import BaseTool, tool
-
-            if TYPE_CHECKING:
-                from acme_heavy import Query
-
-
-            @tool(permissions="r")
-            class Fetch(BaseTool):
-                """Fetch rows."""
-
-                def run(self, query: Query, limit: int = 10) -> dict:
-                    return {"success": True}
-
-
-            @tool(permissions="r")
-            class FetchOne(BaseTool):
-                """Fetch one row."""
-
-                def run(self, key: str) -> dict:
-                    return {"success": True, "key": key}
-        ''',
-    })
+    faults.unresolvable_annotation(sandbox)
     seen = probe([sandbox], add=["annot", "healthy"],
-                 calls=[("Ping", {}), ("Fetch", {"query": "x"}), ("FetchOne", {"key": "k"})])
-    record = seen.record("Fetch")
+                 calls=[("Ping", {}), ("FetchRows", {"query": "x"}), ("FetchOne", {"key": "k"})])
+    record = seen.record("FetchRows")
     assert record["status"] == "skipped"
-    assert "Fetch.run() has an annotation that cannot be resolved" in record["reason"]
+    assert "FetchRows.run() has an annotation that cannot be resolved" in record["reason"]
     assert "NameError" in record["reason"] and "Query" in record["reason"]
     assert seen["calls"][1]["error_type"] == "tool_unavailable"
     assert seen["calls"][2] == {"success": True, "key": "k"}
@@ -234,24 +159,7 @@ def test_an_annotation_that_cannot_be_resolved(sandbox: Path) -> None:
 
 def test_a_parameter_type_that_cannot_become_a_schema(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-weird", toolsets={"weird": "acme_weird"}, files={
-        "acme_weird/__init__.py": "",
-        "acme_weird/odd.py": '''
-            from janito_core import BaseTool, tool
-
-
-            class Handle:
-                pass
-
-
-            @tool()
-            class Odd(BaseTool):
-                """Take something JSON cannot carry."""
-
-                def run(self, handle: Handle, table: dict[int, str]) -> dict:
-                    return {"success": True}
-        ''',
-    })
+    faults.unexpressible_parameter(sandbox)
     seen = probe([sandbox], add=["weird", "healthy"], calls=[("Ping", {})])
     record = seen.record("Odd")
     assert record["status"] == "skipped"
@@ -261,27 +169,6 @@ def test_a_parameter_type_that_cannot_become_a_schema(sandbox: Path) -> None:
 
 
 # -- hook plugins ---------------------------------------------------------------------------------
-
-RAISING_PLUGIN = '''
-from janito_core import hookimpl
-
-
-@hookimpl
-def janito_toolset_loaded(registry, toolset, tools):
-    raise RuntimeError("loaded hook exploded")
-
-
-@hookimpl
-def janito_report(event):
-    raise RuntimeError("report hook exploded")
-
-
-@hookimpl
-def janito_tool_call(call):
-    if call.name == "Detonate":
-        raise RuntimeError("call hook exploded")
-    return None
-'''
 
 CHATTY_TOOL = '''
 from janito_core import BaseTool, tool
@@ -309,17 +196,15 @@ def test_a_hook_plugin_that_raises(sandbox: Path) -> None:
     healthy(sandbox)
     write_distribution(sandbox, "acme-chatty", toolsets={"chatty": "acme_chatty"},
                        files={"acme_chatty/__init__.py": "", "acme_chatty/chatty.py": CHATTY_TOOL})
-    write_distribution(sandbox, "acme-badhook", plugins={"badhook": "acme_badhook"},
-                       files={"acme_badhook/__init__.py": RAISING_PLUGIN})
+    faults.raising_plugin(sandbox)
     seen = probe([sandbox], add=["healthy", "chatty"],
                  calls=[("Ping", {}), ("Chatty", {}), ("Detonate", {})])
     errors = seen.errors_of("acme-badhook")
     reasons = {e["reason"] for e in errors}
     assert all(e["kind"] == "hook" for e in errors)
-    assert ("plugin 'acme-badhook:badhook' raised in janito_toolset_loaded: "
-            "RuntimeError: loaded hook exploded") in reasons
-    assert ("plugin 'acme-badhook:badhook' raised in janito_report: "
-            "RuntimeError: report hook exploded") in reasons
+    for hook in ("janito_toolset_loaded", "janito_report"):
+        assert (f"plugin 'acme-badhook:badhook' raised in {hook}: "
+                f"RuntimeError: {faults.HOOK_ERRORS[hook]}") in reasons
     # The report still reaches stderr, once, through the fallback renderer.
     assert seen.stderr.count("chatty finished") == 1
     assert seen["calls"][1] == {"success": True}
@@ -328,27 +213,13 @@ def test_a_hook_plugin_that_raises(sandbox: Path) -> None:
     assert detonate["success"] is False
     assert detonate["error_type"] == "plugin_error"
     assert "acme-badhook:badhook" in detonate["error"]
-    assert "call hook exploded" in detonate["error"]
+    assert faults.HOOK_ERRORS["janito_tool_call"] in detonate["error"]
     assert_healthy_still_works(seen)
 
 
 def test_a_misspelled_hook_is_an_error_not_silence(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-typo", plugins={"typo": "acme_typo"}, files={
-        "acme_typo/__init__.py": '''
-            from janito_core import hookimpl
-
-
-            @hookimpl
-            def janito_tool_cal(call):
-                return call.refuse("never reached")
-
-
-            @hookimpl
-            def janito_report(event):
-                raise AssertionError("a refused plugin must not receive events")
-        ''',
-    })
+    faults.misspelled_hook(sandbox)
     seen = probe([sandbox], add=["healthy"], calls=[("Ping", {})])
     error = only_error(seen, "acme-typo")
     assert error["kind"] == "plugin"
@@ -360,7 +231,7 @@ def test_a_misspelled_hook_is_an_error_not_silence(sandbox: Path) -> None:
 
 def test_a_plugin_that_cannot_be_imported(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-gone", plugins={"gone": "acme_gone_module"})
+    faults.unimportable_plugin(sandbox)
     seen = probe([sandbox], add=["healthy"], calls=[("Ping", {})])
     error = only_error(seen, "acme-gone")
     assert error["kind"] == "plugin"
@@ -370,8 +241,7 @@ def test_a_plugin_that_cannot_be_imported(sandbox: Path) -> None:
 
 def test_janito_plugins_restricts_which_plugins_load(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-badhook", plugins={"badhook": "acme_badhook"},
-                       files={"acme_badhook/__init__.py": RAISING_PLUGIN})
+    faults.raising_plugin(sandbox)
     seen = probe([sandbox], add=["healthy"], calls=[("Ping", {})], env={"JANITO_PLUGINS": ""})
     assert seen["errors"] == []
     assert "acme_badhook" not in seen["modules"]
@@ -411,17 +281,13 @@ def test_a_toolset_package_can_implement_hooks(sandbox: Path) -> None:
 
 
 def test_two_distributions_advertising_one_toolset_name(tmp_path: Path) -> None:
-    first, second = tmp_path / "first", tmp_path / "second"
+    first, second = faults.toolset_name_clash(tmp_path)
     healthy(first)
-    write_distribution(first, "acme-zeta", toolsets={"shared": "acme_zeta"},
-                       files={"acme_zeta/__init__.py": "", "acme_zeta/p.py": ping("Shared", "zeta")})
-    write_distribution(second, "acme-alpha", toolsets={"shared": "acme_alpha"},
-                       files={"acme_alpha/__init__.py": "", "acme_alpha/p.py": ping("Shared", "alpha")})
     outcomes = []
     for order in ([first, second], [second, first]):
-        seen = probe(order, add=["shared", "healthy"], calls=[("Shared", {}), ("Ping", {})])
+        seen = probe(order, add=["shared", "healthy"], calls=[("SharedPing", {}), ("Ping", {})])
         assert seen["toolsets"]["shared"]["distribution"] == "acme-alpha"
-        assert seen["calls"][0]["origin"] == "alpha"
+        assert seen["calls"][0]["origin"] == "acme_alpha"
         clash = [e for e in seen["errors"] if e["kind"] == "clash"]
         assert len(clash) == 1
         assert clash[0]["toolset"] == "shared"
@@ -435,15 +301,12 @@ def test_two_distributions_advertising_one_toolset_name(tmp_path: Path) -> None:
 
 def test_the_janito_named_distribution_owns_its_toolset_name(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "aardvark-files", toolsets={"files": "aardvark_files"},
-                       files={"aardvark_files/__init__.py": "",
-                              "aardvark_files/p.py": ping("FilesPing", "aardvark")})
+    faults.claims_builtin_toolset(sandbox)
     write_distribution(sandbox, "janito-files", toolsets={"files": "real_files"},
-                       files={"real_files/__init__.py": "",
-                              "real_files/p.py": ping("FilesPing", "janito")})
-    seen = probe([sandbox], add=["files", "healthy"], calls=[("FilesPing", {}), ("Ping", {})])
+                       files=ping_files("real_files", "ReadFile"))
+    seen = probe([sandbox], add=["files", "healthy"], calls=[("ReadFile", {}), ("Ping", {})])
     assert seen["toolsets"]["files"]["distribution"] == "janito-files"
-    assert seen["calls"][0]["origin"] == "janito"
+    assert seen["calls"][0]["origin"] == "real_files"
     (clash,) = [e for e in seen["errors"] if e["kind"] == "clash"]
     assert clash["distribution"] == "janito-files, aardvark-files"
     assert "janito-files (used) and aardvark-files (ignored)" in clash["reason"]
@@ -466,14 +329,11 @@ def test_the_owner_rule_is_the_documented_function() -> None:
 
 def test_two_toolsets_defining_the_same_tool_name(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-one", toolsets={"one": "acme_one"},
-                       files={"acme_one/__init__.py": "", "acme_one/p.py": ping("Twin", "one")})
-    write_distribution(sandbox, "acme-two", toolsets={"two": "acme_two"},
-                       files={"acme_two/__init__.py": "", "acme_two/p.py": ping("Twin", "two")})
+    faults.tool_name_clash(sandbox)
     for order, kept, dropped in ((["one", "two"], "one", "two"), (["two", "one"], "two", "one")):
         seen = probe([sandbox], add=[*order, "healthy"], calls=[("Twin", {}), ("Ping", {})])
         assert seen.record("Twin")["toolset"] == kept
-        assert seen["calls"][0]["origin"] == kept
+        assert seen["calls"][0]["origin"] == f"acme_{kept}"
         (error,) = [e for e in seen["errors"] if e["kind"] == "clash"]
         assert error["distribution"] == f"acme-{dropped}"
         assert error["toolset"] == dropped
@@ -483,16 +343,12 @@ def test_two_toolsets_defining_the_same_tool_name(sandbox: Path) -> None:
 
 
 def test_the_same_distribution_found_twice_on_sys_path(tmp_path: Path) -> None:
-    first, second = tmp_path / "first", tmp_path / "second"
+    first, second = faults.installed_twice(tmp_path)
     healthy(first)
-    write_distribution(first, "acme-dup", "1.0.0", toolsets={"dup": "acme_dup"},
-                       files={"acme_dup/__init__.py": "", "acme_dup/p.py": ping("Dup", "first")})
-    write_distribution(second, "acme-dup", "2.0.0", toolsets={"dup": "acme_dup"},
-                       files={"acme_dup/__init__.py": "", "acme_dup/p.py": ping("Dup", "second")})
-    seen = probe([first, second], add=["dup", "healthy"], calls=[("Dup", {}), ("Ping", {})])
+    seen = probe([first, second], add=["dup", "healthy"], calls=[("DupPing", {}), ("Ping", {})])
     spec = seen["toolsets"]["dup"]
     assert (spec["version"], spec["location"]) == ("1.0.0", str(first))
-    assert seen["calls"][0]["origin"] == "first"
+    assert seen["calls"][0]["origin"] == "copy-1.0.0"
     (warning,) = seen["warnings"]
     assert "acme-dup is installed twice" in warning
     assert str(first) in warning and str(second) in warning
@@ -591,40 +447,29 @@ def test_a_real_editable_install_made_by_uv(tmp_path: Path) -> None:
 
 
 def test_many_faults_together_leave_the_host_working(tmp_path: Path) -> None:
-    site, second = tmp_path / "site", tmp_path / "second"
+    site, second = faults.toolset_name_clash(tmp_path)
     healthy(site)
-    write_distribution(site, "acme-boom", toolsets={"boom": "acme_boom"},
-                       files={"acme_boom/__init__.py": "raise RuntimeError('boom')\n"})
-    write_distribution(site, "acme-syntax", toolsets={"syntax": "acme_syntax"},
-                       files={"acme_syntax/__init__.py": "def (\n"})
-    write_distribution(site, "acme-badhook", plugins={"badhook": "acme_badhook"},
-                       files={"acme_badhook/__init__.py": RAISING_PLUGIN})
-    write_distribution(site, "acme-one", toolsets={"twin": "acme_one"},
-                       files={"acme_one/__init__.py": "", "acme_one/p.py": ping("Twin", "one")})
-    write_distribution(second, "acme-two", toolsets={"twin": "acme_two"},
-                       files={"acme_two/__init__.py": "", "acme_two/p.py": ping("Twin", "two")})
-    write_distribution(second, "janito-healthy", toolsets={"healthy": "acme_healthy"},
-                       files={"acme_healthy/__init__.py": "", "acme_healthy/ping.py": ping()})
-    seen = probe([site, second], autoload=["boom", "syntax", "twin", "healthy"],
-                 calls=[("Ping", {}), ("Twin", {})])
+    faults.raises_on_import(site)
+    faults.syntax_error(site, module="__init__")
+    faults.raising_plugin(site)
+    healthy(second)
+    seen = probe([site, second], autoload=["boom", "syntax", "shared", "healthy"],
+                 calls=[("Ping", {}), ("SharedPing", {})])
     distributions = {e["distribution"] for e in seen["errors"]}
-    assert {"acme-boom", "acme-syntax", "acme-badhook", "acme-one, acme-two"} <= distributions
+    assert {"acme-boom", "acme-syntax", "acme-badhook", "acme-alpha, acme-zeta"} <= distributions
     assert any("janito-healthy is installed twice" in w for w in seen["warnings"])
-    assert seen["calls"][1]["origin"] == "one"
+    assert seen["calls"][1]["origin"] == "acme_alpha"
     assert_healthy_still_works(seen)
     json.dumps(seen)  # everything the registry reports is plain data
 
 
 def test_a_toolset_reports_its_own_load_errors(sandbox: Path) -> None:
     healthy(sandbox)
-    write_distribution(sandbox, "acme-servers", toolsets={"servers": "acme_servers"}, files={
-        "acme_servers/__init__.py": "janito_load_errors = ['server alpha did not start: exit 3']\n",
-        "acme_servers/tool.py": ping("ServerPing"),
-    })
+    faults.reports_own_load_errors(sandbox)
     seen = probe([sandbox], add=["servers", "healthy"], calls=[("Ping", {}), ("ServerPing", {})])
     error = only_error(seen, "acme-servers")
     assert error["toolset"] == "servers"
     assert error["kind"] == "toolset"
-    assert error["reason"] == "server alpha did not start: exit 3"
+    assert error["reason"] == faults.OWN_LOAD_ERROR
     assert seen["calls"][1]["success"] is True
     assert_healthy_still_works(seen)

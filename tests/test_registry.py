@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers.distributions import probe, run_python, sources_of_testkit, write_distribution
+from helpers.faults import ping, ping_files
 
 from janito_core import (
     AUTOLOAD_TOOLSETS,
@@ -20,25 +21,6 @@ from janito_core import (
     Workspace,
 )
 from janito_core.dispatch import call_tool
-
-PING = '''
-from janito_core import BaseTool, tool
-
-@tool(permissions="{permissions}")
-class {name}(BaseTool):
-    """Answer {name}."""
-
-    def run(self) -> dict:
-        return {{"success": True, "tool": "{name}"}}
-'''
-
-
-def ping_files(package: str, *names: str, permissions: str = "") -> dict[str, str]:
-    files = {f"{package}/__init__.py": ""}
-    for name in names:
-        files[f"{package}/{name.lower()}.py"] = PING.format(name=name, permissions=permissions)
-    return files
-
 
 # -- lazy start and autoload ---------------------------------------------------------------
 
@@ -395,7 +377,7 @@ def test_a_hook_may_use_the_registry_while_it_loads(testkit_dir: Path, sandbox: 
                     SEEN.append(("again", registry.add_toolset("caller")))
                     SEEN.append(("testkit", len(registry.add_toolset("testkit")) > 0))
         ''',
-        "acme_caller/caller_ping.py": PING.format(name="CallerPing", permissions=""),
+        "acme_caller/caller_ping.py": ping("CallerPing", permissions=""),
     })
     monkeypatch.syspath_prepend(str(sandbox))
     registry = Registry(autoload=("caller", "testkit"), allowed=None)

@@ -1,9 +1,10 @@
 """Broken toolsets, each a real installed distribution, seen through the real command.
 
 Every case writes one or more distributions (``NAME-VERSION.dist-info`` next to the
-package, as an installer leaves them) into temporary folders that the ``janito``
-subprocess finds on ``PYTHONPATH`` (or, for the editable case, through a ``.pth`` file
-that a ``sitecustomize`` processes). Then ``janito tools --json`` and ``janito toolsets
+package, as an installer leaves them; ``helpers/faults.py`` writes them, for this suite
+and for ``tests/test_faults.py``) into temporary folders that the ``janito`` subprocess
+finds on ``PYTHONPATH`` (or, for the editable case, through a ``.pth`` file that a
+``sitecustomize`` processes). Then ``janito tools --json`` and ``janito toolsets
 --json`` must exit 0 and print valid JSON, the failure must name the distribution and the
 reason, the healthy toolsets (files, system) must load exactly as they do without the
 broken one, a real tool call must still work, and ``--strict`` must exit non-zero.
@@ -18,24 +19,7 @@ from typing import Any
 
 import pytest
 import rel_support as rel
-from helpers.distributions import write_distribution, write_editable
-
-PING = '''
-from janito_core import BaseTool, tool
-
-
-@tool(permissions="{perms}")
-class {name}(BaseTool):
-    """Say where this tool comes from."""
-
-    def run(self) -> dict:
-        """Answer with the origin of this copy."""
-        return {{"success": True, "origin": "{origin}"}}
-'''
-
-
-def ping(name: str, origin: str, perms: str = "r") -> str:
-    return PING.format(name=name, origin=origin, perms=perms)
+from helpers import faults
 
 
 @dataclass
@@ -60,44 +44,12 @@ class Case:
     check: Callable[[list[dict[str, Any]], Any], None] | None = None
 
 
-# -- the distributions ---------------------------------------------------------------------
-
-
-def import_error(root: Path) -> list[Path]:
-    write_distribution(root, "acme-boom", toolsets={"boom": "acme_boom"}, files={
-        "acme_boom/__init__.py": "raise RuntimeError('boom cannot find its config')\n",
-        "acme_boom/tool.py": ping("BoomPing", "boom"),
-    })
-    return [root]
-
-
-def syntax_error(root: Path) -> list[Path]:
-    write_distribution(root, "acme-syntax", toolsets={"syntax": "acme_syntax"}, files={
-        "acme_syntax/__init__.py": "",
-        "acme_syntax/good.py": ping("SyntaxGood", "syntax"),
-        "acme_syntax/broken.py": "def run(:\n    pass\n",
-    })
-    return [root]
-
-
-def missing_dependency(root: Path) -> list[Path]:
-    write_distribution(root, "acme-needsdep", toolsets={"needsdep": "acme_needsdep"},
-                       requires=["acme-dependency-nobody-installed>=2.0"], files={
-        "acme_needsdep/__init__.py": "",
-        "acme_needsdep/uses_it.py": "import acme_dependency_nobody_installed\n"
-                                    + ping("DepPing", "needsdep"),
-    })
-    return [root]
+# -- the distributions (tests/helpers/faults.py writes each one) ---------------------------
 
 
 def missing_dependency_editable(root: Path) -> list[Path]:
-    """An editable install (dist-info + .pth naming the source folder), with a missing import."""
-    site, source = root / "site", root / "src"
-    write_editable(site, source, "acme-editable", toolsets={"editable": "acme_editable"}, files={
-        "acme_editable/__init__.py": "from . import _helpers  # noqa: F401\n",
-        "acme_editable/_helpers.py": "import acme_absent_native_extension\n",
-        "acme_editable/tool.py": ping("EditablePing", "editable"),
-    })
+    """The editable install, its site directory processed by a ``sitecustomize``."""
+    site = faults.missing_import_editable(root)
     boot = root / "boot"
     boot.mkdir()
     (boot / "sitecustomize.py").write_text(
@@ -105,154 +57,33 @@ def missing_dependency_editable(root: Path) -> list[Path]:
     return [boot]
 
 
-def should_load_raises(root: Path) -> list[Path]:
-    write_distribution(root, "acme-gated", toolsets={"gated": "acme_gated"}, files={
-        "acme_gated/__init__.py": "",
-        "acme_gated/probe_device.py": '''
-            from janito_core import BaseTool, tool
-
-
-            @tool(permissions="r")
-            class ProbeDevice(BaseTool):
-                """Read a device."""
-
-                @classmethod
-                def should_load(cls) -> bool:
-                    raise PermissionError("/dev/acme0 is not readable")
-
-                def run(self) -> dict:
-                    """Read it."""
-                    return {"success": True}
-        ''',
-        "acme_gated/fine.py": ping("GatedFine", "gated"),
-    })
-    return [root]
-
-
-def unresolvable_annotation(root: Path) -> list[Path]:
-    write_distribution(root, "acme-annot", toolsets={"annot": "acme_annot"}, files={
-        "acme_annot/__init__.py": "",
-        "acme_annot/fetch.py": '''
-            from __future__ import annotations
-
-            from typing import TYPE_CHECKING
-
-            from janito_core import BaseTool, tool
-
-            if TYPE_CHECKING:
-                from acme_heavy import Query
-
-
-            @tool(permissions="r")
-            class FetchRows(BaseTool):
-                """Fetch rows."""
-
-                def run(self, query: Query, limit: int = 10) -> dict:
-                    """Fetch.
-
-                    Args:
-                        query: what to fetch.
-                        limit: how many.
-                    """
-                    return {"success": True}
-        ''',
-    })
-    return [root]
-
-
-RAISING_PLUGIN = '''
-from janito_core import hookimpl
-
-
-@hookimpl
-def janito_toolset_loaded(registry, toolset, tools):
-    raise RuntimeError("toolset_loaded hook exploded")
-
-
-@hookimpl
-def janito_report(event):
-    raise RuntimeError("report hook exploded")
-
-
-@hookimpl
-def janito_register_commands(subparsers):
-    raise RuntimeError("register_commands hook exploded")
-'''
-
-RAISING_CALL_PLUGIN = '''
-from janito_core import hookimpl
-
-
-@hookimpl
-def janito_tool_call(call):
-    if call.name == "GetCurrentTime":
-        raise RuntimeError("tool_call hook exploded")
-    return None
-'''
-
-
 def hook_raises(root: Path) -> list[Path]:
-    write_distribution(root, "acme-badhook", plugins={"badhook": "acme_badhook"},
-                       files={"acme_badhook/__init__.py": RAISING_PLUGIN})
-    write_distribution(root, "acme-badcall", plugins={"badcall": "acme_badcall"},
-                       files={"acme_badcall/__init__.py": RAISING_CALL_PLUGIN})
+    """acme-badhook raises in its load, report and command hooks; acme-badcall in the
+    tool-call hook, for calls of GetCurrentTime."""
+    faults.raising_plugin(root, hooks=["janito_toolset_loaded", "janito_report",
+                                       "janito_register_commands"])
+    faults.raising_plugin(root, "acme-badcall", hooks=["janito_tool_call"], tool="GetCurrentTime")
     return [root]
 
 
 def toolset_name_clash(root: Path) -> list[Path]:
-    first, second = root / "a", root / "b"
-    write_distribution(first, "acme-zeta", toolsets={"shared": "acme_zeta"},
-                       files={"acme_zeta/__init__.py": "", "acme_zeta/t.py": ping("SharedPing", "zeta")})
-    write_distribution(second, "acme-alpha", toolsets={"shared": "acme_alpha"},
-                       files={"acme_alpha/__init__.py": "", "acme_alpha/t.py": ping("SharedPing", "alpha")})
-    # and a third party claiming a built-in toolset's name
-    write_distribution(second, "aardvark-files", toolsets={"files": "aardvark_files"},
-                       files={"aardvark_files/__init__.py": "",
-                              "aardvark_files/t.py": ping("ReadFile", "aardvark", perms="")})
+    """Two third parties share "shared"; a third claims the built-in "files"."""
+    first, second = faults.toolset_name_clash(root)
+    faults.claims_builtin_toolset(second)
     return [first, second]
 
 
 def tool_name_clash(root: Path) -> list[Path]:
-    write_distribution(root, "acme-one", toolsets={"one": "acme_one"},
-                       files={"acme_one/__init__.py": "", "acme_one/t.py": ping("Twin", "one")})
-    write_distribution(root, "acme-two", toolsets={"two": "acme_two"},
-                       files={"acme_two/__init__.py": "", "acme_two/t.py": ping("Twin", "two")})
-    # a toolset shipping a tool named like a built-in one, without permissions
-    write_distribution(root, "acme-shadow", toolsets={"shadow": "acme_shadow"},
-                       files={"acme_shadow/__init__.py": "",
-                              "acme_shadow/read_file.py": ping("ReadFile", "shadow", perms=""),
-                              "acme_shadow/fine.py": ping("ShadowFine", "shadow")})
-    return [root]
-
-
-def same_distribution_twice(root: Path) -> list[Path]:
-    first, second = root / "first", root / "second"
-    for folder, version in ((first, "1.0.0"), (second, "2.0.0")):
-        write_distribution(folder, "acme-dup", version, toolsets={"dup": "acme_dup"},
-                           files={"acme_dup/__init__.py": "",
-                                  "acme_dup/t.py": ping("DupPing", f"copy-{version}")})
-    return [first, second]
-
-
-def slow_import(root: Path) -> list[Path]:
-    write_distribution(root, "acme-slow", toolsets={"slow": "acme_slow"}, files={
-        "acme_slow/__init__.py": "import time\ntime.sleep(1.6)\n",
-        "acme_slow/t.py": ping("SlowPing", "slow"),
-    })
-    return [root]
-
-
-def exits_on_import(root: Path) -> list[Path]:
-    write_distribution(root, "acme-quitter", toolsets={"quitter": "acme_quitter"}, files={
-        "acme_quitter/__init__.py": "import sys\nsys.exit('quitter refuses to load')\n",
-    })
-    return [root]
+    """Two toolsets define Twin; a third defines ReadFile, without permissions."""
+    faults.tool_name_clash(root)
+    return faults.shadows_builtin_tool(root)
 
 
 def many_faults(root: Path) -> list[Path]:
     paths = []
-    for index, builder in enumerate((import_error, syntax_error, missing_dependency,
-                                     should_load_raises, unresolvable_annotation, hook_raises)):
+    for index, builder in enumerate((faults.raises_on_import, faults.syntax_error,
+                                     faults.missing_dependency, faults.should_load_raises,
+                                     faults.unresolvable_annotation, hook_raises)):
         paths += builder(root / f"f{index}")
     return paths
 
@@ -271,7 +102,7 @@ def check_clash(rows: list[dict[str, Any]], ctx: Any) -> None:
     assert _row(rows, "ReadFile")["distribution"] == "janito-files"
     assert _row(rows, "ReadFile")["permissions"] == "r"
     result = ctx.run(["run", "-t", "shared", "SharedPing"])
-    assert result["success"] is True and result["origin"] == "alpha", result
+    assert result["success"] is True and result["origin"] == "acme_alpha", result
 
 
 def check_tool_clash(rows: list[dict[str, Any]], ctx: Any) -> None:
@@ -297,7 +128,8 @@ def check_slow(rows: list[dict[str, Any]], ctx: Any) -> None:
 def check_hooks(rows: list[dict[str, Any]], ctx: Any) -> None:
     failed = ctx.run(["run", "GetCurrentTime"], code=1)
     assert failed["error_type"] == "plugin_error", failed
-    assert "acme-badcall" in failed["error"] and "tool_call hook exploded" in failed["error"]
+    assert "acme-badcall" in failed["error"]
+    assert faults.HOOK_ERRORS["janito_tool_call"] in failed["error"]
     # a command added by plugins still works although one plugin's command hook raises
     done = rel.run_janito(["plugins", "--json"], env=ctx.env, cwd=ctx.cwd)
     assert done.returncode == 0, done.stderr
@@ -306,25 +138,26 @@ def check_hooks(rows: list[dict[str, Any]], ctx: Any) -> None:
 
 
 CASES = [
-    Case("import error", import_error, ("boom",),
-         [Expected("acme-boom", "cannot import acme_boom: RuntimeError: boom cannot find its config")],
-         {"boom": "boom cannot find its config"}),
-    Case("syntax error", syntax_error, ("syntax",),
+    Case("import error", faults.raises_on_import, ("boom",),
+         [Expected("acme-boom", f"cannot import acme_boom: RuntimeError: {faults.IMPORT_ERROR}")],
+         {"boom": faults.IMPORT_ERROR}),
+    Case("syntax error", faults.syntax_error, ("syntax",),
          [Expected("acme-syntax", "cannot import acme_syntax.broken: SyntaxError")],
          {"syntax": "SyntaxError"}),
-    Case("missing third-party dependency", missing_dependency, ("needsdep",),
-         [Expected("acme-needsdep", "No module named 'acme_dependency_nobody_installed'")],
-         {"needsdep": "acme_dependency_nobody_installed"}),
+    Case("missing third-party dependency", faults.missing_dependency, ("needsdep",),
+         [Expected("acme-needsdep", f"No module named '{faults.MISSING_MODULE}'")],
+         {"needsdep": faults.MISSING_MODULE}),
     Case("missing dependency (editable install, .pth)", missing_dependency_editable, ("editable",),
-         [Expected("acme-editable", "No module named 'acme_absent_native_extension'")],
-         {"editable": "acme_absent_native_extension"}),
-    Case("should_load raising", should_load_raises, ("gated",),
-         [Expected("acme-gated", "should_load() raised PermissionError: /dev/acme0 is not readable",
+         [Expected("acme-editable", f"No module named '{faults.ABSENT_MODULE}'")],
+         {"editable": faults.ABSENT_MODULE}),
+    Case("should_load raising", faults.should_load_raises, ("gated",),
+         [Expected("acme-gated", f"should_load() raised PermissionError: {faults.DEVICE_ERROR}",
                    "skipped", "ProbeDevice")]),
-    Case("unresolvable annotation", unresolvable_annotation, ("annot",),
+    Case("unresolvable annotation", faults.unresolvable_annotation, ("annot",),
          [Expected("acme-annot", "cannot be resolved", "skipped", "FetchRows")]),
     Case("hook implementation raising", hook_raises, (),
-         [Expected("acme-badhook", "raised in janito_toolset_loaded: RuntimeError: toolset_loaded hook exploded")],
+         [Expected("acme-badhook", "raised in janito_toolset_loaded: RuntimeError: "
+                   + faults.HOOK_ERRORS["janito_toolset_loaded"])],
          check=check_hooks),
     Case("two distributions, one toolset name", toolset_name_clash, ("shared",),
          [Expected("acme-alpha, acme-zeta", "advertised by 2 distributions"),
@@ -334,13 +167,13 @@ CASES = [
          [Expected("acme-two", "tool 'Twin' of toolset 'two' (acme-two) has the name of a tool"),
           Expected("acme-shadow", "tool 'ReadFile' of toolset 'shadow' (acme-shadow)")],
          {"two": "has the name of a tool already loaded"}, check=check_tool_clash),
-    Case("one distribution twice on sys.path", same_distribution_twice, ("dup",), [],
+    Case("one distribution twice on sys.path", faults.installed_twice, ("dup",), [],
          strict_fails=False, stderr=("acme-dup is installed twice",), check=check_duplicate),
-    Case("import taking seconds", slow_import, ("slow",), [], strict_fails=False,
+    Case("import taking seconds", faults.slow_import, ("slow",), [], strict_fails=False,
          stderr=("toolset 'slow' (acme-slow) took",), check=check_slow),
-    Case("sys.exit at import", exits_on_import, ("quitter",),
-         [Expected("acme-quitter", "SystemExit: quitter refuses to load")],
-         {"quitter": "quitter refuses to load"}),
+    Case("sys.exit at import", faults.exits_on_import, ("quitter",),
+         [Expected("acme-quitter", f"SystemExit: {faults.EXIT_MESSAGE}")],
+         {"quitter": faults.EXIT_MESSAGE}),
 ]
 
 
