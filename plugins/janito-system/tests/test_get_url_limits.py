@@ -240,7 +240,7 @@ def test_a_server_dripping_its_head_times_out(part: str, system: ToolsetTester) 
         dripper.close()
     assert result["success"] is False
     assert result["error_type"] == "timeout", result
-    assert "1 seconds" in result["error"]
+    assert "within 1 second" in result["error"]
     assert took < 3, took
     assert 5 < dripper.sent < len(head)
 
