@@ -5,9 +5,10 @@ Coercion rules (applied identically everywhere, documented in docs/dispatch.md):
 - ``int``: a JSON integer; a float with no fractional part (``3.0``); a string of an
   optionally signed decimal integer (``"50"``). Never a boolean.
 - ``float``: a JSON number or a numeric string; never a boolean; never NaN or infinity.
+  An integer beyond a float's range becomes the largest float of its sign.
 - ``bool``: ``true``/``false``, or the strings ``"true"``/``"false"`` in any case.
 - ``str``: a string; an integer or float becomes its JSON text. Never a boolean, list
-  or object.
+  or object. An unpaired surrogate in a string becomes U+FFFD.
 - ``list``/``tuple``/``set``: a JSON array, or a string holding a JSON array.
 - ``dict``, dataclasses, TypedDicts: a JSON object, or a string holding a JSON object.
 - ``Literal``/``Enum``: one of the listed values (an Enum parameter receives the member).
@@ -17,6 +18,7 @@ Coercion rules (applied identically everywhere, documented in docs/dispatch.md):
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Collection, Mapping
 from typing import Any, Callable, Protocol
 
@@ -66,13 +68,20 @@ def convert_str(value: Any, path: str, errors: Errors) -> Any:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return fail(errors, path, "the string holds an unpaired surrogate (invalid Unicode)")
+            return without_surrogates(value)
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         import json
 
         return json.dumps(value)
     return fail(errors, path, f"expected a string, got {describe(value)}")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each unpaired surrogate (JSON text may escape one: ``"\\ud800"``)
+    replaced by U+FFFD, the replacement character, as a UTF-8 decoder does with a bad byte:
+    no program can write the string out as it is."""
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 def convert_int(value: Any, path: str, errors: Errors) -> Any:
@@ -95,10 +104,14 @@ def convert_int(value: Any, path: str, errors: Errors) -> Any:
 def convert_float(value: Any, path: str, errors: Errors) -> Any:
     if isinstance(value, bool):
         return fail(errors, path, f"expected a number, got {describe(value)}")
-    if isinstance(value, (int, float)):
-        number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
-        if math.isfinite(number):
-            return number
+    if isinstance(value, int):
+        if abs(value) < 2**1023:
+            return float(value)
+        # JSON numbers have no upper bound; a float has: the nearest one is the largest
+        return sys.float_info.max if value > 0 else -sys.float_info.max
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
         return fail(errors, path, "expected a finite number")
     if isinstance(value, str):
         try:
@@ -268,17 +281,24 @@ def first_that_fits(forms: list[tuple[dict[str, Any], Converter]],
     """
 
     def convert(value: Any, path: str, errors: Errors) -> Any:
+        # the complaint of a form whose JSON type the value has (a string too short for
+        # ``Annotated[str, MinLen(1)] | list[str]``) says more than "expected a or b"
+        closest: Errors | None = None
         for schema, form in forms:
             if exact_match(schema, value):
                 trial: Errors = []
                 result = form(value, path, trial)
                 if not trial:
                     return result
+                closest = closest or trial
         for _schema, form in forms:
             trial = []
             result = form(value, path, trial)
             if not trial:
                 return result
+        if closest is not None:
+            errors.extend(closest)
+            return INVALID
         return fail(errors, path, f"{expected}, got {describe(value)}")
 
     return convert

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._constraints import from_schema
 from ._convert import (
     array_converter,
     convert_any,
@@ -19,16 +20,28 @@ from ._convert import (
     first_that_fits,
     object_converter,
 )
-from ._types import TypeInfo, literal_info, with_null
+from ._types import TypeInfo, constrained, literal_info, with_null
 
 
 def json_schema_info(node: Any) -> TypeInfo:
     """A converter for a value described by a JSON Schema rather than a type hint.
 
     Used for tools whose parameters are only known at run time (a mounted MCP server's
-    tools). The same coercion rules apply; keywords beyond types, enums, properties,
-    items and unions are passed through to the schema but not enforced.
+    tools). The same coercion rules apply, and the same rules as a typed parameter's
+    (ranges, lengths, the formats janito knows, patterns Python can read); other keywords
+    are passed through to the schema but not enforced.
     """
+    info = _json_schema_info(node)
+    rules = from_schema(node) if isinstance(node, dict) else None
+    if rules is None:
+        return info
+    checked = constrained(info, rules)
+    checked.schema = info.schema  # the declared node, as it was
+    checked.strict_schema = info.strict_schema
+    return checked
+
+
+def _json_schema_info(node: Any) -> TypeInfo:
     if not isinstance(node, dict) or not node:
         return TypeInfo(node if isinstance(node, dict) else {}, convert_any, None,
                         "a parameter of any type has no strict schema")

@@ -12,6 +12,7 @@ import types
 import typing
 from typing import Any, Callable, Literal, Union
 
+from . import _constraints
 from ._convert import (
     INVALID,
     Converter,
@@ -57,24 +58,55 @@ class TypeInfo:
         self.nullable = nullable
 
 
-def _strip_annotated(tp: Any) -> tuple[Any, str | None]:
+def _strip_annotated(tp: Any) -> tuple[Any, str | None, list[Any]]:
+    """(the type inside ``Annotated``, its description, the rest of its metadata)."""
     if typing.get_origin(tp) is typing.Annotated:
         base, *meta = typing.get_args(tp)
         text = next((m for m in meta if isinstance(m, str)), None)
-        inner, inner_text = _strip_annotated(base)
-        return inner, text or inner_text
-    return tp, None
+        inner, inner_text, inner_meta = _strip_annotated(base)
+        return inner, text or inner_text, [*inner_meta, *meta]
+    return tp, None, []
+
+
+def annotated_metadata(tp: Any) -> list[Any]:
+    """The metadata of ``tp``'s outer ``Annotated`` layers (none for a plain type)."""
+    return _strip_annotated(tp)[2]
 
 
 def type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None = None) -> TypeInfo:
     """Translate ``tp`` (already resolved, extras included) into schema and converter."""
-    tp, note = _strip_annotated(tp)
+    tp, note, meta = _strip_annotated(tp)
     info = _type_info(tp, field_docs)
+    if meta:
+        rules = _constraints.read(meta)
+        if rules:
+            info = constrained(info, rules)
+        note = note or _constraints.documentation(meta)
     if note:
         info.schema = {**info.schema, "description": note}
         if info.strict_schema is not None:
             info.strict_schema = {**info.strict_schema, "description": note}
     return info
+
+
+def constrained(info: TypeInfo, rules: _constraints.Rules) -> TypeInfo:
+    """``info`` with the rules in its schemas and checked after its conversion."""
+    try:
+        check = _constraints.checker(rules)
+    except ValueError as exc:
+        raise UnsupportedType(str(exc)) from None
+    inner = info.convert
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        out = inner(value, path, errors)
+        if out is INVALID or out is None:
+            return out
+        problem = check(out)
+        return out if problem is None else fail(errors, path, problem)
+
+    strict = None if info.strict_schema is None else _constraints.apply(info.strict_schema, rules)
+    return TypeInfo(_constraints.apply(info.schema, rules), convert, strict, info.strict_problem,
+                    info.nullable)
 
 
 def _scalar(kind: str, conv: Converter) -> TypeInfo:
@@ -137,13 +169,22 @@ def _union_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     nullable = len(members) != len(args)
     if len(members) == 1:
         inner = type_info(members[0], field_docs)
-        return with_null(inner, nullable)
+        if not nullable:
+            return inner
+        # null is a value here, so every schema says so, strict or not (a model told to
+        # send null for "no limit" must be allowed to)
+        out = with_null(inner, True)
+        out.schema = nullable_schema(inner.schema)
+        if inner.strict_schema is not None:
+            out.strict_schema = nullable_schema(inner.strict_schema)
+        return out
     infos = [type_info(m, field_docs) for m in members]
-    schema = {"anyOf": [i.schema for i in infos]}
+    null_form = [{"type": "null"}] if nullable else []
+    schema = {"anyOf": [*(i.schema for i in infos), *null_form]}
     strict = None
     problem = next((i.strict_problem for i in infos if i.strict_problem), None)
     if problem is None:
-        strict = {"anyOf": [i.strict_schema for i in infos]}
+        strict = {"anyOf": [*(i.strict_schema for i in infos), *null_form]}
 
     kinds = " or ".join(schema_word(i.schema) for i in infos)
     first_fit = first_that_fits([(i.schema, i.convert) for i in infos], f"expected {kinds}")
@@ -170,6 +211,12 @@ def literal_info(values: tuple[Any, ...]) -> TypeInfo:
         for option in allowed:
             if value == option and type(value) is type(option):
                 return option
+        if type(value) is float or type(value) is int:
+            # JSON does not tell 1.0 from 1: a number equal to a numeric option is that option
+            for option in allowed:
+                kind = type(option)
+                if (kind is int or kind is float) and value == option:
+                    return option
         if isinstance(value, str):
             for option in allowed:
                 if isinstance(option, (int, float)) and not isinstance(option, bool):
@@ -369,20 +416,30 @@ def _typeddict_info(td: type, field_docs: Any) -> TypeInfo:
 
 
 def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` that also admits null (OpenAI strict mode's way to make a field optional)."""
+    """``schema`` that also admits null (OpenAI strict mode's way to make a field optional);
+    a schema that admits null already is returned as it is."""
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        if any(isinstance(o, dict) and o.get("type") == "null" for o in options):
+            return schema
+        return {**schema, "anyOf": [*options, {"type": "null"}]}
     kind = schema.get("type")
-    if isinstance(kind, str) and "enum" not in schema:
-        return {**schema, "type": [kind, "null"]}
-    if isinstance(kind, list):
+    if "enum" in schema and isinstance(schema["enum"], list):
+        out = dict(schema)
+        if None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+        if isinstance(kind, str) and kind != "null":
+            out["type"] = [kind, "null"]
+        elif isinstance(kind, list) and "null" not in kind:
+            out["type"] = [*kind, "null"]
+        return out
+    if isinstance(kind, str) and "const" not in schema:
+        return schema if kind == "null" else {**schema, "type": [kind, "null"]}
+    if isinstance(kind, list) and "const" not in schema:
         return schema if "null" in kind else {**schema, "type": [*kind, "null"]}
     description = schema.get("description")
     inner = {k: v for k, v in schema.items() if k != "description"}
-    if "enum" in inner:
-        inner = {**inner, "enum": [*inner["enum"], None]} if None not in inner["enum"] else inner
-        if isinstance(inner.get("type"), str):
-            inner["type"] = [inner["type"], "null"]
-        return {**inner, **({"description": description} if description else {})}
-    out: dict[str, Any] = {"anyOf": [inner, {"type": "null"}]}
+    out = {"anyOf": [inner, {"type": "null"}]}
     if description:
         out["description"] = description
     return out

@@ -13,6 +13,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from .results import counted
+
 if TYPE_CHECKING:
     from .registry import Registry
 
@@ -136,6 +138,11 @@ def _summarise_failures(registry: Registry) -> int:
     return len(errors) + len(faults)
 
 
+def _say_notes(registry: Registry) -> None:
+    for note in registry.notes:
+        _warn(f"note: toolset {note.toolset!r} ({note.distribution}): {note.reason}")
+
+
 # -- tools ------------------------------------------------------------------------------
 
 
@@ -153,6 +160,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
                 row["sandbox"] = sandbox[record.name]
             json_rows.append(row)
         json_rows.extend(e.as_row() for e in registry.load_errors)
+        _say_notes(registry)  # not rows: a note is no failure, and rows are tools or failures
         _dump(json_rows)
     else:
         out = []
@@ -170,7 +178,13 @@ def cmd_tools(args: argparse.Namespace) -> int:
             others = [r for r in records if r.status == status]
             if others:
                 out.append(f"\n{title}:\n")
-                out.append(_table([[r.name, r.toolset, r.reason or ""] for r in others], "  "))
+                rows = (_grouped_rows(others, records) if status == "skipped"
+                        else [[r.name, r.toolset, r.reason or ""] for r in others])
+                out.append(_table(rows, "  "))
+        if registry.notes:
+            out.append("\nNotes:\n")
+            out.append(_table([[n.toolset or "-", n.distribution or "-", n.reason]
+                               for n in registry.notes], "  "))
         if registry.load_errors:
             out.append("\nErrors:\n")
             out.append(_table([
@@ -178,6 +192,23 @@ def cmd_tools(args: argparse.Namespace) -> int:
             ], "  "))
         _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+def _grouped_rows(records: list[Any], every: list[Any]) -> list[list[str]]:
+    """One row per tool, except that the tools of a toolset sharing one reason (seventeen
+    mail tools with no account configured) share one row: the reason is said once."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        by_reason.setdefault((record.toolset, record.reason or ""), []).append(record.name)
+    rows = []
+    for (toolset, reason), names in by_reason.items():
+        if len(names) == 1:
+            rows.append([names[0], toolset, reason])
+        elif len(names) == sum(1 for r in every if r.toolset == toolset):
+            rows.append([f"all {len(names)} tools", toolset, reason])
+        else:
+            rows.append([", ".join(names), toolset, reason])
+    return rows
 
 
 def _sandbox_status(cls: type) -> str | None:
@@ -230,7 +261,7 @@ def cmd_toolsets(args: argparse.Namespace) -> int:
             if row["error"]:
                 state = "error: " + str(row["error"])
             elif row["loaded"]:
-                state = f"loaded ({len(row['tools'])} tools)"
+                state = f"loaded ({counted(len(row['tools']), 'tool')})"
             elif not row["allowed"]:
                 state = "not allowed by JANITO_TOOLSETS"
             else:
@@ -252,7 +283,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     names = args.tools or registry.names()
     unknown = [n for n in names if registry.get(n) is None]
     if unknown:
-        raise UsageError(f"not a loaded tool: {', '.join(unknown)} (see `janito tools`)")
+        raise UsageError("; ".join(_why_not_loaded(registry, n) for n in unknown))
     out = []
     for name in names:
         try:
@@ -275,7 +306,32 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _why_not_loaded(registry: Registry, name: str) -> str:
+    """Why ``name`` is no loaded tool here, and what to do about it, in one sentence."""
+    record = registry.record(name)
+    if record is not None and record.status == "denied":
+        return f"{name} is denied: it {record.reason}"
+    if record is not None:
+        return f"{name} is not available here: {record.reason}"
+    spec = registry.toolset_offering(name)
+    if spec is not None:
+        return (f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which is "
+                f"installed but not loaded: add -t {spec.name}")
+    return f"{name} is not a loaded tool (see `janito tools`)"
+
+
 # -- run --------------------------------------------------------------------------------
+
+
+def _takes_array(node: Any) -> bool:
+    """Whether a parameter's schema takes an array in any of its forms (``list[str]``,
+    ``str | list[str]``, ``list[str] | None``)."""
+    if not isinstance(node, dict):
+        return False
+    kind = node.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind):
+        return True
+    return any(_takes_array(option) for option in node.get("anyOf", ()) or ())
 
 
 def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, Any]:
@@ -287,8 +343,7 @@ def _parse_params(extra: list[str], registry: Registry, tool: str) -> dict[str, 
     try:
         schema = registry.schema(tool)
         array_params = {
-            name for name, prop in schema.parameters["properties"].items()
-            if prop.get("type") == "array" or "array" in (prop.get("type") or [])
+            name for name, prop in schema.parameters["properties"].items() if _takes_array(prop)
         }
     except Exception:
         pass
@@ -343,8 +398,86 @@ def cmd_run(args: argparse.Namespace) -> int:
             result = call_tool(args.tool_name, arguments, registry=registry)
     finally:
         _restore_sigterm(previous)
+    if not result.get("success") and result.get("error_type") in _REFUSALS:
+        # refused before the tool ran, so no tool said so on stderr: say it here
+        said = str(result.get("error"))
+        if result.get("toolset"):
+            said += f": add -t {result['toolset']}"
+        _warn(_utf8_text(said))
     _dump(result)
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+#: The failures dispatch answers before a tool runs.
+_REFUSALS = frozenset({"invalid_json", "invalid_arguments", "unknown_tool", "tool_unavailable",
+                       "permission_denied", "refused", "plugin_error"})
+
+
+def _utf8_text(text: str) -> str:
+    from .dispatch import utf8_text
+
+    return utf8_text(text)
+
+
+def tool_help(registry: Registry, name: str) -> str:
+    """``janito run TOOL --help``: the tool's description and each parameter's type, default,
+    rules and description."""
+    import json
+    import textwrap
+
+    from ._constraints import KEYWORDS, words
+
+    schema = registry.schema(name)
+    record = registry.record(name)
+    lines = [f"usage: janito run {name} [--NAME VALUE ...] | janito run {name} --args JSON", "",
+             f"{name}: {schema.description}"]
+    if record is not None:
+        lines.append(f"toolset {record.toolset} ({record.distribution}); "
+                     f"permissions {record.permissions or 'none'}")
+    properties = schema.parameters.get("properties", {})
+    required = set(schema.parameters.get("required", []))
+    lines += ["", "parameters:" if properties else "no parameters"]
+    for pname, node in properties.items():
+        facts = [_type_words(node)]
+        if pname in required:
+            facts.append("required")
+        elif "default" in node:
+            facts.append(f"default {json.dumps(node['default'], ensure_ascii=False)}")
+        said = words(node, KEYWORDS) or " or ".join(
+            w for w in (words(o, KEYWORDS) for o in node.get("anyOf", ()) if isinstance(o, dict)) if w)
+        if said:
+            facts.append(said)
+        lines.append(f"  --{pname.replace('_', '-')}  ({'; '.join(facts)})")
+        description = node.get("description")
+        if description:
+            lines += textwrap.wrap(str(description), 88, initial_indent="      ",
+                                   subsequent_indent="      ")
+    lines += ["", "Values are strings that dispatch coerces (docs/dispatch.md); an array takes the "
+              "option again or a JSON array; a flag alone means true."]
+    return "\n".join(lines) + "\n"
+
+
+def _type_words(node: Any) -> str:
+    if not isinstance(node, dict):
+        return "any value"
+    if isinstance(node.get("enum"), list):
+        import json
+
+        return "one of " + ", ".join(json.dumps(v) for v in node["enum"])
+    options = node.get("anyOf")
+    if isinstance(options, list):
+        return " or ".join(dict.fromkeys(_type_words(o) for o in options))
+    kind = node.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind else []
+    named = []
+    for k in kinds:
+        if k == "array":
+            named.append(f"array of {_type_words(node.get('items', {}))}")
+        elif k == "object":
+            named.append("JSON object")
+        elif k is not None:
+            named.append(str(k))
+    return " or ".join(named) or "any value"
 
 
 class Terminated(KeyboardInterrupt):
@@ -594,6 +727,30 @@ def _keep_param_values(arguments: list[str], run_options: dict[str, bool]) -> li
     return out
 
 
+def _run_help(arguments: list[str], parser: argparse.ArgumentParser) -> int | None:
+    """``janito run TOOL --help``: print the tool's parameters; None when no tool is named
+    (argparse then shows the help of ``run`` itself)."""
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # its complaints belong to the real parse
+            args, _extra = parser.parse_known_args(arguments)
+    except SystemExit:
+        return None
+    name = getattr(args, "tool_name", None)
+    if not name:
+        return None
+    try:
+        registry = build_registry(args)
+        if registry.get(name) is None:
+            raise UsageError(_why_not_loaded(registry, name))
+        _write(tool_help(registry, name))
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_USAGE
+    return EXIT_OK
+
+
 def _take_global_options(arguments: list[str]) -> str | None:
     """Remove a leading ``--sandbox POLICY`` from ``arguments``; return POLICY (or None).
 
@@ -641,6 +798,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(with_plugins=not builtin, only=only)
     if first == "run":
         arguments = _keep_param_values(arguments, parser.get_default("run_options"))
+        asks_help = [a for a in arguments if a in ("-h", "--help")]
+        if asks_help:
+            shown = _run_help([a for a in arguments if a not in asks_help], parser)
+            if shown is not None:
+                return shown
         args, extra = parser.parse_known_args(arguments)
         args.params = extra
     else:

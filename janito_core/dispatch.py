@@ -311,9 +311,8 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
         ))
     kwargs = _validate(record, parsed)
     if isinstance(kwargs, list):
-        fields = ", ".join(d["field"] for d in kwargs)
         return _refused(failure(
-            f"invalid arguments for {name}: {fields}; see details and call again",
+            f"invalid arguments for {name}: {_said(kwargs)}; see details and call again",
             INVALID_ARGUMENTS, tool=name, details=kwargs,
         ))
     return ToolCall(record, kwargs, registry, arguments, call_id)
@@ -452,12 +451,38 @@ async def _in_thread(function: Callable[[ToolCall], Any], call: ToolCall, signal
     return await asyncio.wrap_future(future)
 
 
+def _json_number(text: str) -> float | int:
+    """A JSON number with a fraction or an exponent; one too large for a float (``1e400``,
+    valid JSON) is kept as the integer it is, rather than becoming infinity."""
+    number = float(text)
+    if math.isinf(number):
+        _, _, exponent = text.lower().partition("e")
+        if exponent and abs(int(exponent)) <= 4300:  # as far as int() reads digits
+            from decimal import Decimal
+
+            exact = Decimal(text)
+            if exact == exact.to_integral_value():
+                return int(exact)
+    return number
+
+
+_DECODER = json.JSONDecoder(parse_float=_json_number)
+
+
+def _said(details: list[dict[str, str]]) -> str:
+    """The first few problems in one sentence, so a reader of ``error`` alone knows them."""
+    said = "; ".join(f"{d['field']}: {d['error']}" for d in details[:3])
+    return said + (f"; and {len(details) - 3} more" if len(details) > 3 else "")
+
+
 def _parse_json(text: str | bytes | bytearray) -> tuple[Any, str | None]:
     """(the decoded value, None) or (None, what is wrong with the text)."""
     try:
         if not text.strip():
             return {}, None
-        return json.loads(text), None
+        if isinstance(text, str):
+            return _DECODER.decode(text), None
+        return json.loads(text, parse_float=_json_number), None
     except RecursionError:
         return None, "nested too deeply"
     except ValueError as exc:
@@ -487,6 +512,14 @@ def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
         lowered = {n.lower(): n for n in names}
         close = [lowered[k] for k in difflib.get_close_matches(name.lower(), list(lowered), n=3)]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    try:
+        spec = registry.toolset_offering(name)
+    except Exception:  # the search is a courtesy: an odd installation must not break it
+        spec = None
+    if spec is not None:
+        return failure(f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which "
+                       "is installed but not loaded here", UNKNOWN_TOOL,
+                       suggestions=close, toolset=spec.name, distribution=spec.distribution)
     return failure(f"there is no tool called {name[:100]!r}{hint}", UNKNOWN_TOOL,
                    suggestions=close)
 
@@ -498,7 +531,8 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
     if not arguments:
         missing = [n for n, p in params.items() if p.required]
         if not missing:
-            return {n: None for n, p in params.items() if p.none_if_omitted}
+            problems = _group_problems(schema.groups, arguments) if schema.groups else []
+            return problems or {n: None for n, p in params.items() if p.none_if_omitted}
         return [{"field": n, "error": "missing required field"} for n in missing]
     errors: list[dict[str, str]] = []
     kwargs: dict[str, Any] = {}
@@ -524,7 +558,23 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
                 errors.append({"field": name, "error": "missing required field"})
         elif param.none_if_omitted and name not in arguments:
             kwargs[name] = None
+    if schema.groups and not errors:
+        errors = _group_problems(schema.groups, arguments)
     return errors or kwargs
+
+
+def _group_problems(groups: Iterable[Any], arguments: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One problem per member of each group the arguments break (null is "not given")."""
+    problems: list[dict[str, str]] = []
+    for group in groups:
+        given = [m for m in group.members if arguments.get(m) is not None]
+        if len(given) > 1 and group.kind != "at_least":
+            said = f"give only one of {', '.join(group.members)}, not {' and '.join(given)}"
+            problems.extend({"field": m, "error": said} for m in given)
+        elif not given and group.kind in ("exactly", "at_least"):
+            said = f"give one of {', '.join(group.members)}; none was given"
+            problems.extend({"field": m, "error": said} for m in group.members)
+    return problems
 
 
 def _unknown_field(record: ToolRecord, key: Any, params: Mapping[str, Any]) -> str:

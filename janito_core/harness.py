@@ -71,7 +71,9 @@ def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
                                      description=schema.description)
     for name, param in schema.params.items():
         node = param.info.schema
-        forms = [node.get("type"), *(o.get("type") for o in node.get("anyOf", ()) if isinstance(o, dict))]
+        forms: list[Any] = []
+        for kind in [node.get("type"), *(o.get("type") for o in node.get("anyOf", ()) if isinstance(o, dict))]:
+            forms.extend(kind if isinstance(kind, list) else [kind])  # ["array", "null"]: nullable
         is_array = "array" in forms  # a list, or a list or one value: several may be given
         help_text = param.description or ""
         if param.required:

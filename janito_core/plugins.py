@@ -33,11 +33,40 @@ STDERR_PLUGIN = "janito.stderr"
 RUNNER_PLUGIN = "janito.runner"
 
 
+#: Where a registry's progress reports go (``Registry(reports=...)``).
+REPORT_DESTINATIONS = ("stderr", "logging", "off")
+#: The logger reports go to with ``reports="logging"``; each tool's is its child
+#: (``janito.reports.ReadFile``).
+REPORT_LOGGER = "janito.reports"
+_LEVELS = {"error": 40, "warning": 30}  # logging.ERROR, logging.WARNING; the rest INFO (20)
+
+
+def log_report(event: ReportEvent) -> None:
+    """``event`` as one record of logger ``janito.reports.TOOL``: errors at ERROR, warnings
+    at WARNING, the rest at INFO; the tool and the kind ride along as ``janito_tool`` and
+    ``janito_kind``. A blank piece of a line that is not finished yet is no record."""
+    import logging
+
+    text = event.message.strip()
+    if not text:
+        return
+    name = f"{REPORT_LOGGER}.{event.tool}" if event.tool else REPORT_LOGGER
+    logging.getLogger(name).log(_LEVELS.get(event.kind, 20), "%s", text,
+                                extra={"janito_tool": event.tool, "janito_kind": event.kind})
+
+
 class StderrReporter:
-    """Renders every report on stderr."""
+    """Renders every report where its registry sends them: stderr (the default), logging,
+    or nowhere."""
+
+    def __init__(self, host: PluginHost | None = None) -> None:
+        self.host = host
 
     def janito_report(self, event: ReportEvent) -> None:
-        render(event, sys.stderr)
+        if self.host is None:
+            render(event, sys.stderr)
+        else:
+            self.host.deliver(event)
 
 
 class ToolRunner:
@@ -89,6 +118,8 @@ class PluginHost:
         self._wanted: dict[str, bool] = {}
         self.errors: list[LoadError] = []
         self.owners: dict[str, tuple[str, str | None]] = {}
+        #: Where janito's own renderer sends reports: one of REPORT_DESTINATIONS.
+        self.reports = "stderr"
 
     def set_specs(self, specs: list[PluginSpec]) -> None:
         """The ``janito.plugins`` entry points; registered now if the manager exists already."""
@@ -135,7 +166,7 @@ class PluginHost:
 
         manager = Manager(PROJECT)
         manager.add_hookspecs(hookspecs)
-        manager.register(StderrReporter(), name=STDERR_PLUGIN)
+        manager.register(StderrReporter(self), name=STDERR_PLUGIN)
         manager.register(ToolRunner(), name=RUNNER_PLUGIN)
         self._creating = manager
         self.owners[STDERR_PLUGIN] = ("janito.stderr", "janito-core")
@@ -266,13 +297,20 @@ class PluginHost:
 
     def report(self, event: ReportEvent) -> None:
         if self._manager is None and not self.wants("janito_report"):
-            render(event, sys.stderr)
+            self.deliver(event)
             return
         try:
             self.manager.hook.janito_report(event=event)
         except Exception as exc:
             self.blame(exc, "janito_report")
+            self.deliver(event)
+
+    def deliver(self, event: ReportEvent) -> None:
+        """janito's own rendering of ``event``: on stderr, to logging, or nowhere."""
+        if self.reports == "stderr":
             render(event, sys.stderr)
+        elif self.reports == "logging":
+            log_report(event)
 
     def call_hooks_present(self) -> bool:
         """Whether anything besides the built-in runner implements ``janito_tool_call``."""

@@ -20,6 +20,7 @@ from .discovery import (
 from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
 from .plugins import PluginHost, allowed_names
 from .privileges import ALL_PRIVILEGES, Privileges
+from .results import counted
 
 if TYPE_CHECKING:
     from .schema import ToolSchema
@@ -86,6 +87,9 @@ class Registry:
     it is loaded and before ``janito_toolset_loaded`` runs. Plugin hooks and tools that
     call back into the registry while it loads run on the loading thread and see what
     is loaded so far.
+
+    ``reports`` says where the progress reports of its calls go: ``"stderr"``,
+    ``"logging"`` or ``"off"`` (see the property).
     """
 
     def __init__(
@@ -96,6 +100,7 @@ class Registry:
         autoload: tuple[str, ...] | list[str] | None = None,
         allowed: set[str] | None = None,
         max_result_chars: int = 100_000,
+        reports: str = "stderr",
     ) -> None:
         self.max_result_chars = max_result_chars
         self._privileges = privileges or ALL_PRIVILEGES
@@ -118,7 +123,28 @@ class Registry:
         self._loaded: dict[str, list[str]] = {}
         self._errors: list[LoadError] = []
         self.warnings: list[str] = []
+        #: What a toolset says that is worth knowing but is no failure (``janito_load_notes``
+        #: of its modules: nothing configured yet), as LoadErrors of kind "note".
+        self.notes: list[LoadError] = []
         self.plugins = PluginHost()
+        self.reports = reports
+
+    @property
+    def reports(self) -> str:
+        """Where the progress reports of this registry's calls go: ``"stderr"`` (the
+        default), ``"logging"`` (logger ``janito.reports.TOOL``; errors at ERROR, warnings
+        at WARNING, the rest at INFO) or ``"off"``. Plugins' ``janito_report`` hooks see
+        every report whichever is chosen."""
+        return self.plugins.reports
+
+    @reports.setter
+    def reports(self, destination: str) -> None:
+        from .plugins import REPORT_DESTINATIONS
+
+        if destination not in REPORT_DESTINATIONS:
+            raise ValueError(f"reports must be one of {', '.join(REPORT_DESTINATIONS)}, "
+                             f"not {destination!r}")
+        self.plugins.reports = destination
 
     # -- initialisation ---------------------------------------------------------------
 
@@ -252,6 +278,12 @@ class Registry:
                 self._errors.extend(
                     LoadError(spec.name, spec.distribution, str(reason), "toolset", module.__name__)
                     for reason in reported
+                )
+            noted = getattr(module, "janito_load_notes", None)
+            if isinstance(noted, (list, tuple)):
+                self.notes.extend(
+                    LoadError(spec.name, spec.distribution, str(note), "note", module.__name__)
+                    for note in noted
                 )
             if has_hooks(module):
                 error = self.plugins.register(
@@ -411,6 +443,32 @@ class Registry:
                 return refined
         return schema
 
+    def toolset_offering(self, name: str) -> ToolsetSpec | None:
+        """The installed toolset, allowed here but not loaded, that has tool ``name``; None
+        when there is none. Nothing is imported: a toolset has the tool when its package
+        holds the module named after it (``ReadEmails`` in ``read_emails.py``, the
+        convention of one tool class per module), which is how the tool is found."""
+        import os
+
+        from .discovery import package_location
+
+        wanted = name.lower()
+        if not wanted.isidentifier():
+            return None
+        loaded = self._loaded
+        for spec in self._discover().toolsets.values():
+            if spec.name in loaded or not self.is_allowed(spec.name):
+                continue
+            folder = package_location(spec.module)
+            try:
+                files = os.listdir(folder) if folder and os.path.isdir(folder) else []
+            except OSError:
+                continue
+            if any(f.endswith(".py") and not f.startswith("_")
+                   and f[:-3].replace("_", "").lower() == wanted for f in files):
+                return spec
+        return None
+
     def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
         """The OpenAI chat-completions function schema of tool ``name``."""
         from .formats import openai_chat  # formats are built on use
@@ -425,7 +483,7 @@ class Registry:
         return None if record is None else record.permissions
 
     def __repr__(self) -> str:
-        state = f"{len(self._by_name)} tools" if self._initialized else "not loaded yet"
+        state = counted(len(self._by_name), "tool") if self._initialized else "not loaded yet"
         return f"<Registry {state}, privileges {self._privileges}>"
 
 

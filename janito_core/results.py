@@ -25,3 +25,11 @@ CANCELLED = "cancelled"
 def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
     """A failed result: ``success`` false, one-sentence ``error``, its ``error_type``."""
     return {"success": False, "error": error, "error_type": error_type, **extra}
+
+
+def counted(count: float, noun: str, plural: str | None = None) -> str:
+    """``count`` with ``noun``, made plural unless the count is exactly one:
+    ``counted(1, "byte")`` is "1 byte", ``counted(2.5, "second")`` "2.5 seconds",
+    ``counted(3, "match", "matches")`` "3 matches"."""
+    shown = f"{count:g}" if isinstance(count, float) else str(count)
+    return f"{shown} {noun if count == 1 else plural or noun + 's'}"

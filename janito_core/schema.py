@@ -11,11 +11,13 @@ import enum
 import typing
 from typing import Any, NamedTuple
 
+from . import _constraints
 from ._annotations import type_hints
 from ._jsonschema import json_schema_info
 from ._types import (
     TypeInfo,
     UnsupportedType,
+    annotated_metadata,
     json_safe,
     nullable_schema,
     type_info,
@@ -51,6 +53,21 @@ class Parameter(NamedTuple):
     """``T | None`` without a default in ``run()``: not required, so dispatch passes None."""
 
 
+class Group(NamedTuple):
+    """Parameters that go together: ``kind`` "exactly" (a call gives exactly one of them),
+    "at_most" (at most one) or "at_least" (one or more), declared with
+    ``ExactlyOneOf(name)``/``AtMostOneOf(name)``/``AtLeastOneOf(name)``."""
+
+    kind: str
+    name: str
+    members: tuple[str, ...]
+
+    def sentence(self) -> str:
+        listed = ", ".join(self.members[:-1]) + " or " + self.members[-1]
+        said = {"exactly": "exactly", "at_most": "at most", "at_least": "at least"}[self.kind]
+        return f"Give {said} one of {listed}."
+
+
 class ToolSchema(NamedTuple):
     """Everything janito derives from a tool class's signature and docstrings."""
 
@@ -63,6 +80,12 @@ class ToolSchema(NamedTuple):
     params: dict[str, Parameter]
     #: Undeclared arguments are passed through to run() (a declared schema that allows them).
     open: bool = False
+    #: Parameters that go together (``ExactlyOneOf``, ``AtMostOneOf``); no provider accepts
+    #: them at the root of a parameters schema, so each member's description says it.
+    groups: tuple[Group, ...] = ()
+    #: The JSON Schema of a successful result, from a ``TypedDict`` return annotation of
+    #: ``run()`` (MCP's ``outputSchema``); None when the tool does not declare one.
+    output_schema: dict[str, Any] | None = None
 
     def function(self, *, strict: bool = False) -> dict[str, Any]:
         """The provider-neutral function: name, description, parameters."""
@@ -152,6 +175,7 @@ def _build(cls: type) -> ToolSchema:
         diagnostics.append(f"{cls.__name__} has no docstring: the model sees no description")
 
     params: dict[str, Parameter] = {}
+    grouped: dict[str, list[tuple[str, str, bool]]] = {}
     for index, (name, param) in enumerate(signature.parameters.items()):
         if index == 0 and name in ("self", "cls"):
             continue
@@ -174,8 +198,24 @@ def _build(cls: type) -> ToolSchema:
             diagnostics.append(f"parameter {name!r} is not documented in run()'s docstring")
         default = _MISSING if param.default is param.empty else param.default
         required = default is _MISSING and not info.nullable
+        rules = _constraints.read(annotated_metadata(hints[name])) if name in hints else None
+        if rules is not None:
+            for kind, label in rules.groups:
+                grouped.setdefault(label, []).append((kind, name, required))
+            for unread in rules.unread:
+                diagnostics.append(f"parameter {name!r}: {unread} is neither in the schema nor "
+                                   "checked by janito")
+            if rules and _breaks(info, default):
+                diagnostics.append(f"parameter {name!r}: its default {default!r} breaks its own rules")
         params[name] = Parameter(name, info, required, default, doc or None,
                                  default is _MISSING and info.nullable)
+
+    groups = _groups(cls, grouped)
+    for group in groups:
+        for member in group.members:
+            p = params[member]
+            text = f"{p.description} {group.sentence()}" if p.description else group.sentence()
+            params[member] = p._replace(description=text)
 
     supplied = getattr(cls, "_injected", None) or {}  # a function tool's workspace, reporter...
     for documented in sorted((set(run_docs) | set(class_docs)) - set(params)):
@@ -241,7 +281,73 @@ def _build(cls: type) -> ToolSchema:
         strict_problem=strict_problem,
         diagnostics=tuple(diagnostics),
         params=params,
+        groups=groups,
+        output_schema=_result_schema(hints.get("return"), diagnostics),
     )
+
+
+def _breaks(info: TypeInfo, default: Any) -> bool:
+    """Whether a plain default (a number or a string) fails the parameter's own check."""
+    if default is _MISSING or default is None or type(default) not in (int, float, str):
+        return False
+    problems: list[dict[str, str]] = []
+    info.convert(default, "default", problems)
+    return bool(problems)
+
+
+def _groups(cls: type, grouped: dict[str, list[tuple[str, str, bool]]]) -> tuple[Group, ...]:
+    out = []
+    for name, members in grouped.items():
+        kinds = {kind for kind, _, _ in members}
+        names = tuple(member for _, member, _ in members)
+        if len(kinds) != 1:
+            raise AnnotationError(f"{cls.__name__}.run(): group {name!r} is declared with "
+                                  "more than one of ExactlyOneOf, AtMostOneOf, AtLeastOneOf")
+        if len(names) < 2:
+            raise AnnotationError(f"{cls.__name__}.run(): group {name!r} has one parameter "
+                                  f"({names[0]}); a group needs two or more")
+        required = [member for _, member, is_required in members if is_required]
+        if required:
+            raise AnnotationError(f"{cls.__name__}.run(): parameter {required[0]!r} of group "
+                                  f"{name!r} is required; give it a default")
+        out.append(Group(kinds.pop(), name, names))
+    return tuple(out)
+
+
+def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | None:
+    """The schema of a result ``run()`` declares as a TypedDict, as dispatch delivers it:
+    with ``success`` (and ``truncated``), and any list possibly cut short by a last item
+    that is a string saying so."""
+    if annotation is None:
+        return None
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if not (isinstance(annotation, type) and typing.is_typeddict(annotation)):
+        return None
+    try:
+        schema = type_info(annotation, _field_docs).schema
+    except UnsupportedType as exc:
+        diagnostics.append(f"the result type cannot be described: {exc}")
+        return None
+    properties = {"success": {"type": "boolean"}, **schema.get("properties", {}),
+                  "truncated": {"type": "boolean"}}
+    required = ["success", *(r for r in schema.get("required", []) if r != "success")]
+    shaped: dict[str, Any] = _cut_lists({**schema, "properties": properties, "required": required})
+    return shaped
+
+
+def _cut_lists(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_cut_lists(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _cut_lists(v) for k, v in node.items()}
+    items = out.get("items")
+    kind = out.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and isinstance(items, dict):
+        if items.get("type") != "string":
+            out["items"] = {"anyOf": [items, {"type": "string"}]}
+    return out
 
 
 _short_encoder: Any = None

@@ -17,7 +17,7 @@ import io
 import os
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ._atomic import ChangedMeanwhile, TargetExists, sync_folder, write_at
@@ -116,10 +116,14 @@ class Workspace:
         if fd >= 0:
             close_quietly(fd)
 
-    def __del__(self) -> None:
+    def __del__(self, _close: Callable[[int], None] = os.close) -> None:
+        # At interpreter exit the module's globals may already be gone: hold os.close here.
         fd = getattr(self, "_fd", -1)
         if fd >= 0:
-            close_quietly(fd)
+            try:
+                _close(fd)
+            except OSError:
+                pass
 
     def _text(self, path: object) -> object:
         """What the resolver walks: unconfined relative paths start at the root."""

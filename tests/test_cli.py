@@ -192,7 +192,8 @@ FORMS = {
             """Return the arguments it received."""
 
             def run(self, max_lines: int = 1, paths: list[str] | None = None, verbose: bool = False,
-                    text: str = "", tool: str = "", work: str = "", ar: str = "") -> dict[str, Any]:
+                    text: str = "", tool: str = "", work: str = "", ar: str = "",
+                    names: str | list[str] = "") -> dict[str, Any]:
                 """Echo.
 
                 Args:
@@ -203,10 +204,11 @@ FORMS = {
                     tool: A parameter whose name starts like --toolset.
                     work: A parameter whose name starts like --workspace.
                     ar: A parameter whose name starts like --args.
+                    names: One string or several.
                 """
                 return {"success": True, "received": {
                     "max_lines": max_lines, "paths": paths, "verbose": verbose, "text": text,
-                    "tool": tool, "work": work, "ar": ar}}
+                    "tool": tool, "work": work, "ar": ar, "names": names}}
     ''',
     "acme_forms/loud.py": '''
         from typing import Any
@@ -223,6 +225,42 @@ FORMS = {
             def run(self) -> dict[str, Any]:
                 print("Loud talks on stdout while running")
                 return {"success": True}
+    ''',
+}
+
+QUIET = {
+    "acme_quiet/__init__.py": '"""A toolset that cannot work yet, and says so once."""\n',
+    "acme_quiet/mail.py": '''
+        from typing import Any
+
+        from janito_core import BaseTool, tool
+
+        #: nothing configured yet is worth a note, not an error
+        janito_load_notes = ["no mailbox is configured yet"]
+
+
+        class _NeedsMailbox(BaseTool):
+            @classmethod
+            def should_load(cls) -> bool:
+                return cls.skip("no mailbox is configured")
+
+            def run(self) -> dict[str, Any]:
+                return {"success": True}
+
+
+        @tool()
+        class ReadMail(_NeedsMailbox):
+            """Read mail."""
+
+
+        @tool()
+        class SendMail(_NeedsMailbox):
+            """Send mail."""
+
+
+        @tool()
+        class CountMail(_NeedsMailbox):
+            """Count mail."""
     ''',
 }
 
@@ -248,6 +286,7 @@ class Sites:
     guard: Path  # acme-guard: janito_tool_call refuses RunThing, raises on ChattyNone
     autoload: Path  # acme-files and acme-system advertise the autoload names; system is broken
     forms: Path  # acme-forms: toolset "forms": Echo for the --name value form of run, and Loud
+    quiet: Path  # acme-quiet: toolset "quiet": three tools skipped for one reason, and a note
 
 
 def build_sites(root: Path) -> Sites:
@@ -276,6 +315,8 @@ def build_sites(root: Path) -> Sites:
                        files={k: v for k, v in AUTOLOADED.items() if k.startswith("acme_autosystem/")})
     write_distribution(folders["forms"], "acme-forms", "1.0.0", toolsets={"forms": "acme_forms"},
                        files=FORMS)
+    write_distribution(folders["quiet"], "acme-quiet", "1.0.0", toolsets={"quiet": "acme_quiet"},
+                       files=QUIET)
     return Sites(**folders)
 
 
@@ -506,6 +547,23 @@ def test_tools_human_output(janito: Janito) -> None:
     assert "Everything" in denied and "needs write (-w), execute (-x) permission" in denied
     assert "ReadNote" not in denied
     assert "LoadRaises" in ran.err  # a tool whose should_load raised is a failure on stderr
+
+
+def test_a_shared_skip_reason_is_said_once_and_a_note_is_no_error(janito: Janito,
+                                                                   sites: Sites) -> None:
+    ran = janito("tools", "-t", "quiet", "--strict", path=[sites.quiet])
+    assert ran.code == 0, ran  # a note is no failure, even under --strict
+    skipped = ran.out[ran.out.index("\nSkipped:\n"):ran.out.index("\nNotes:\n")]
+    assert skipped.count("no mailbox is configured") == 1, skipped
+    assert "all 3 tools" in skipped and "ReadMail" not in skipped
+    notes = ran.out[ran.out.index("\nNotes:\n"):]
+    assert "quiet" in notes and "acme-quiet" in notes and "no mailbox is configured yet" in notes
+    assert "Errors:" not in ran.out
+    rows = janito("tools", "-t", "quiet", "--json", path=[sites.quiet])
+    assert rows.code == 0, rows
+    quiet = [r for r in rows.json() if r.get("toolset") == "quiet"]
+    assert {r["name"] for r in quiet} == {"ReadMail", "SendMail", "CountMail"}  # no note row
+    assert "note: toolset 'quiet' (acme-quiet): no mailbox is configured yet" in rows.err
 
 
 def test_a_toolset_that_fails_to_import(janito: Janito, sites: Sites) -> None:

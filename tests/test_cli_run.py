@@ -94,7 +94,7 @@ def test_schema_strict_mode_and_its_fallback(janito: Janito) -> None:
     assert read["function"]["parameters"]["additionalProperties"] is False
     # Typed takes a free-form dict[str, int]: its ordinary schema, strict off, and why.
     assert typed["function"]["strict"] is False
-    assert typed["function"]["parameters"]["properties"]["mapping"]["type"] == "object"
+    assert typed["function"]["parameters"]["properties"]["mapping"]["type"] == ["object", "null"]
     diagnostic = ("janito: Typed: no strict schema: parameter 'mapping': a free-form object "
                   "(dict[str, T]) cannot be expressed in strict mode; the non-strict schema is used")
     assert ran.err.splitlines() == [diagnostic]
@@ -110,10 +110,52 @@ def test_schema_of_a_tool_that_is_not_loaded_is_a_usage_error(janito: Janito) ->
     cases = {"Nope": ["Nope"], "SaysNo": ["SaysNo"], "WriteNote": ["-r", "WriteNote"],
              "Nope, Other": ["ReadNote", "Nope", "Other"]}
     ran = janito.many({missing: ["schema", "-t", "testkit", *args] for missing, args in cases.items()})
+    said = {
+        "Nope": "Nope is not a loaded tool (see `janito tools`)",
+        "SaysNo": "SaysNo is not available here: ",
+        "WriteNote": "WriteNote is denied: it needs write (-w) permission, which is not granted",
+        "Nope, Other": "Nope is not a loaded tool (see `janito tools`); "
+                       "Other is not a loaded tool (see `janito tools`)",
+    }
     for missing, done in ran.items():
         assert done.code == 2, done
         assert done.out == ""
-        assert done.err.strip() == f"janito: error: not a loaded tool: {missing} (see `janito tools`)"
+        assert done.err.strip().startswith(f"janito: error: {said[missing]}"), done
+
+
+def test_schema_and_run_of_a_tool_whose_toolset_is_not_loaded_say_how_to_load_it(
+        janito: Janito) -> None:
+    ran = janito.many({"schema": ["schema", "Typed"], "run": ["run", "Typed", "--count", "1"],
+                       "help": ["run", "Typed", "--help"]})
+    hint = "Typed belongs to toolset 'testkit' (janito-testkit), which is installed but not loaded"
+    assert ran["schema"].code == 2 and f"{hint}: add -t testkit" in ran["schema"].err
+    assert ran["help"].code == 2 and f"{hint}: add -t testkit" in ran["help"].err
+    result = ran["run"].json()
+    assert ran["run"].code == 1 and result["error_type"] == "unknown_tool"
+    assert (result["toolset"], result["distribution"]) == ("testkit", "janito-testkit")
+    assert "add -t testkit" in ran["run"].err  # a refusal says so on stderr too
+
+
+def test_refusals_say_one_line_on_stderr(janito: Janito) -> None:
+    ran = janito.many({
+        "invalid": ["run", "-t", "testkit", "Typed", "--count", "many"],
+        "denied": ["run", "-r", "-t", "testkit", "RunThing", "--command", "ls"],
+    })
+    for key, expected in {"invalid": "janito: invalid arguments for Typed: count: ",
+                          "denied": "janito: RunThing needs execute (-x) permission"}.items():
+        done = ran[key]
+        assert done.code == 1, done
+        assert done.err.startswith(expected) and done.err.count("\n") == 1, done
+        assert done.json()["error"] in done.err
+
+
+def test_run_help_shows_the_tools_parameters(janito: Janito) -> None:
+    ran = janito("run", "-t", "testkit", "Typed", "--help")
+    assert ran.code == 0, ran
+    assert ran.out.startswith("usage: janito run Typed ")
+    assert "  --count  (integer; required)\n      A required integer." in ran.out
+    assert "  --mode  (one of \"fast\", \"slow\"; default \"fast\")" in ran.out
+    assert "  --items  (array of integer or null)" in ran.out
 
 
 # -- janito run: results and exit status --------------------------------------------------
@@ -272,6 +314,9 @@ def test_options_become_arguments(janito: Janito, sites: Sites) -> None:
         "last-wins": ["--verbose", "false", "--text", "first", "--text", "last"],
         "negative": ["--text", "-5", "--max-lines", "-2"],
         "dash-value": ["--text=-x"],
+        "union-repeated": ["--names", "a", "--names", "b c"],
+        "union-json": ["--names", '["x", "y"]', "--names=z"],
+        "union-once": ["--names", "only"],
     }
     ran = janito.many({key: ["run", "-t", "forms", "Echo", *options] for key, options in cases.items()},
                       path=[sites.forms])
@@ -287,6 +332,10 @@ def test_options_become_arguments(janito: Janito, sites: Sites) -> None:
     assert got["last-wins"]["verbose"] is False and got["last-wins"]["text"] == "last"
     assert got["negative"]["text"] == "-5" and got["negative"]["max_lines"] == -2
     assert got["dash-value"]["text"] == "-x"
+    # a "string or list" parameter (anyOf with an array member) takes lists the same way
+    assert got["union-repeated"]["names"] == ["a", "b c"]
+    assert got["union-json"]["names"] == ["x", "y", "z"]
+    assert got["union-once"]["names"] == ["only"]
 
 
 def test_a_value_that_looks_like_an_option_stays_a_value(janito: Janito, sites: Sites) -> None:
@@ -309,7 +358,7 @@ def test_parameters_named_like_a_prefix_of_an_option(janito: Janito, sites: Site
     assert ran.code == 0, ran
     assert ran.json()["received"] == {
         "max_lines": 1, "paths": None, "verbose": False, "text": "",
-        "tool": "hammer", "work": "bench", "ar": "x",
+        "tool": "hammer", "work": "bench", "ar": "x", "names": "",
     }
 
 
@@ -385,16 +434,17 @@ def test_run_with_a_lone_surrogate_in_a_key_or_a_value(janito: Janito) -> None:
         "option value": ["run", "-t", "testkit", "Typed", "--count", "1", "--name", "x\udcff"],
         "tool name": ["run", "-t", "testkit", "Ty\udcffped", "--args", "{}"],
     })
-    for done in ran.values():
-        assert done.code == 1, done
-        _utf8_json(done)
+    for key, done in ran.items():
+        assert done.code == (0 if "value" in key else 1), done
+        assert "Traceback" not in done.err, done
+    for key in ("key", "option key", "tool name"):
+        _utf8_json(ran[key])
     assert _failed(ran["key"], "invalid_arguments")["details"] == [
         {"field": "\\ud800", "error": "unknown field"}]
     assert _failed(ran["option key"], "invalid_arguments")["details"][0]["field"] == "n\\udcffame"
-    for key in ("value", "option value"):
-        details = _failed(ran[key], "invalid_arguments")["details"]
-        assert details == [{"field": "name",
-                            "error": "the string holds an unpaired surrogate (invalid Unicode)"}]
+    # a string value is taken with each unpaired surrogate replaced by U+FFFD
+    assert ran["value"].json()["values"]["name"] == "\ufffd"
+    assert ran["option value"].json()["values"]["name"] == "x\ufffd"
     assert "Ty\\udcffped" in _failed(ran["tool name"], "unknown_tool")["error"]
 
 

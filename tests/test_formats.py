@@ -458,7 +458,7 @@ def test_gemini_translation_of_one_tool() -> None:
     assert p["stops"]["type"] == "INTEGER" and "enum" not in p["stops"]
     assert "0, 1, 2" in p["stops"]["description"]
     assert p["meal"]["enum"] == ["veg", "fish", "meat"]
-    assert p["flexible_days"] == {"type": "INTEGER",
+    assert p["flexible_days"] == {"type": "INTEGER", "nullable": True,
                                   "description": "Days of flexibility around the date."}
     passenger = p["passengers"]["items"]
     assert passenger["type"] == "OBJECT"

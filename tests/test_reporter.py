@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 import pty
 import subprocess
@@ -300,3 +301,71 @@ def test_an_installed_plugin_receives_every_report(sandbox: Path) -> None:
     ]
     # The built-in renderer still writes everything to stderr.
     assert completed.stderr == "🔄 before any registry\nstep one two✅  done\nℹ️ after\n"
+
+
+def _chatty_registry(reports: str | None = None) -> Registry:
+    from janito_core import Reporter, tool
+
+    @tool()
+    def chatter(reporter: Reporter) -> dict[str, object]:
+        """Report one line of each kind.
+
+        Args:
+            reporter: Where the lines go.
+        """
+        reporter.report_progress("working")
+        reporter.report_warning("careful")
+        reporter.report_error("it broke")
+        return {"success": True}
+
+    registry = Registry(autoload=()) if reports is None else Registry(autoload=(), reports=reports)
+    registry.add_tool(chatter)
+    return registry
+
+
+@pytest.mark.parametrize("reports", [None, "stderr", "logging", "off"])
+def test_reports_go_to_stderr_to_logging_or_nowhere(reports: str | None,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    registry = _chatty_registry(reports)
+    with caplog.at_level(logging.DEBUG, logger="janito"):
+        assert call_tool("Chatter", {}, registry=registry)["success"] is True
+    err = capsys.readouterr().err
+    records = [(r.name, r.levelname, r.getMessage(), getattr(r, "janito_kind", None))
+               for r in caplog.records if r.name.startswith("janito.reports")]
+    if reports in (None, "stderr"):
+        assert "working" in err and "careful" in err and "it broke" in err
+        assert records == []
+    elif reports == "logging":
+        assert err == ""
+        assert records == [
+            ("janito.reports.Chatter", "INFO", "working", "progress"),
+            ("janito.reports.Chatter", "WARNING", "careful", "warning"),
+            ("janito.reports.Chatter", "ERROR", "it broke", "error"),
+        ]
+    else:
+        assert err == "" and records == []
+
+
+def test_reports_can_be_changed_and_hooks_see_them_either_way(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    registry = _chatty_registry()
+    registry.reports = "off"
+    seen = Capture()
+    registry.plugins.register(seen, "capture", None)
+    assert call_tool("Chatter", {}, registry=registry)["success"] is True
+    assert capsys.readouterr().err == ""
+    assert [e.message for e in seen.events] == ["working", "careful", "it broke"]
+    with pytest.raises(ValueError, match="reports must be one of stderr, logging, off"):
+        registry.reports = "loud"
+    with pytest.raises(ValueError):
+        Registry(reports="print")
+
+
+def test_counts_of_one_are_singular() -> None:
+    from janito_core.results import counted
+
+    assert [counted(n, "byte") for n in (0, 1, 2)] == ["0 bytes", "1 byte", "2 bytes"]
+    assert counted(1.0, "second") == "1 second" and counted(2.5, "second") == "2.5 seconds"
+    assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"
+    assert repr(_chatty_registry()).startswith("<Registry 1 tool, ")

@@ -61,14 +61,14 @@ class Optionals(BaseTool):
         return {"success": True}
 
 
-def test_optional_types_become_their_inner_type_and_not_required() -> None:
+def test_optional_types_are_nullable_and_not_required() -> None:
     schema = checked(Optionals)
     p = schema.parameters["properties"]
-    assert p["a"] == {"type": "integer", "description": "A."}
-    assert p["b"] == {"type": "integer", "description": "B."}
-    assert p["c"] == {"type": "integer", "description": "C."}
-    assert p["d"] == {"type": "string", "description": "D."}
-    assert p["e"] == {"type": "number", "description": "E."}
+    assert p["a"] == {"type": ["integer", "null"], "description": "A."}
+    assert p["b"] == {"type": ["integer", "null"], "description": "B."}
+    assert p["c"] == {"type": ["integer", "null"], "description": "C."}
+    assert p["d"] == {"type": ["string", "null"], "description": "D."}
+    assert p["e"] == {"type": ["number", "null"], "description": "E."}
     assert p["f"] == {"type": "integer", "description": "F.", "default": 3}
     assert schema.parameters["required"] == []
     assert schema.params["a"].none_if_omitted and not schema.params["f"].none_if_omitted
@@ -138,7 +138,7 @@ def test_dict_becomes_an_object_with_no_strict_schema_and_a_diagnostic() -> None
     p = schema.parameters["properties"]
     assert p["labels"] == {"type": "object", "additionalProperties": {"type": "integer"},
                            "description": "Label to count."}
-    assert p["extra"] == {"type": "object", "description": "Anything else."}
+    assert p["extra"] == {"type": ["object", "null"], "description": "Anything else."}
     assert schema.strict_parameters is None
     assert "labels" in (schema.strict_problem or "")
     assert "dict[str, T]" in (schema.strict_problem or "")
@@ -655,6 +655,7 @@ def test_every_testkit_schema_is_valid_json_schema(registry: Any) -> None:
 
 def test_int_or_none_is_an_integer_not_a_string() -> None:
     p = props(Optionals)
-    assert p["a"]["type"] == "integer"
+    assert p["a"]["type"] == ["integer", "null"]
+    assert accepts({"type": "object", "properties": p}, {"a": None})
     assert accepts({"type": "object", "properties": p}, {"a": 5})
     assert not accepts({"type": "object", "properties": p}, {"a": "5"})

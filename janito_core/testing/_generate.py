@@ -10,6 +10,7 @@ model would plausibly send, so a generated call never asks for gigabytes.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,8 +83,14 @@ def strategy(node: Any, paths: Sequence[str] = ()) -> st.SearchStrategy[Any]:
         return st.integers(*_bounds(node, *INT_RANGE, integer=True))
     if kind == "number":
         lo, hi = _bounds(node, *FLOAT_RANGE, integer=False)
-        whole = st.integers(int(lo) if lo == int(lo) else int(lo) + 1, int(hi))
-        return st.floats(lo, hi, allow_nan=False, allow_infinity=False) | whole
+        # an exclusive bound of a number is left out of the floats and the whole numbers
+        open_lo = lo == node.get("exclusiveMinimum")
+        open_hi = hi == node.get("exclusiveMaximum")
+        first = math.floor(lo) + 1 if open_lo or lo != math.floor(lo) else math.floor(lo)
+        last = math.ceil(hi) - 1 if open_hi or hi != math.ceil(hi) else math.ceil(hi)
+        floats = st.floats(lo, hi, allow_nan=False, allow_infinity=False,
+                           exclude_min=open_lo, exclude_max=open_hi)
+        return floats | st.integers(first, last) if first <= last else floats
     if kind == "string":
         return _strings(node, paths)
     if kind == "array":
@@ -93,10 +100,43 @@ def strategy(node: Any, paths: Sequence[str] = ()) -> st.SearchStrategy[Any]:
     return json_values()
 
 
+#: One plain value of each format dispatch checks (janito_core.constraints.FORMATS).
+FORMAT_EXAMPLES = {
+    "date": "2025-01-31", "date-time": "2025-01-31T09:30:00Z", "time": "09:30:00",
+    "email": "ann@example.com", "uri": "https://example.com/a", "ipv4": "192.0.2.1",
+    "uuid": "123e4567-e89b-12d3-a456-426614174000", "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+}
+
+
+def _formatted(name: str) -> st.SearchStrategy[str] | None:
+    import datetime
+
+    if name == "date":
+        return st.dates().map(lambda d: d.isoformat())
+    if name == "date-time":
+        return st.datetimes(timezones=st.just(datetime.timezone.utc)).map(
+            lambda d: d.replace(microsecond=0).isoformat().replace("+00:00", "Z"))
+    if name == "time":
+        return st.times().map(lambda t: t.replace(microsecond=0).isoformat())
+    if name == "uuid":
+        return st.uuids().map(str)
+    if name == "ipv4":
+        return st.ip_addresses(v=4).map(str)
+    if name == "ipv6":
+        return st.ip_addresses(v=6).map(str)
+    if name in FORMAT_EXAMPLES:
+        return st.sampled_from([FORMAT_EXAMPLES[name]])
+    return None
+
+
 def _strings(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[str]:
     low = node.get("minLength", 0)
     high = node.get("maxLength")
     pattern = node.get("pattern")
+    formatted = _formatted(node["format"]) if isinstance(node.get("format"), str) else None
+    if formatted is not None:
+        return formatted
     if isinstance(pattern, str):
         text = st.from_regex(pattern, fullmatch=True)
         if low or high is not None:
@@ -126,10 +166,37 @@ def _identity(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _objects(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[dict[str, Any]]:
+def _chosen_members(group: Any) -> st.SearchStrategy[tuple[str, ...]]:
+    """The members of ``group`` a generated call gives: one (exactly), none or one (at
+    most), one or more (at least)."""
+    members = tuple(group.members)
+    if group.kind == "exactly":
+        return st.sampled_from(members).map(lambda m: (m,))
+    if group.kind == "at_least":
+        return st.lists(st.sampled_from(members), min_size=1, unique=True).map(tuple)
+    return st.sampled_from(((), *((m,) for m in members)))
+
+
+def _objects(node: dict[str, Any], paths: Sequence[str],
+             groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
     properties = node.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     required = [k for k in node.get("required", []) if k in properties]
+    if properties and groups:
+        # which member of each group is given is chosen first, so every call keeps them
+        choices = [_chosen_members(g) for g in groups]
+        members = {m for g in groups for m in g.members}
+
+        def with_chosen(chosen: tuple[Any, ...]) -> st.SearchStrategy[dict[str, Any]]:
+            picked = {m for members_of in chosen for m in members_of}
+            given = {k: strategy(properties[k], paths).filter(_not_null) for k in picked}
+            return st.fixed_dictionaries(
+                {**{k: strategy(properties[k], paths) for k in required}, **given},
+                optional={k: strategy(v, paths) for k, v in properties.items()
+                          if k not in required and k not in members},
+            )
+
+        return st.tuples(*choices).flatmap(with_chosen)
     if properties:
         return st.fixed_dictionaries(
             {k: strategy(properties[k], paths) for k in required},
@@ -142,9 +209,15 @@ def _objects(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[di
     return st.dictionaries(texts(max_size=8), values, max_size=3)
 
 
-def arguments(parameters: dict[str, Any], paths: Sequence[str] = ()) -> st.SearchStrategy[dict[str, Any]]:
-    """Whole argument objects valid against a tool's parameters schema."""
-    return _objects({**parameters, "type": "object"}, paths)
+def _not_null(value: Any) -> bool:
+    return value is not None
+
+
+def arguments(parameters: dict[str, Any], paths: Sequence[str] = (),
+              groups: Sequence[Any] = ()) -> st.SearchStrategy[dict[str, Any]]:
+    """Whole argument objects valid against a tool's parameters schema and its ``groups``
+    (``ToolSchema.groups``: exactly one, at most one, or at least one of some parameters)."""
+    return _objects({**parameters, "type": "object"}, paths, groups)
 
 
 # -- one value per place, for the calls made with each sandbox path --------------------
@@ -174,6 +247,8 @@ def minimal(node: Any) -> Any:
         return False
     if kind == "null":
         return None
+    if kind == "string" and node.get("format") in FORMAT_EXAMPLES:
+        return FORMAT_EXAMPLES[node["format"]]
     if kind == "array":
         prefix = node.get("prefixItems")
         if isinstance(prefix, list):
@@ -187,7 +262,7 @@ def minimal(node: Any) -> Any:
 
 def _takes_string(node: Any) -> str | None:
     """"value" when ``node`` accepts a free string, "list" when an array of them, else None."""
-    if not isinstance(node, dict) or "enum" in node or "const" in node or "pattern" in node:
+    if not isinstance(node, dict) or "enum" in node or "const" in node or "pattern" in node or "format" in node:
         return None
     for key in ("anyOf", "oneOf"):
         if isinstance(node.get(key), list):
@@ -202,18 +277,48 @@ def _takes_string(node: Any) -> str | None:
     return None
 
 
-def with_each_path(parameters: dict[str, Any], paths: Sequence[str]) -> list[dict[str, Any]]:
-    """One argument object per (string parameter, path): the rest at their plain values."""
+def with_each_path(parameters: dict[str, Any], paths: Sequence[str],
+                   groups: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """One argument object per (string parameter, path): the rest at their plain values.
+
+    A path the parameter's own rules refuse (an empty one where it must not be empty) is
+    left out for that parameter, and each group keeps exactly or at most one member."""
+    from .._constraints import checker, from_schema
+
     properties = parameters.get("properties") or {}
     base = minimal({**parameters, "type": "object"})
+    for group in groups:
+        if group.kind != "at_most" and not any(base.get(m) is not None for m in group.members):
+            first = group.members[0]
+            base[first] = _minimal_value(properties.get(first, {}))
     calls = []
     for name, node in properties.items():
         form = _takes_string(node)
         if form is None:
             continue
+        rules = from_schema(node) if isinstance(node, dict) else None
+        check = checker(rules) if rules is not None else None
+        others = {m for g in groups if name in g.members for m in g.members if m != name}
+        call_base = {k: v for k, v in base.items() if k not in others}
         for path in paths:
-            calls.append({**base, name: path if form == "value" else [path]})
+            if check is not None and form == "value" and check(path) is not None:
+                continue
+            calls.append({**call_base, name: path if form == "value" else [path]})
     return calls
+
+
+def _minimal_value(node: Any) -> Any:
+    """``minimal(node)``, but never null."""
+    if not isinstance(node, dict):
+        return "notes.txt"
+    declared = node.get("type")
+    kinds: list[Any] = declared if isinstance(declared, list) else [declared]
+    kind = next((k for k in kinds if k not in (None, "null")), None)
+    plain = {k: v for k, v in node.items() if k != "default"}
+    if kind is not None:
+        plain["type"] = kind
+    value = minimal(plain)
+    return "notes.txt" if value is None else value
 
 
 # -- wrong calls ------------------------------------------------------------------------

@@ -545,7 +545,7 @@ class _Caller:
                           suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
 
         if may_run:
-            for call in with_each_path(parameters, self.sandbox.paths):
+            for call in with_each_path(parameters, self.sandbox.paths, schema.groups):
                 self._fresh_workspace()
                 if self.call(record, call, valid=True).interrupted:
                     stopped = True
@@ -554,7 +554,7 @@ class _Caller:
             self._fresh_workspace()
 
             @settings(common, max_examples=max_examples)
-            @given(arguments(parameters, self.sandbox.paths), st.integers())
+            @given(arguments(parameters, self.sandbox.paths, schema.groups), st.integers())
             def generated(args: dict[str, Any], nonce: int) -> None:
                 # the nonce keeps hypothesis from running out of distinct inputs for a tool
                 # with few or no parameters: every one of the calls asked for is made

@@ -37,19 +37,6 @@ class Listed:
         self.kind = kind
 
 
-def check_limits(max_depth: int | None, max_results: int | None, echo: dict[str, Any],
-                 limit: int = MAX_RESULTS_LIMIT) -> dict[str, Any] | None:
-    """The failure for a negative ``max_depth`` or a ``max_results`` outside 1..``limit``
-    (None stands for no depth limit, and for ``limit`` results)."""
-    if max_depth is not None and max_depth < 0:
-        return invalid(f"max_depth must be null or 0 (no limit), or more, got {max_depth}",
-                       **echo)
-    if max_results is not None and not 1 <= max_results <= limit:
-        return invalid(f"max_results must be between 1 and {limit:,} (or null for "
-                       f"{limit:,}), got {max_results}", **echo)
-    return None
-
-
 def walk_roots(tool: BaseTool, paths: str | list[str], echo: dict[str, Any]) -> Roots:
     """(starts, problems) as :func:`start_points` gives them, or the failure when no path is
     left to walk: the first problem (all of them listed), or that none was given."""

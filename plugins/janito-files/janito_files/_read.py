@@ -6,6 +6,7 @@ import os
 from typing import Any, BinaryIO
 
 from janito_core import failure
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, decode, is_binary
 
@@ -54,18 +55,6 @@ def _line_offset(handle: BinaryIO, line: int) -> int | None:
     return offset
 
 
-def check_range(start_line: int, max_lines: int | None, max_bytes: int) -> str | None:
-    """Why these range arguments are unusable, or None."""
-    if start_line == 0:
-        return ("start_line must be 1 or more (lines are numbered from 1), or negative to "
-                "count from the end (-1 is the last line), got 0")
-    if max_lines is not None and max_lines < 1:
-        return f"max_lines must be 1 or more, or null for no limit, got {max_lines}"
-    if not 1 <= max_bytes <= MAX_BYTES_LIMIT:
-        return f"max_bytes must be between 1 and {MAX_BYTES_LIMIT}, got {max_bytes}"
-    return None
-
-
 def read_range(
     fd: int,
     info: os.stat_result,
@@ -86,7 +75,7 @@ def read_range(
     with os.fdopen(fd, "rb") as handle:
         head = handle.read(SNIFF_BYTES)
         if is_binary(head):
-            return failure(f"the file looks binary (it holds NUL bytes; {info.st_size} bytes); "
+            return failure(f"the file looks binary (it holds NUL bytes; {counted(info.st_size, 'byte')}); "
                            "only text files are read", "binary_file", size=info.st_size)
         total = _count_lines(handle) if info.st_size <= COUNT_LIMIT else None
         from_end = None

@@ -15,16 +15,16 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from janito_core import failure
+from janito_core.results import counted
 
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
     clip_line,
     echoed,
-    invalid,
     safe_text,
 )
-from ._listing import Start, check_limits, walk_roots
+from ._listing import Start, walk_roots
 from ._walk import Exclude, depth_limit, parse_exclude, walk
 
 if TYPE_CHECKING:
@@ -367,11 +367,6 @@ def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: s
            exclude: str | list[str] | None) -> dict[str, Any]:
     """One SearchText (``regex`` false) or SearchRegex call; ``echo`` repeats its inputs."""
     what = "pattern" if regex else "query"
-    if not term:
-        return invalid(f"{what} must not be empty", **echo)
-    problem = check_limits(max_depth, max_results, echo, MAX_RESULTS_LIMIT)
-    if problem is not None:
-        return problem
     try:
         matcher = make_matcher(term, regex, case_sensitive)
     except re.error as exc:
@@ -391,7 +386,7 @@ def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: s
     try:
         scan.run(starts, depth_limit(max_depth), respect_gitignore, parse_exclude(exclude))
     except RegexTooSlow:
-        message = (f"the regular expression took more than {REGEX_TIME_LIMIT:g} seconds of "
+        message = (f"the regular expression took more than {counted(REGEX_TIME_LIMIT, 'second')} of "
                    "matching and was stopped: it is too slow (nested or overlapping "
                    "repetitions such as (a|aa)+ can backtrack for hours); simplify the "
                    "pattern, search fewer paths, or search for plain text with SearchText")
@@ -528,8 +523,8 @@ class _Scan:
         if problems:
             out["errors"] = problems
         tool.report_result(
-            f"{out.get('total_matches', out.get('count'))} matching line(s) in "
-            f"{out['files_matched']} file(s)" + (" (truncated)" if truncated else ""))
+            f"{counted(out.get('total_matches', out.get('count')) or 0, 'matching line')} in "
+            f"{counted(out['files_matched'], 'file')}" + (" (truncated)" if truncated else ""))
         return out
 
 

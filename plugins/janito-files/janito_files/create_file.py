@@ -7,6 +7,7 @@ import sys
 from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
+from janito_core.results import counted
 
 from ._common import echoed, invalid, locate, os_failure, safe_text
 
@@ -45,7 +46,7 @@ class CreateFile(BaseTool):
             path = safe_text(where.shown)
             if where.is_root:
                 return failure("the path names a folder, not a file", "is_a_directory", **echo)
-            self.report_start(f"Writing {path} ({len(data)} bytes)")
+            self.report_start(f"Writing {path} ({counted(len(data), 'byte')})")
             try:
                 replaced = where.write(data, overwrite=overwrite)
             except FileExistsError:
@@ -58,7 +59,7 @@ class CreateFile(BaseTool):
                 self.report_error(f"could not write {path}: {exc.strerror or exc}")
                 return os_failure(exc, f"write {path}", **echo)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-        self.report_result(f"{'Replaced' if replaced else 'Created'} {path} ({lines} lines)")
+        self.report_result(f"{'Replaced' if replaced else 'Created'} {path} ({counted(lines, 'line')})")
         return {"success": True, **echo, "path": path, "created": not replaced,
                 "overwritten": replaced, "bytes": len(data), "lines": lines}
 

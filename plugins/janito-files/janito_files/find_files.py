@@ -10,15 +10,15 @@ import stat
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
 from ._common import echoed, invalid, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
     Listed,
-    check_limits,
     entry_text,
     listing_result,
     walk_roots,
@@ -29,6 +29,7 @@ from ._walk import depth_limit, parse_exclude
 FileType = Literal["file", "dir", "symlink", "any"]
 SortBy = Literal["name", "size", "mtime"]
 
+SIZE_PATTERN = r"^\s*[0-9]+(?:\.[0-9]+)?\s*(?:[kmgtKMGT]?[iI]?[bB]?)?\s*$"
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _DAY = 86_400.0
@@ -66,8 +67,6 @@ def parse_size(value: int | str | None, name: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, int):
-        if value < 0:
-            raise ValueError(f"{name} must not be negative, got {value}")
         return value
     match = _SIZE.match(value)
     if match is None:
@@ -94,16 +93,17 @@ class FindFiles(BaseTool):
 
     def run(
         self,
-        paths: str | list[str],
-        pattern: str | None = None,
+        paths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
+        pattern: Annotated[str, Pattern(r"\S")] | None = None,
         exclude: str | list[str] | None = None,
         file_type: FileType | None = "file",
-        min_size: int | str | None = None,
-        max_size: int | str | None = None,
-        modified_within_days: float | None = None,
-        older_than_days: float | None = None,
-        max_depth: int | None = None,
-        max_results: int | None = 1000,
+        min_size: Annotated[int, Ge(0)] | Annotated[str, Pattern(SIZE_PATTERN)] | None = None,
+        max_size: Annotated[int, Ge(0)] | Annotated[str, Pattern(SIZE_PATTERN)] | None = None,
+        modified_within_days: Annotated[float, Interval(ge=0, lt=1e7)] | None = None,
+        older_than_days: Annotated[float, Interval(ge=0, lt=1e7)] | None = None,
+        max_depth: Annotated[int, Ge(0)] | None = None,
+        max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 1000,
         sort_by: SortBy | None = "name",
         respect_gitignore: bool = True,
         case_sensitive: bool = True,
@@ -135,22 +135,11 @@ class FindFiles(BaseTool):
             case_sensitive: Match letter case exactly in pattern.
         """
         echo = {"paths": echoed(paths), "pattern": echoed(pattern)}
-        if pattern is not None and not pattern.strip():
-            return invalid("pattern must not be empty; leave it out, or use \"*\", to match "
-                           "every name", **echo)
-        problem = check_limits(max_depth, max_results, echo)
-        if problem is not None:
-            return problem
         try:
             low = parse_size(min_size, "min_size")
             high = parse_size(max_size, "max_size")
         except ValueError as exc:
             return invalid(str(exc), **echo)
-        for name, days in (("modified_within_days", modified_within_days),
-                           ("older_than_days", older_than_days)):
-            if days is not None and not 0 <= days < 1e7:
-                return invalid(f"{name} must be a number of days, 0 or more, got {days}",
-                               **echo)
         flags = 0 if case_sensitive else re.IGNORECASE
         try:
             globs = [Glob(g, flags) for g in (pattern or "*").split()]

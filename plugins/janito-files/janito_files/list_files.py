@@ -6,14 +6,14 @@ import fnmatch
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Ge, Interval, Pattern
 
-from ._common import echoed, invalid, safe_text
+from ._common import echoed, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
-    check_limits,
     entry_text,
     listing_result,
     walk_roots,
@@ -41,12 +41,12 @@ class ListFiles(BaseTool):
 
     def run(
         self,
-        directory: str = ".",
-        pattern: str | None = None,
+        directory: Annotated[str, Pattern(r"\S")] = ".",
+        pattern: Annotated[str, Pattern(r"\S")] | None = None,
         recursive: bool = False,
-        max_depth: int | None = None,
+        max_depth: Annotated[int, Ge(0)] | None = None,
         respect_gitignore: bool = True,
-        max_results: int | None = 1000,
+        max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 1000,
     ) -> dict[str, Any]:
         """List a folder.
 
@@ -65,12 +65,6 @@ class ListFiles(BaseTool):
                 after that and "truncated" is true.
         """
         echo = {"directory": echoed(directory)}
-        problem = check_limits(max_depth, max_results, echo)
-        if problem is not None:
-            return problem
-        if pattern is not None and not pattern.strip():
-            return invalid("pattern must not be empty; leave it out to list everything",
-                           **echo)
         if recursive:
             limit = depth_limit(max_depth)
         else:

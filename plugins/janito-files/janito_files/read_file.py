@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Ge, Interval, Le
+from janito_core.results import counted
 
 from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text
-from ._read import check_range, read_range
+from ._read import MAX_BYTES_LIMIT, read_range
 
 
 @tool(permissions="r")
@@ -23,9 +25,9 @@ class ReadFile(BaseTool):
     def run(
         self,
         filepath: str,
-        start_line: int = 1,
-        max_lines: int | None = None,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        start_line: Annotated[int, Ge(1)] | Annotated[int, Le(-1)] = 1,
+        max_lines: Annotated[int, Ge(1)] | None = None,
+        max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         line_numbers: bool = False,
     ) -> dict[str, Any]:
         """Read lines of a text file.
@@ -40,15 +42,12 @@ class ReadFile(BaseTool):
             line_numbers: Prefix each line with its number ("  12| text").
         """
         echo = {"filepath": echoed(filepath)}
-        problem = check_range(start_line, max_lines, max_bytes)
-        if problem:
-            return invalid(problem, **echo)
         opened, refused = open_for_reading(self, filepath, "filepath")
         if opened is None:
             return refused or invalid("no path given", **echo)
         fd, info, path = opened
         path = safe_text(path)
-        self.report_start(f"Reading {path}" + (f" (last {-start_line} lines)"
+        self.report_start(f"Reading {path}" + (f" (last {counted(-start_line, 'line')})"
                                                  if start_line < 0 else ""))
         result = read_range(fd, info, start_line, max_lines, max_bytes, line_numbers)
         if not result["success"]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Ge, Interval, Len, Pattern
+from janito_core.results import counted
 
 from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text, split_paths_in
-from ._read import check_range, read_range
+from ._read import MAX_BYTES_LIMIT, read_range
 
 MAX_FILES = 100
 
@@ -25,9 +27,10 @@ class ReadMultipleFiles(BaseTool):
 
     def run(
         self,
-        filepaths: str | list[str],
-        max_lines: int | None = None,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        filepaths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], Len(1, MAX_FILES)],
+        max_lines: Annotated[int, Ge(1)] | None = None,
+        max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
     ) -> dict[str, Any]:
         """Read several files.
 
@@ -38,9 +41,6 @@ class ReadMultipleFiles(BaseTool):
             max_bytes: Most bytes of text to return for all files together.
         """
         echo = {"filepaths": echoed(filepaths)}
-        problem = check_range(1, max_lines, max_bytes)
-        if problem:
-            return invalid(problem, **echo)
         names = split_paths_in(self, filepaths)
         if not names:
             return invalid("filepaths is empty; give at least one file path", **echo)
@@ -71,7 +71,7 @@ class ReadMultipleFiles(BaseTool):
                 read += 1
                 budget -= len(result["content"].encode("utf-8", "replace"))
             files.append(entry)
-        self.report_result(f"Read {read} of {len(names)} files")
+        self.report_result(f"Read {read} of {counted(len(names), 'file')}")
         outcome: dict[str, Any] = {"success": read > 0, **echo, "files": files, "read": read,
                                    "failed": len(names) - read}
         if not read:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import MinLen
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
 
@@ -86,7 +88,7 @@ class ReplaceTextInFile(BaseTool):
     def run(
         self,
         filepath: str,
-        old_str: str,
+        old_str: Annotated[str, MinLen(1)],
         new_str: str,
         replace_all: bool = False,
     ) -> dict[str, Any]:
@@ -100,8 +102,6 @@ class ReplaceTextInFile(BaseTool):
                 once, so the edit cannot land in the wrong place.
         """
         echo = {"filepath": echoed(filepath)}
-        if not old_str:
-            return invalid("old_str must not be empty", **echo)
         where, refused = locate(self, filepath, "filepath")
         if where is None:
             return refused or invalid("no path given", **echo)
@@ -116,7 +116,7 @@ class ReplaceTextInFile(BaseTool):
             except IsADirectoryError:
                 return failure(f"{path} is a folder, not a file", "is_a_directory", **echo)
             except TimeoutError as exc:
-                return failure(f"{path}: {exc} after {LOCK_WAIT_SECONDS:g} seconds; try again",
+                return failure(f"{path}: {exc} after {counted(LOCK_WAIT_SECONDS, 'second')}; try again",
                                "busy", **echo)
             except OSError as exc:
                 self.report_error(f"could not read {path}: {exc.strerror or exc}")

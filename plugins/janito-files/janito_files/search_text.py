@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._search import search, search_echo
+from ._search import MAX_RESULTS_LIMIT, search, search_echo
 
 
 @tool(permissions="r")
@@ -28,11 +29,12 @@ class SearchText(BaseTool):
 
     def run(
         self,
-        paths: str | list[str],
-        query: str,
+        paths: Annotated[str, Pattern(r"\S")]
+        | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
+        query: Annotated[str, MinLen(1)],
         case_sensitive: bool = True,
-        max_depth: int | None = None,
-        max_results: int | None = 100,
+        max_depth: Annotated[int, Ge(0)] | None = None,
+        max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 100,
         count_only: bool = False,
         respect_gitignore: bool = True,
         exclude: str | list[str] | None = None,

@@ -5,9 +5,11 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Ge
+from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_for_reading, os_failure, safe_text
 
@@ -21,7 +23,7 @@ class WordCount(BaseTool):
     Words are runs of non-whitespace; a last line without a final newline counts as a line.
     """
 
-    def run(self, filepath: str, max_bytes: int | None = None) -> dict[str, Any]:
+    def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> dict[str, Any]:
         """Count words, lines and characters in a text file.
 
         Args:
@@ -30,8 +32,6 @@ class WordCount(BaseTool):
                 start of the file and "truncated" is true); null reads the whole file.
         """
         echo = {"filepath": echoed(filepath)}
-        if max_bytes is not None and max_bytes < 1:
-            return invalid(f"max_bytes must be 1 or more, or null, got {max_bytes}", **echo)
         opened, refused = open_for_reading(self, filepath, "filepath")
         if opened is None:
             return refused or invalid("no path given", **echo)
@@ -78,16 +78,19 @@ class WordCount(BaseTool):
             return os_failure(exc, f"read {path}", **echo)
         if last and last != "\n":
             lines += 1
-        self.report_result(f"{lines} lines, {words} words, {chars} characters")
+        self.report_result(f"{counted(lines, 'line')}, {counted(words, 'word')}, {counted(chars, 'character')}")
         result: dict[str, Any] = {"success": True, **echo, "path": path, "lines": lines,
                                   "words": words, "characters": chars, "bytes": size,
                                   "truncated": truncated}
         if replaced > genuine:
-            result["decode_errors"] = replaced - genuine
-            result["note"] = (f"{replaced - genuine} byte sequence(s) are not valid UTF-8; each "
+            bad = replaced - genuine
+            result["decode_errors"] = bad
+            result["note"] = (f"{counted(bad, 'byte sequence')} {'is' if bad == 1 else 'are'} "
+                              "not valid UTF-8; each "
                               "counts as one character")
         if truncated:
-            note = f"only the first {size} bytes were counted (max_bytes)"
+            note = (f"only the first {counted(size, 'byte')} {'was' if size == 1 else 'were'} "
+                    "counted (max_bytes)")
             result["note"] = f"{result['note']}; {note}" if "note" in result else note
         return result
 

@@ -118,7 +118,8 @@ def test_result_counts_have_a_ceiling_enforced_before_any_work(files: Any, ws: P
                         ("ListFiles", {"directory": "."}),
                         ("FindFiles", {"paths": ".", "pattern": "*"})):
         result = fails(files.call(tool, max_results=10**9, **extra), "invalid_arguments")
-        assert "max_results must be between 1 and" in result["error"]
+        assert result["details"][0]["field"] == "max_results"
+        assert result["details"][0]["error"].startswith("must be from 1 to ")
 
 
 def test_search_memory_stays_bounded_on_a_file_of_matches(files: Any, ws: Path) -> None:

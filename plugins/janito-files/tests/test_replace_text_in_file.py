@@ -79,9 +79,9 @@ def test_invalid_inputs(files: Any, ws: Path) -> None:
                      new_str="x"), "invalid_arguments")
     fails(files.call("ReplaceTextInFile", filepath="a.txt", old_str="a"),
           "invalid_arguments")
-    fails(files.call("ReplaceTextInFile", filepath="a.txt", old_str="a",
-                     new_str="\ud800"), "invalid_arguments")
     assert (ws / "a.txt").read_text() == "a\n"
+    ok(files.call("ReplaceTextInFile", filepath="a.txt", old_str="a", new_str="\ud800"))
+    assert (ws / "a.txt").read_text(encoding="utf-8") == "\ufffd\n"
 
 
 def test_missing_binary_and_folder(files: Any, ws: Path) -> None:

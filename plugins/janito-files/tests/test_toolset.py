@@ -106,3 +106,19 @@ def test_read_only_privileges_deny_the_write_tools(janito: Any) -> None:
     fails(janito.call("CreateFile", filepath="b.txt", content="x"), "permission_denied")
     assert not (janito.workspace / "b.txt").exists()
     assert (janito.workspace / "a.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("tool, arguments, field", [
+    ("WordCount", {"filepath": "a.txt", "max_bytes": 0}, "max_bytes"),
+    ("ListFiles", {"directory": " "}, "directory"),
+    ("SearchText", {"paths": ["", " "], "query": "x"}, "paths"),
+    ("SearchRegex", {"paths": ["a.txt", ""], "pattern": "x"}, "paths"),
+    ("FindFiles", {"paths": [" "]}, "paths"),
+    ("ReadMultipleFiles", {"filepaths": ["\t"]}, "filepaths"),
+])
+def test_rules_the_tools_enforce_are_declared_and_refused_by_dispatch(
+        files: Any, tool: str, arguments: dict[str, Any], field: str) -> None:
+    """A value the tool cannot use is refused before run(), with details, because the
+    schema says so: blank paths in a list, a blank folder, max_bytes below 1."""
+    result = fails(files.call(tool, arguments), "invalid_arguments")
+    assert result["details"] and result["details"][0]["field"].split("[")[0] == field, result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from files_helpers import fails, ok
 
 
@@ -94,3 +95,18 @@ def test_read_multiple_errors(files: Any, ws: Path) -> None:
     assert none["files"][0]["error_type"] == "not_found"
     (ws / "b.bin").write_bytes(b"\x00")
     fails(files.call("ReadMultipleFiles", filepaths=["b.bin"]), "binary_file")
+
+
+def test_counts_of_one_are_said_in_the_singular(files: Any, ws: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (ws / "one.txt").write_text("x", encoding="utf-8")
+    ok(files.call("WordCount", filepath="one.txt"))
+    ok(files.call("ReadMultipleFiles", filepaths=["one.txt"]))
+    ok(files.call("CreateFile", filepath="new.txt", content="y"))
+    ok(files.call("SearchText", paths="one.txt", query="x"))
+    err = capsys.readouterr().err
+    assert "1 line, 1 word, 1 character" in err
+    assert "Read 1 of 1 file" in err and "1 files" not in err
+    assert "(1 byte)" in err and "(1 line)" in err
+    assert "1 matching line in 1 file" in err
+    assert "(s)" not in err

@@ -141,8 +141,9 @@ def test_non_utf8_names_are_usable_and_shown_safely(files: Any, ws: Path) -> Non
     with open(raw, "wb") as handle:
         handle.write(b"hello\n")
     name = os.fsdecode(b"caf\xe9.txt")
-    # Dispatch refuses strings that are not valid Unicode; a direct call reaches the tool.
-    assert files.call("ReadFile", filepath=name)["error_type"] == "invalid_arguments"
+    # Dispatch hands a tool U+FFFD for each lone surrogate (no such file); a direct call
+    # reaches the tool with the name as it is.
+    assert files.call("ReadFile", filepath=name)["error_type"] == "not_found"
     read = files.registry.tools()["ReadFile"]
     assert ok(read(filepath=name))["content"] == "hello\n"
     listing = ok(files.call("ListFiles", directory="."))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from janito_core.results import counted
+
 from ._imap import PREVIEW_LIMIT, Mailbox, Selection, imap_session
 from ._settings import Settings
 
@@ -88,7 +90,7 @@ def run_change(
                                  verb=verb, apply=apply, prepare=prepare)
         if extra:
             result.update(extra)
-        tool.say("result", f"{result['count']} messages" + (would if dry_run else done))
+        tool.say("result", counted(result['count'], 'message') + (would if dry_run else done))
         return result
 
     return tool.execute(action, **echo)

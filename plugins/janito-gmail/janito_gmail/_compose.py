@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ._settings import Settings
 
 MAX_RECIPIENTS = 100
-MAX_ATTACHMENTS = 25
 #: Gmail's limit for the files attached to one message, together (25 MB). The encoded
 #: message is also checked against the SIZE the SMTP server announces (_smtp.py).
 MAX_ATTACHMENT_BYTES = 25_000_000
@@ -33,12 +32,6 @@ MAX_ATTACHMENT_BYTES = 25_000_000
 MAX_QUOTED_CHARS = 100_000
 _MESSAGE_ID = re.compile(r"^<[^<>\s]+@[^<>\s]+>$")
 _LINE = re.compile(r"[\r\n\x00]")
-
-
-def one_line(name: str, value: str | None) -> str | None:
-    if value is not None and _LINE.search(value):
-        raise MailError(INVALID_ARGUMENTS, f"{name} must be one line of text")
-    return value
 
 
 def addresses(field_name: str, values: list[str] | None) -> list[str]:
@@ -100,8 +93,6 @@ def workspace_attachments(workspace: Workspace, paths: list[str] | None, *,
     from janito_core.workspace import NotRegularFile, read_fd
 
     paths = list(paths or [])
-    if len(paths) > MAX_ATTACHMENTS:
-        raise MailError(INVALID_ARGUMENTS, f"at most {MAX_ATTACHMENTS} attachments per message")
     opened: list[tuple[int, os.stat_result, str]] = []
     try:
         for path in paths:
@@ -232,8 +223,6 @@ def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True
     """Read message ``uid`` of ``folder``: headers, and as asked its text, HTML and
     attachments (refused beyond ``budget``), in at most two FETCHes. The folder is left
     selected read-only."""
-    if uid < 1:
-        raise MailError(INVALID_ARGUMENTS, "id must be a message id from ReadEmails")
     mailbox.select(folder, readonly=True)
     data = mailbox.client.fetch([uid], ["BODYSTRUCTURE", "BODY.PEEK[HEADER]"])
     item = data.get(uid)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
+from janito_core.results import counted
+
 from . import _oauth, _settings
 from ._settings import (
     CLIENT_ID_SECRET,
@@ -241,7 +243,7 @@ def wait_for_answer(listener: socket.socket, state: str, *, paste: TextIO | None
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise LoginFailed(f"no answer from the browser within {int(timeout)} seconds; "
+                raise LoginFailed(f"no answer from the browser within {counted(int(timeout), 'second')}; "
                                   "run `janito gmail login` again")
             for key, _events in selector.select(timeout=left):
                 if key.data == "listener":
@@ -316,7 +318,7 @@ def login(args: argparse.Namespace, console: Console) -> int:
                         f"{redirect_uri}. On this machine janito receives it by itself; from "
                         "another machine the page will not load: copy its whole address from "
                         "the address bar and paste it here.")
-        console.say(f"Waiting for the sign-in (at most {int(args.timeout)} seconds)...")
+        console.say(f"Waiting for the sign-in (at most {counted(int(args.timeout), 'second')})...")
         # a pasted address is taken even when a browser opened: it may be on another screen
         answer = wait_for_answer(listener, state, paste=sys.stdin, timeout=args.timeout,
                                  console=console)
@@ -384,7 +386,7 @@ def _check(console: Console) -> int:
         console.warn(f"The sign-in is stored, but the IMAP server did not accept it: {exc}")
         return EXIT_FAILED
     count = int(status.get(b"MESSAGES", 0))
-    console.say(f"Checked: {settings.imap_host} accepted the sign-in ({count} messages in "
+    console.say(f"Checked: {settings.imap_host} accepted the sign-in ({counted(count, 'message')} in "
                 "INBOX).")
     return EXIT_OK
 

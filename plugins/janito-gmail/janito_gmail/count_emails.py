@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from janito_core import tool
+from janito_core.results import counted
 
 from ._base import MailTool
 from ._imap import Selection, imap_session
+from ._params import Before, Query, Sender, Since, Subject
 from ._settings import Settings
 
 
@@ -15,9 +17,9 @@ from ._settings import Settings
 class CountEmails(MailTool):
     """Count the messages in a mail folder, all, unread, or matching a search."""
 
-    def run(self, folder: str = "INBOX", unread_only: bool = False, query: str | None = None,
-            sender: str | None = None, subject: str | None = None, since: str | None = None,
-            before: str | None = None) -> dict[str, Any]:
+    def run(self, folder: str = "INBOX", unread_only: bool = False, query: Query = None,
+            sender: Sender = None, subject: Subject = None, since: Since = None,
+            before: Before = None) -> dict[str, Any]:
         """Count messages without reading them.
 
         Args:
@@ -52,7 +54,7 @@ class CountEmails(MailTool):
                     count = len(mailbox.search(selection))
                     result = {"success": True, "folder": folder, "count": count,
                               **selection.describe()}
-            self.say("result", f"{count} messages")
+            self.say("result", counted(count, "message"))
             return result
 
         return self.execute(action, **echo)

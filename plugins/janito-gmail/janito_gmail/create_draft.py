@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import Pattern
 
 from . import _compose, _drafts
 from ._base import MailTool
-from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
+from ._params import MESSAGE_REFERENCE, Addresses, Attachments, OneLine
 from ._settings import Settings
 
 
@@ -17,10 +18,11 @@ from ._settings import Settings
 class CreateDraft(MailTool):
     """Save a new email as a draft in the Drafts folder (to, cc, bcc, subject, body, attachments), to send later."""
 
-    def run(self, body: str = "", to: list[str] | None = None, subject: str = "",
-            cc: list[str] | None = None, bcc: list[str] | None = None,
-            html_body: str | None = None, attachments: list[str] | None = None,
-            in_reply_to: str | None = None, reply_folder: str = "INBOX") -> dict[str, Any]:
+    def run(self, body: str = "", to: Addresses | None = None, subject: OneLine = "",
+            cc: Addresses | None = None, bcc: Addresses | None = None,
+            html_body: str | None = None, attachments: Attachments | None = None,
+            in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
+            reply_folder: str = "INBOX") -> dict[str, Any]:
         """Save a draft; SendDraft sends it, UpdateDraft changes it. Recipients may be
         left for later.
 
@@ -31,8 +33,7 @@ class CreateDraft(MailTool):
             cc: Addresses to copy.
             bcc: Addresses to copy invisibly (kept in the draft, never shown to recipients).
             html_body: An HTML version of the body.
-            attachments: Files of the workspace to attach (paths), at most 25 files and
-                25 MB together.
+            attachments: Files of the workspace to attach (paths), 25 MB together.
             in_reply_to: Make the draft a reply to this message: its id as ReadEmails gave
                 it (in reply_folder), or its Message-ID such as "<abc@mail.example.com>".
             reply_folder: The folder holding the message of in_reply_to when it is an id.
@@ -44,7 +45,6 @@ class CreateDraft(MailTool):
             cc_list = _compose.addresses("cc", cc)
             bcc_list = _compose.addresses("bcc", bcc)
             _compose.check_recipients(to_list, cc_list, bcc_list)
-            _compose.one_line("subject", subject)
             files = _compose.workspace_attachments(self.workspace, attachments)
             self.say("start", "Saving a draft" + (f": {subject}" if subject else ""))
             with imap_session(settings) as mailbox:
@@ -53,10 +53,6 @@ class CreateDraft(MailTool):
                     thread = _compose.thread_of(in_reply_to)
                     if thread is None:
                         value = in_reply_to.strip()
-                        if not value.isdigit():
-                            raise MailError(INVALID_ARGUMENTS, "in_reply_to must be a message "
-                                                               "id from ReadEmails or a "
-                                                               "Message-ID like <abc@host>")
                         thread = _compose.fetch_original(mailbox, reply_folder, int(value),
                                                          text=False).thread()
                 final_subject = subject or (_compose.prefixed("Re:", thread.subject)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import MinLen
 
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
-from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
+from ._params import Addresses, Attachments, MessageId
 from ._settings import Settings
 
 
@@ -17,9 +18,9 @@ from ._settings import Settings
 class ForwardEmail(MailTool):
     """Forward an email to other people, with its attachments or without, and an optional note."""
 
-    def run(self, id: int, to: list[str], body: str = "", folder: str = "INBOX",
-            cc: list[str] | None = None, bcc: list[str] | None = None,
-            include_attachments: bool = True, attachments: list[str] | None = None,
+    def run(self, id: MessageId, to: Annotated[Addresses, MinLen(1)], body: str = "",
+            folder: str = "INBOX", cc: Addresses | None = None, bcc: Addresses | None = None,
+            include_attachments: bool = True, attachments: Attachments | None = None,
             draft: bool = False) -> dict[str, Any]:
         """Forward a message: the note, then the original's headers and text, as mail
         programs do; the subject is "Fwd: " and the original's.
@@ -42,8 +43,6 @@ class ForwardEmail(MailTool):
             to_list = _compose.addresses("to", to)
             cc_list = _compose.addresses("cc", cc)
             bcc_list = _compose.addresses("bcc", bcc)
-            if not to_list:
-                raise MailError(INVALID_ARGUMENTS, "to must hold at least one address")
             recipients = _compose.check_recipients(to_list, cc_list, bcc_list)
             files = _compose.workspace_attachments(self.workspace, attachments)
             budget = _compose.MAX_ATTACHMENT_BYTES - sum(len(f.data) for f in files)

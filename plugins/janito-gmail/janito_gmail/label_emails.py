@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import AtLeastOneOf, MinLen
 
 from . import _labels
 from ._base import MailTool
 from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
-from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._params import Before, Folder, Ids, Labels, Query, Sender, Since, Subject, UnreadOnly
+
+#: Labels to add or remove: one or more, and at least one of the two lists is given.
+SomeLabels = Annotated[Labels | None, MinLen(1), AtLeastOneOf("labels")]
 
 
 @tool(permissions="w")
 class LabelEmails(MailTool):
     """Add or remove Gmail labels on emails chosen by ids or a search; they stay where they are."""
 
-    def run(self, add: list[str] | None = None, remove: list[str] | None = None,
+    def run(self, add: SomeLabels = None, remove: SomeLabels = None,
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
@@ -40,8 +44,6 @@ class LabelEmails(MailTool):
         def check() -> None:
             labels["add"] = _labels.clean("add", add)
             labels["remove"] = _labels.clean("remove", remove)
-            if not labels["add"] and not labels["remove"]:
-                raise MailError(INVALID_ARGUMENTS, "give labels to add or to remove")
             both = set(labels["add"]) & set(labels["remove"])
             if both:
                 raise MailError(INVALID_ARGUMENTS, f"{sorted(both)[0]!r} is both to add and to "

@@ -2,40 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import Interval
 
 from . import _drafts, _reading
 from ._base import MailTool
-from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Selection, imap_session
+from ._params import MessageId
 from ._settings import Settings
 
 MAX_LIMIT = 200
+MAX_BODY_CHARS = 100_000
 
 
 @tool(permissions="r")
 class ListDrafts(MailTool):
     """List the drafts (recipients, subject, date, the start of the body, attachments), newest first."""
 
-    def run(self, limit: int = 20, before_id: int | None = None,
-            max_body_chars: int = 500) -> dict[str, Any]:
+    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
+            before_id: MessageId | None = None,
+            max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 500,
+            ) -> dict[str, Any]:
         """List the drafts of the Drafts folder; their ids are what UpdateDraft and
         SendDraft take.
 
         Args:
-            limit: At most this many drafts (1 to 200).
+            limit: At most this many drafts.
             before_id: The next page: only drafts older than this id (next_before_id).
             max_body_chars: Cut each body to this many characters (0 for none).
         """
 
         def action(settings: Settings) -> dict[str, Any]:
-            if not 1 <= limit <= MAX_LIMIT:
-                raise MailError(INVALID_ARGUMENTS, f"limit must be between 1 and {MAX_LIMIT}")
-            if not 0 <= max_body_chars <= 100_000:
-                raise MailError(INVALID_ARGUMENTS, "max_body_chars must be between 0 and "
-                                                   "100000")
             self.say("start", "Listing drafts")
             with imap_session(settings) as mailbox:
                 name = _drafts.folder(mailbox)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from janito_core import tool
+from janito_core.results import counted
 
 from ._base import MailTool
 from ._imap import imap_session
@@ -39,7 +40,7 @@ class ListFolders(MailTool):
                     if row["name"].upper() == "INBOX":
                         row["special_use"] = row["special_use"] or "inbox"
                 gmail = mailbox.gmail
-            self.say("result", f"{len(folders)} folders")
+            self.say("result", f"{counted(len(folders), 'folder')}")
             return {"success": True, "include_counts": include_counts, "gmail": gmail,
                     "count": len(folders), "folders": folders}
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import Pattern
 
 from ._base import MailTool
 from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
-from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._params import NAME, Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
 
 
 def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
@@ -27,7 +28,8 @@ def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
 class MoveEmails(MailTool):
     """Move emails, chosen by ids or a search, from one folder to another."""
 
-    def run(self, destination: str, folder: Folder = "INBOX", ids: Ids = None,
+    def run(self, destination: Annotated[str, Pattern(NAME)], folder: Folder = "INBOX",
+            ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
             dry_run: bool = False) -> dict[str, Any]:
@@ -42,8 +44,6 @@ class MoveEmails(MailTool):
         """
 
         def check() -> None:
-            if not destination.strip():
-                raise MailError(INVALID_ARGUMENTS, "destination must name a folder")
             if destination == folder:
                 raise MailError(INVALID_ARGUMENTS, "destination is the folder the messages "
                                                    "are already in")

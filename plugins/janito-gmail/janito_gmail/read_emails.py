@@ -3,15 +3,17 @@ page after page, or a whole conversation."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import Interval
+from janito_core.results import counted
 
 from . import _reading
 from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox, Selection, imap_session
-from ._params import Before, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._params import Before, Ids, MessageId, Query, Sender, Since, Subject, UnreadOnly
 from ._settings import Settings
 
 MAX_LIMIT = 500
@@ -22,16 +24,19 @@ MAX_BODY_CHARS = 100_000
 class ReadEmails(MailTool):
     """Read emails: newest first, by search, page by page or a whole thread; from, subject, date, body, attachments."""
 
-    def run(self, folder: str = "INBOX", limit: int = 20, unread_only: UnreadOnly = False,
+    def run(self, folder: str = "INBOX",
+            limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
+            unread_only: UnreadOnly = False,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, ids: Ids = None,
-            before_id: int | None = None, thread_of: int | None = None,
-            max_body_chars: int = 2000) -> dict[str, Any]:
+            before_id: MessageId | None = None, thread_of: MessageId | None = None,
+            max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 2000,
+            ) -> dict[str, Any]:
         """Read messages without marking them read; the newest come first.
 
         Args:
             folder: The folder to read, e.g. "INBOX" or "[Gmail]/All Mail".
-            limit: At most this many messages (1 to 500), the newest matching ones.
+            limit: At most this many messages, the newest matching ones.
             ids: Read exactly these messages (ids as earlier results gave them).
             before_id: The next page: only messages older than this id. A result that
                 has more gives it as next_before_id.
@@ -42,19 +47,8 @@ class ReadEmails(MailTool):
         echo = {"folder": folder}
 
         def action(settings: Settings) -> dict[str, Any]:
-            if not 1 <= limit <= MAX_LIMIT:
-                raise MailError(INVALID_ARGUMENTS, f"limit must be between 1 and {MAX_LIMIT}")
-            if not 0 <= max_body_chars <= MAX_BODY_CHARS:
-                raise MailError(INVALID_ARGUMENTS,
-                                f"max_body_chars must be between 0 and {MAX_BODY_CHARS}")
-            for name, value in (("before_id", before_id), ("thread_of", thread_of)):
-                if value is not None and value < 1:
-                    raise MailError(INVALID_ARGUMENTS, f"{name} must be a message id")
             selection = Selection.build(ids=ids, query=query, sender=sender, subject=subject,
                                         since=since, before=before, unread_only=unread_only)
-            if selection.ids is not None and not selection.ids:
-                raise MailError(INVALID_ARGUMENTS, "ids is empty; leave it out to read the "
-                                                   "newest messages")
             if thread_of is not None:
                 if selection.ids is not None or selection.has_filters() or before_id:
                     raise MailError(INVALID_ARGUMENTS, "thread_of reads one whole "
@@ -86,7 +80,7 @@ class ReadEmails(MailTool):
                 result["next_before_id"] = min(chosen.uids)
             if missing:
                 result["missing_ids"] = missing
-            self.say("result", f"{len(messages)} of {chosen.matching} messages")
+            self.say("result", f"{len(messages)} of {counted(chosen.matching, 'message')}")
             return result
 
         return self.execute(action, **echo)
@@ -111,7 +105,7 @@ class ReadEmails(MailTool):
                 messages.append({"folder": place, **message})
         messages.sort(key=_when)
         shown = messages[-limit:]
-        self.say("result", f"{len(shown)} messages in the conversation")
+        self.say("result", f"{counted(len(shown), 'message')} in the conversation")
         return {"success": True, "folder": folder, "thread_of": uid, "thread_by": method,
                 "count": len(shown), "matching": len(messages),
                 "has_more": len(messages) > len(shown), "order": "oldest first",

@@ -9,6 +9,7 @@ from janito_core import tool
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
+from ._params import Addresses, Attachments, MessageId
 from ._settings import Settings
 
 
@@ -16,9 +17,9 @@ from ._settings import Settings
 class ReplyToEmail(MailTool):
     """Reply to an email, or reply to all, threaded under it; recipients are worked out from the message."""
 
-    def run(self, id: int, body: str, folder: str = "INBOX", reply_all: bool = False,
-            cc: list[str] | None = None, bcc: list[str] | None = None,
-            html_body: str | None = None, attachments: list[str] | None = None,
+    def run(self, id: MessageId, body: str, folder: str = "INBOX", reply_all: bool = False,
+            cc: Addresses | None = None, bcc: Addresses | None = None,
+            html_body: str | None = None, attachments: Attachments | None = None,
             quote: bool = True, draft: bool = False) -> dict[str, Any]:
         """Answer a message: to its author (Reply-To, else From), or with reply_all to
         everyone it was sent to as well, leaving out the account's own address.

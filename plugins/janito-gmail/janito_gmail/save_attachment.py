@@ -6,14 +6,17 @@ import errno
 import os
 import re
 import stat
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import Ge
+from janito_core.results import counted
 
 from . import _mime
 from ._base import MailTool
 from ._errors import EXISTS, INVALID_ARGUMENTS, NOT_FOUND, WRITE_FAILED, MailError
 from ._imap import imap_session, section
+from ._params import MessageId
 from ._settings import Settings
 
 
@@ -28,8 +31,8 @@ def safe_filename(name: str, fallback: str) -> str:
 class SaveAttachment(MailTool):
     """Save an attachment of an email into the workspace."""
 
-    def run(self, id: int, folder: str = "INBOX", filename: str | None = None,
-            index: int | None = None, path: str | None = None,
+    def run(self, id: MessageId, folder: str = "INBOX", filename: str | None = None,
+            index: Annotated[int, Ge(1)] | None = None, path: str | None = None,
             overwrite: bool = False) -> dict[str, Any]:
         """Write one attachment of a message to a file inside the workspace.
 
@@ -49,8 +52,6 @@ class SaveAttachment(MailTool):
         echo = {"id": id, "folder": folder}
 
         def action(settings: Settings) -> dict[str, Any]:
-            if id < 1:
-                raise MailError(INVALID_ARGUMENTS, "id must be a message id from ReadEmails")
             with imap_session(settings) as mailbox:
                 mailbox.select(folder, readonly=True)
                 data = mailbox.client.fetch([id], ["BODYSTRUCTURE"])
@@ -66,7 +67,7 @@ class SaveAttachment(MailTool):
             raw = section(fetched.get(id, {}), f"BODY[{part.section}]".encode()) or b""
             content = _mime.decode_body(raw, part.encoding, complete=True)
             shown = self._write(target, content, overwrite)
-            self.say("result", f"Saved {shown} ({len(content)} bytes)")
+            self.say("result", f"Saved {shown} ({counted(len(content), 'byte')})")
             return {"success": True, "id": id, "folder": folder, "filename": info["filename"],
                     "index": info["index"], "content_type": part.content_type,
                     "path": shown, "size": len(content)}

@@ -11,6 +11,7 @@ from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
+from ._params import MessageId
 from ._settings import Settings
 
 
@@ -18,7 +19,7 @@ from ._settings import Settings
 class SendDraft(MailTool):
     """Send a draft from the Drafts folder to its recipients; the draft is removed once sent."""
 
-    def run(self, id: int) -> dict[str, Any]:
+    def run(self, id: MessageId) -> dict[str, Any]:
         """Send the draft as it is (UpdateDraft changes it first).
 
         Args:

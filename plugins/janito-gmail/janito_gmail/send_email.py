@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
+from janito_core.constraints import MinLen, Pattern
 
 from . import _compose, _smtp
 from ._base import MailTool
-from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
+from ._params import MESSAGE_REFERENCE, Addresses, Attachments, OneLine
 from ._settings import Settings
 
 
@@ -17,10 +18,11 @@ from ._settings import Settings
 class SendEmail(MailTool):
     """Send an email (to, cc, bcc, subject, body, attachments), optionally as a reply threaded under a message."""
 
-    def run(self, to: list[str], body: str, subject: str | None = None,
-            cc: list[str] | None = None, bcc: list[str] | None = None,
-            html_body: str | None = None, attachments: list[str] | None = None,
-            in_reply_to: str | None = None, reply_folder: str = "INBOX") -> dict[str, Any]:
+    def run(self, to: Annotated[Addresses, MinLen(1)], body: str, subject: OneLine | None = None,
+            cc: Addresses | None = None, bcc: Addresses | None = None,
+            html_body: str | None = None, attachments: Attachments | None = None,
+            in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
+            reply_folder: str = "INBOX") -> dict[str, Any]:
         """Send a message through the account's SMTP server.
 
         Args:
@@ -30,8 +32,7 @@ class SendEmail(MailTool):
             cc: Addresses to copy.
             bcc: Addresses to copy invisibly (not shown to the other recipients).
             html_body: An HTML version of the body, sent alongside the plain text.
-            attachments: Files of the workspace to attach (paths), at most 25 files and
-                25 MB together.
+            attachments: Files of the workspace to attach (paths), 25 MB together.
             in_reply_to: Reply to this message: its id as ReadEmails gave it (in
                 reply_folder), or its Message-ID header such as "<abc@mail.example.com>".
                 Sets In-Reply-To and References so mail programs thread the reply.
@@ -44,10 +45,7 @@ class SendEmail(MailTool):
             to_list = _compose.addresses("to", to)
             cc_list = _compose.addresses("cc", cc)
             bcc_list = _compose.addresses("bcc", bcc)
-            if not to_list:
-                raise MailError(INVALID_ARGUMENTS, "to must hold at least one address")
             recipients = _compose.check_recipients(to_list, cc_list, bcc_list)
-            _compose.one_line("subject", subject)
             files = _compose.workspace_attachments(self.workspace, attachments)
             thread = self._thread(settings, in_reply_to, reply_folder) if in_reply_to else None
             final_subject = subject
@@ -85,9 +83,6 @@ class SendEmail(MailTool):
         if given is not None:
             return given
         value = in_reply_to.strip()
-        if not value.isdigit() or int(value) < 1:
-            raise MailError(INVALID_ARGUMENTS, "in_reply_to must be a message id from "
-                                               "ReadEmails or a Message-ID like <abc@host>")
         with imap_session(settings) as mailbox:
             original = _compose.fetch_original(mailbox, folder, int(value), text=False)
         return original.thread()

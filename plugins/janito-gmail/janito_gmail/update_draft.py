@@ -9,6 +9,7 @@ from janito_core import tool
 from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
+from ._params import Addresses, Attachments, MessageId, OneLine
 from ._settings import Settings
 
 
@@ -16,10 +17,10 @@ from ._settings import Settings
 class UpdateDraft(MailTool):
     """Change a draft: recipients, subject, body or attachments; the rest is kept."""
 
-    def run(self, id: int, to: list[str] | None = None, subject: str | None = None,
-            body: str | None = None, cc: list[str] | None = None,
-            bcc: list[str] | None = None, html_body: str | None = None,
-            attachments: list[str] | None = None) -> dict[str, Any]:
+    def run(self, id: MessageId, to: Addresses | None = None, subject: OneLine | None = None,
+            body: str | None = None, cc: Addresses | None = None,
+            bcc: Addresses | None = None, html_body: str | None = None,
+            attachments: Attachments | None = None) -> dict[str, Any]:
         """Replace parts of a draft. The draft is saved anew, so it gets a new id (in
         the result); the old one is removed.
 
@@ -40,7 +41,6 @@ class UpdateDraft(MailTool):
             new_to = _compose.addresses("to", to) if to is not None else None
             new_cc = _compose.addresses("cc", cc) if cc is not None else None
             new_bcc = _compose.addresses("bcc", bcc) if bcc is not None else None
-            _compose.one_line("subject", subject)
             files = (_compose.workspace_attachments(self.workspace, attachments)
                      if attachments is not None else None)
             self.say("start", f"Updating draft {id}")

@@ -108,8 +108,10 @@ def test_labels_are_added_and_removed_in_place(google: Any,
 
 
 def test_labelling_refuses_what_cannot_work(google: Any, label: str) -> None:
-    assert google.call("LabelEmails", folder=label, ids=[1])["error_type"] == \
-        "invalid_arguments"
+    for nothing in ({}, {"add": [], "remove": ["x"]}, {"add": None, "remove": None}):
+        refused = google.call("LabelEmails", {"folder": label, "ids": [1], **nothing})
+        # refused by dispatch, as the schema says ("Give at least one of add or remove.")
+        assert refused["error_type"] == "invalid_arguments" and refused["details"], refused
     every = google.call("LabelEmails", folder=label, add=["x"])
     assert every["error_type"] == "invalid_arguments" and "every message" in every["error"]
     both = google.call("LabelEmails", folder=label, ids=[1], add=["x"], remove=["x"])

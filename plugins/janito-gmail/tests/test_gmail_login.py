@@ -233,7 +233,7 @@ def test_no_answer_in_time(login_env: dict[str, str]) -> None:
                   "--client-secret", oauth.CLIENT_SECRET)
     status, _out, err = login.finish()
     assert status == 1
-    assert "no answer from the browser within 1 seconds" in err
+    assert "no answer from the browser within 1 second;" in err
 
 
 def test_without_a_client_the_command_says_how_to_make_one(login_env: dict[str, str]) -> None:

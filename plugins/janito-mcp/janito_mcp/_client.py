@@ -421,7 +421,13 @@ class RemoteServer:
 
     async def _call(self, client: Any, tool: str, arguments: dict[str, Any],
                     relay: Reporter) -> Any:
+        janito_peer = self.server_name == "janito"
+
         async def progress(value: float, total: float | None, message: str | None) -> None:
+            if janito_peer:
+                # a janito server sends each report twice, as progress and as a log line
+                # carrying its level: relaying both printed every line twice
+                return
             shown = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
             relay("progress", shown)
 

@@ -36,6 +36,8 @@ class Mounted:
     classes: list[type] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """One line per server that could not be mounted (or problem of the file), each its own load error."""
+    notes: list[str] = field(default_factory=list)
+    """What is worth saying but went not wrong: nothing is configured to mount."""
     by_server: dict[str, dict[str, type]] = field(default_factory=dict)
     """Per server, its tool classes by the server's own tool names."""
     registries: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
@@ -78,11 +80,11 @@ def _mount() -> Mounted:
         state.problems.append(str(exc))
         return state
     if not config.exists:
-        state.problems.append(
+        state.notes.append(
             f"no MCP servers are configured: create {path} or point JANITO_MCP_CONFIG at one"
         )
     elif not config.servers and not config.errors:
-        state.problems.append(f"{path} lists no MCP servers")
+        state.notes.append(f"{path} lists no MCP servers")
     for name, reason in config.errors.items():
         state.problems.append(f"MCP server {name!r} in {path} is misconfigured: {reason}")
     remotes = [RemoteServer(server, __version__) for server in config.servers]

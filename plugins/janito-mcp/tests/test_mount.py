@@ -261,9 +261,25 @@ def test_janito_tools_lists_one_error_row_per_server(tmp_path: Path, config_dir:
 
 @pytest.mark.parametrize("content, expected", [
     (None, "no MCP servers are configured"),
+    ('{"servers": {}}', "lists no MCP servers"),
+])
+def test_nothing_to_mount_is_a_note_not_an_error(fresh: None, content: str | None, expected: str,
+                                                 tmp_path: Path, config_dir: Path,
+                                                 workspace: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "mcp.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    assert registry.names() == [] and registry.load_errors == []
+    [note] = registry.notes
+    assert expected in note.reason and note.distribution == "janito-mcp"
+
+
+@pytest.mark.parametrize("content, expected", [
     ("{not json", "is not valid JSON"),
     ('{"servers": []}', "must be an object"),
-    ('{"servers": {}}', "lists no MCP servers"),
     ('{"servers": {"a": {"command": "x", "permissions": "rq"}}}', "invalid permission letter"),
 ])
 def test_configuration_problems_are_load_errors(fresh: None, content: str | None, expected: str,
@@ -429,7 +445,8 @@ def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer
     captured = Captured()
     registry.plugins.register(captured, "test-capture", None)
     call_tool("peer__CountSteps", {"steps": 2}, registry=registry)
-    assert "step 2 of 2" in [e.message for e in captured.events]
+    # a janito server sends each report as progress and as a log line: it is shown once
+    assert [e.message for e in captured.events].count("step 2 of 2") == 1
 
 
 def test_janito_served_over_stdio_is_mounted(fresh: None, tmp_path: Path, config_dir: Path,

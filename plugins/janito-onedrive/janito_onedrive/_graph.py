@@ -447,7 +447,6 @@ def check_drive_id(drive_id: str | None) -> str | None:
     return drive_id
 
 
-CONFLICT_BEHAVIORS = ("fail", "rename", "replace")
 
 
 def conflict_query(behavior: str) -> dict[str, str]:

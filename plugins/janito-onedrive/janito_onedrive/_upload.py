@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from janito_core.results import counted
+
 from . import _settings
 from ._errors import GraphError, remember_secret
 from ._graph import GraphClient, graph_error, item_action, item_target
@@ -174,14 +176,14 @@ def session_upload(graph: GraphClient, path: str, source: Source, overwrite: boo
             failure = exc
         if response is not None and response.status in (200, 201):
             fragments += 1
-            progress(f"Uploaded {size} of {size} bytes")
+            progress(f"Uploaded {size} of {counted(size, 'byte')}")
             return {"item": dict(response.json()), "method": "session",
                     "fragments": fragments, "resumed": resumed, "sessions": sessions}
         if response is not None and response.status == 202:
             fragments += 1
             stalls = 0
             ranges = response.json().get("nextExpectedRanges") or []
-            progress(f"Uploaded {end} of {size} bytes")
+            progress(f"Uploaded {end} of {counted(size, 'byte')}")
             continue
         if response is not None and response.status == 409:
             _cancel(graph, url)

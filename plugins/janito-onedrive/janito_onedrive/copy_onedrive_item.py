@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
 from .move_onedrive_item import _name
@@ -24,7 +25,9 @@ class CopyOneDriveItem(BaseTool):
         return gate(cls)
 
     def run(self, path: str, destination_folder: str | None = None, new_name: str | None = None,
-            conflict_behavior: str = "fail", wait_seconds: int = DEFAULT_WAIT) -> dict[str, Any]:
+            conflict_behavior: Literal["fail", "rename", "replace"] = "fail",
+            wait_seconds: Annotated[int, Interval(ge=0, le=MAX_WAIT)] = DEFAULT_WAIT,
+            ) -> dict[str, Any]:
         """Copy an item; OneDrive copies in the background and this waits for it to finish.
 
         Args:
@@ -34,19 +37,11 @@ class CopyOneDriveItem(BaseTool):
             new_name: The copy's name; omitted keeps the name.
             conflict_behavior: When the name is taken: "fail" (an error), "rename" (OneDrive
                 picks a free name) or "replace".
-            wait_seconds: How long to wait for the copy, 0 to 600; a copy still running then is
+            wait_seconds: How long to wait for the copy, in seconds; a copy still running then is
                 reported with its progress and keeps going on OneDrive.
         """
-        from ._graph import CONFLICT_BEHAVIORS
-
         echo = {"path": path, "destination_folder": destination_folder, "new_name": new_name,
                 "conflict_behavior": conflict_behavior}
-        if conflict_behavior not in CONFLICT_BEHAVIORS:
-            return invalid("conflict_behavior must be one of: " + ", ".join(CONFLICT_BEHAVIORS),
-                           **echo)
-        if not isinstance(wait_seconds, int) or isinstance(wait_seconds, bool) \
-                or not 0 <= wait_seconds <= MAX_WAIT:
-            return invalid(f"wait_seconds must be between 0 and {MAX_WAIT}", **echo)
         return guarded(self, lambda: self._copy(path, destination_folder, new_name,
                                                 conflict_behavior, wait_seconds, echo), **echo)
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from janito_core import BaseTool, tool
 
 from ._common import gate, guarded, invalid
-
-BEHAVIORS = ("fail", "replace", "rename")
 
 
 @tool(permissions="w")
@@ -21,7 +19,8 @@ class CreateOneDriveFolder(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, conflict_behavior: str = "fail") -> dict[str, Any]:
+    def run(self, path: str,
+            conflict_behavior: Literal["fail", "replace", "rename"] = "fail") -> dict[str, Any]:
         """Create a folder; its parent folder must already exist.
 
         Args:
@@ -30,8 +29,6 @@ class CreateOneDriveFolder(BaseTool):
                 a free name) or "replace".
         """
         echo = {"path": path, "conflict_behavior": conflict_behavior}
-        if conflict_behavior not in BEHAVIORS:
-            return invalid("conflict_behavior must be one of: " + ", ".join(BEHAVIORS), **echo)
         return guarded(self, lambda: self._create(path, conflict_behavior), **echo)
 
     def _create(self, path: str, behavior: str) -> dict[str, Any]:

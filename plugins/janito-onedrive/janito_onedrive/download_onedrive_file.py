@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from janito_core import BaseTool, WorkspaceError, tool
+from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
 
@@ -101,7 +102,7 @@ class DownloadOneDriveFile(BaseTool):
                     block = response.raw.read(BLOCK) if response.raw is not None else b""
                 except Exception as exc:
                     raise GraphError(
-                        f"the download of '/{where}' broke off after {written} bytes "
+                        f"the download of '/{where}' broke off after {counted(written, 'byte')} "
                         f"({type(exc).__name__})", "connection_failed") from None
                 if not block:
                     break
@@ -128,7 +129,7 @@ class DownloadOneDriveFile(BaseTool):
             return _local_failure(exc, shown, echo)
         finally:
             response.close()
-        self.report_result(f"Saved {written} bytes to {shown}")
+        self.report_result(f"Saved {counted(written, 'byte')} to {shown}")
         return {"success": True, "path": where, "output_path": output_path, "local_path": shown,
                 "size": written, "file": format_item(item)}
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval, MinLen
 
 from ._common import gate, guarded, invalid
-
-LINK_TYPES = ("view", "edit", "embed")
-SCOPES = ("anonymous", "organization", "users")
 
 
 # w although nothing local is written: a new link changes who can reach the file.
@@ -23,8 +21,10 @@ class GetOneDriveShareLink(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, link_type: str = "view", scope: str = "anonymous",
-            expires_in_days: int | None = None, password: str | None = None) -> dict[str, Any]:
+    def run(self, path: str, link_type: Literal["view", "edit", "embed"] = "view",
+            scope: Literal["anonymous", "organization", "users"] = "anonymous",
+            expires_in_days: Annotated[int, Interval(ge=1, le=730)] | None = None,
+            password: Annotated[str, MinLen(1)] | None = None) -> dict[str, Any]:
         """Create or reuse a sharing link, optionally expiring or protected by a password.
 
         Args:
@@ -33,7 +33,7 @@ class GetOneDriveShareLink(BaseTool):
             link_type: "view" (read-only), "edit" (read-write) or "embed" (personal OneDrive only).
             scope: Who the link works for: "anonymous" (anyone with it), "organization" (the same
                 tenant) or "users" (people already given access).
-            expires_in_days: The link stops working after this many days (1 to 730); omitted:
+            expires_in_days: The link stops working after this many days; omitted:
                 the account's default. A new link is made rather than an existing one reused.
             password: A password the link asks for (OneDrive personal accounts that allow it);
                 a new link is made. It is never shown back.
@@ -41,15 +41,6 @@ class GetOneDriveShareLink(BaseTool):
         echo: dict[str, Any] = {"path": path, "link_type": link_type, "scope": scope}
         if expires_in_days is not None:
             echo["expires_in_days"] = expires_in_days
-        if link_type not in LINK_TYPES:
-            return invalid("link_type must be one of: " + ", ".join(LINK_TYPES), **echo)
-        if scope not in SCOPES:
-            return invalid("scope must be one of: " + ", ".join(SCOPES), **echo)
-        if expires_in_days is not None and (isinstance(expires_in_days, bool)
-                                            or not 1 <= expires_in_days <= 730):
-            return invalid("expires_in_days must be between 1 and 730", **echo)
-        if password is not None and not password:
-            return invalid("password must not be empty", **echo)
         if password is not None:
             from ._errors import remember_secret
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
 
-ORDERS = ("name", "name desc", "lastModifiedDateTime", "lastModifiedDateTime desc",
-          "size", "size desc")
 MAX_LIMIT = 1000
 LOCAL_SORT_CAP = 5000
 """Items read to sort a folder locally when the service refuses the order (OneDrive for
@@ -26,14 +25,16 @@ class ListOneDriveFiles(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str = "", limit: int = 50, order_by: str = "name",
+    def run(self, path: str = "", limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50,
+            order_by: Literal["name", "name desc", "lastModifiedDateTime",
+                              "lastModifiedDateTime desc", "size", "size desc"] = "name",
             folder_only: bool = False, drive_id: str | None = None) -> dict[str, Any]:
         """List the items of a OneDrive folder with their size, dates and web link.
 
         Args:
             path: Folder to list, relative to the OneDrive root, such as "Documents/Projects";
                 empty for the root.
-            limit: Most items to return, 1 to 1000; `has_more` tells whether the folder holds more.
+            limit: Most items to return; `has_more` tells whether the folder holds more.
             order_by: Sort order: "name", "name desc", "lastModifiedDateTime",
                 "lastModifiedDateTime desc", "size" or "size desc".
             folder_only: Return only sub-folders.
@@ -43,10 +44,6 @@ class ListOneDriveFiles(BaseTool):
         echo: dict[str, Any] = {"path": path}
         if drive_id:
             echo["drive_id"] = drive_id
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            return invalid(f"limit must be between 1 and {MAX_LIMIT}", **echo)
-        if order_by not in ORDERS:
-            return invalid("order_by must be one of: " + ", ".join(ORDERS), **echo)
         return guarded(self, lambda: self._list(path, limit, order_by, folder_only, drive_id,
                                                 echo), **echo)
 

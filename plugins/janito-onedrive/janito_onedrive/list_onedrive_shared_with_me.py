@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval
 
-from ._common import gate, guarded, invalid
+from ._common import gate, guarded
 
 MAX_LIMIT = 1000
 
@@ -21,14 +22,12 @@ class ListOneDriveSharedWithMe(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, limit: int = 50) -> dict[str, Any]:
+    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50) -> dict[str, Any]:
         """List items shared with you; read one with its drive_id and path in the other tools.
 
         Args:
-            limit: Most items to return, 1 to 1000.
+            limit: Most items to return.
         """
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            return invalid(f"limit must be between 1 and {MAX_LIMIT}")
         return guarded(self, lambda: self._list(limit))
 
     def _list(self, limit: int) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import AtLeastOneOf, Pattern
 
 from ._common import gate, guarded, invalid
 
@@ -19,8 +20,10 @@ class MoveOneDriveItem(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, destination_folder: str | None = None, new_name: str | None = None,
-            conflict_behavior: str = "fail") -> dict[str, Any]:
+    def run(self, path: str,
+            destination_folder: Annotated[str | None, AtLeastOneOf("change")] = None,
+            new_name: Annotated[str | None, Pattern(r"\S"), AtLeastOneOf("change")] = None,
+            conflict_behavior: Literal["fail", "rename", "replace"] = "fail") -> dict[str, Any]:
         """Move and/or rename an item in one step; at least one of destination_folder and new_name.
 
         Args:
@@ -33,13 +36,6 @@ class MoveOneDriveItem(BaseTool):
         """
         echo = {"path": path, "destination_folder": destination_folder, "new_name": new_name,
                 "conflict_behavior": conflict_behavior}
-        from ._graph import CONFLICT_BEHAVIORS
-
-        if conflict_behavior not in CONFLICT_BEHAVIORS:
-            return invalid("conflict_behavior must be one of: " + ", ".join(CONFLICT_BEHAVIORS),
-                           **echo)
-        if destination_folder is None and not new_name:
-            return invalid("give destination_folder, new_name or both", **echo)
         return guarded(self, lambda: self._move(path, destination_folder, new_name,
                                                 conflict_behavior, echo), **echo)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval
+from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
 
@@ -64,23 +66,21 @@ class ReadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, include_content: bool = True,
-            max_content_length: int = DEFAULT_MAX, drive_id: str | None = None) -> dict[str, Any]:
+            max_content_length: Annotated[int, Interval(ge=1, le=HARD_MAX)] = DEFAULT_MAX,
+            drive_id: str | None = None) -> dict[str, Any]:
         """Read a file's metadata and its text; Word, Excel and PowerPoint files are read as text.
 
         Args:
             path: The file, relative to the OneDrive root, such as "Documents/notes.txt".
             include_content: Also read the text content (only the metadata when false).
             max_content_length: Most bytes of content to read (characters of an Office
-                document's text), 1 to 1000000; `truncated` tells whether there is more.
+                document's text); `truncated` tells whether there is more.
             drive_id: Read from another drive, such as a SharePoint document library (its id);
                 omitted: your OneDrive.
         """
         echo: dict[str, Any] = {"path": path}
         if drive_id:
             echo["drive_id"] = drive_id
-        if (not isinstance(max_content_length, int) or isinstance(max_content_length, bool)
-                or not 1 <= max_content_length <= HARD_MAX):
-            return invalid(f"max_content_length must be between 1 and {HARD_MAX}", **echo)
         return guarded(self, lambda: self._read(path, include_content, max_content_length,
                                                 drive_id), **echo)
 
@@ -162,7 +162,7 @@ class ReadOneDriveFile(BaseTool):
             self.report_result(f"/{where} is not text; content not read")
             return result
         result.update(content=text, truncated=truncated, bytes_read=len(data))
-        self.report_result(f"Read {len(data)} bytes of /{where}" + (" (truncated)" if truncated else ""))
+        self.report_result(f"Read {counted(len(data), 'byte')} of /{where}" + (" (truncated)" if truncated else ""))
         return result
 
 
@@ -201,7 +201,7 @@ class ReadOneDriveFile(BaseTool):
         truncated = len(text) > cap
         result.update(content=text[:cap], truncated=truncated, bytes_read=len(data),
                       content_format=f"text of a {kind} document")
-        self.report_result(f"Read {min(len(text), cap)} characters of text from /{where}"
+        self.report_result(f"Read {counted(min(len(text), cap), 'character')} of text from /{where}"
                            + (" (truncated)" if truncated else ""))
         return result
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Interval, Pattern
 
 from ._common import gate, guarded, invalid
 
 MAX_LIMIT = 1000
+#: An extension, with or without its dot, or "" for none: no "/" and something besides
+#: dots and spaces.
+EXTENSION = r"^(|[^/]*[^/.\s][^/]*)$"
 MAX_PATH_LOOKUPS = 50
 """Parent folders looked up to give search results their paths (OneDrive for Business and
 SharePoint search results carry no ``parentReference.path``)."""
@@ -24,34 +28,25 @@ class SearchOneDriveFiles(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, query: str, folder_path: str | None = None,
-            file_type_filter: str | None = None, limit: int = 20,
+    def run(self, query: Annotated[str, Pattern(r"\S")], folder_path: str | None = None,
+            file_type_filter: Annotated[str, Pattern(EXTENSION)] | None = None,
+            limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             drive_id: str | None = None) -> dict[str, Any]:
         """Search OneDrive; OneDrive matches names, metadata and file content.
 
         Args:
-            query: Text to search for, such as "quarterly report".
+            query: Text to search for, such as "quarterly report" (not only spaces).
             folder_path: Search only inside this folder (and its sub-folders), such as "Documents";
                 the whole drive when omitted.
             file_type_filter: Keep only files with this extension, such as "pdf" or ".docx".
-            limit: Most results to return, 1 to 1000.
+            limit: Most results to return.
             drive_id: Search another drive, such as a SharePoint document library (its id);
                 omitted: your OneDrive.
         """
         echo = {"query": query}
-        if not isinstance(query, str) or not query.strip():
-            return invalid("query must be a non-empty string", **echo)
-        from ._graph import is_unicode
-
-        if not is_unicode(query):
-            return invalid("query must be valid Unicode text", **echo)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            return invalid(f"limit must be between 1 and {MAX_LIMIT}", **echo)
         extension = None
         if file_type_filter:
             extension = file_type_filter.strip().lower().lstrip(".")
-            if not extension or "/" in extension:
-                return invalid("file_type_filter must be an extension such as 'pdf'", **echo)
         return guarded(self, lambda: self._search(query, folder_path, extension, limit, drive_id),
                        **echo)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from janito_core import BaseTool, WorkspaceError, tool
+from janito_core.constraints import ExactlyOneOf
+from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
 
@@ -22,8 +24,11 @@ class UploadOneDriveFile(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, content: str | None = None, local_path: str | None = None,
-            overwrite: bool = False, conflict_behavior: str | None = None) -> dict[str, Any]:
+    def run(self, path: str, content: Annotated[str | None, ExactlyOneOf("source")] = None,
+            local_path: Annotated[str | None, ExactlyOneOf("source")] = None,
+            overwrite: bool = False,
+            conflict_behavior: Literal["fail", "rename", "replace"] | None = None,
+            ) -> dict[str, Any]:
         """Upload to OneDrive: give either content (text) or local_path (a workspace file).
 
         Args:
@@ -36,14 +41,7 @@ class UploadOneDriveFile(BaseTool):
             conflict_behavior: When path is taken: "fail" (an error), "rename" (OneDrive picks a
                 free name, given back as the file's path) or "replace"; overrides overwrite.
         """
-        from ._graph import CONFLICT_BEHAVIORS
-
         echo = {"path": path}
-        if (content is None) == (local_path is None):
-            return invalid("give exactly one of content and local_path", **echo)
-        if conflict_behavior is not None and conflict_behavior not in CONFLICT_BEHAVIORS:
-            return invalid("conflict_behavior must be one of: " + ", ".join(CONFLICT_BEHAVIORS),
-                           **echo)
         behavior = conflict_behavior or ("replace" if overwrite else "fail")
         return guarded(self, lambda: self._upload(path, content, local_path, behavior), **echo)
 
@@ -101,7 +99,7 @@ class UploadOneDriveFile(BaseTool):
             where = clean_path(path, allow_root=False)
         except ValueError as exc:
             return invalid(str(exc), **echo)
-        self.report_start(f"Uploading {source.size} bytes to OneDrive /{where}")
+        self.report_start(f"Uploading {counted(source.size, 'byte')} to OneDrive /{where}")
         graph = _common.client()
         try:
             outcome = upload(graph, where, source, behavior, self.report_progress)
@@ -117,7 +115,7 @@ class UploadOneDriveFile(BaseTool):
                                  "not_found", status=404) from None
             raise
         info = format_item(outcome["item"])
-        self.report_result(f"Uploaded /{info['path']} ({source.size} bytes, {outcome['method']})")
+        self.report_result(f"Uploaded /{info['path']} ({counted(source.size, 'byte')}, {outcome['method']})")
         return {
             "success": True,
             "path": info["path"] or where,

@@ -28,6 +28,9 @@ def test_move_rename_and_both(onedrive: Any) -> None:
     assert both["new_path"] == "top.txt" and graph.nodes["top.txt"].content == b"r"
     patch = graph.requests("PATCH")[-1]
     assert "conflictBehavior=fail" in patch["path"]
+    for nothing in ({}, {"new_name": " "}, {"destination_folder": None, "new_name": None}):
+        refused = onedrive.call("MoveOneDriveItem", {"path": "top.txt", **nothing})
+        assert refused["error_type"] == "invalid_arguments" and refused["details"], refused
 
 
 def test_move_conflicts_follow_the_behaviour(onedrive: Any) -> None:

@@ -78,6 +78,12 @@ def test_search_the_drive_a_folder_and_by_extension(onedrive: Any) -> None:
     assert any(":/search(q='report')" in r["path"] for r in graph.requests("GET", "/Notes:"))
     pdfs = onedrive.call("SearchOneDriveFiles", query="report", file_type_filter=".PDF")
     assert names(pdfs) == ["q1 report.pdf"] and pdfs["file_type_filter"] == "pdf"
+    no_filter = onedrive.call("SearchOneDriveFiles", query="report", file_type_filter="")
+    assert no_filter["success"] and len(names(no_filter)) == 5, no_filter
+    for wrong in ("a/b", " . ", ".."):
+        refused = onedrive.call("SearchOneDriveFiles", query="report", file_type_filter=wrong)
+        assert refused["error_type"] == "invalid_arguments", refused
+        assert refused["details"][0]["field"] == "file_type_filter"  # dispatch, from the schema
 
 
 def test_search_escapes_quotes_and_pages(onedrive: Any) -> None:

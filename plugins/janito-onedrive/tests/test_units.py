@@ -75,13 +75,14 @@ def test_settings_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _settings.graph_url() == "https://graph.microsoft.com/v1.0"
 
 
-def test_surrogates_are_refused_not_raised(onedrive: Any) -> None:
-    # JSON can carry lone surrogates, which no URL or UTF-8 file can hold.
+def test_surrogates_become_replacement_characters_not_errors(onedrive: Any) -> None:
+    # JSON can carry lone surrogates, which no URL or UTF-8 file can hold: dispatch hands the
+    # tools U+FFFD in their place (docs/dispatch.md), so nothing raises.
     upload = onedrive.call("UploadOneDriveFile", '{"path": "a.txt", "content": "x\\udc00"}')
-    assert upload["error_type"] == "invalid_arguments"
-    bad_path = onedrive.call("UploadOneDriveFile", '{"path": "b\\ud800.txt", "content": "x"}')
-    assert bad_path["error_type"] == "invalid_arguments"
+    assert upload["success"] is True and upload["size"] == len("x\ufffd".encode())
+    renamed = onedrive.call("UploadOneDriveFile", '{"path": "b\\ud800.txt", "content": "x"}')
+    assert renamed["success"] is True and renamed["path"].endswith("b\ufffd.txt")
     search = onedrive.call("SearchOneDriveFiles", {"query": "q\ud800"})
-    assert search["error_type"] == "invalid_arguments"
+    assert search["success"] is True and search["query"] == "q\ufffd"
     listing = onedrive.call("ListOneDriveFiles", {"path": "p\ud800"})
-    assert listing["error_type"] == "invalid_arguments"
+    assert listing["error_type"] == "not_found"

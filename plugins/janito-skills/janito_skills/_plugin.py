@@ -66,8 +66,13 @@ def skills_command(args: argparse.Namespace) -> int:
         print(json.dumps(index.rows(), ensure_ascii=False, indent=2))
         report_diagnostics(index)
     else:
-        print(render_table(index))
-        print(summary(index))
+        table = render_table(index)
+        if table:
+            print(table)
+            print(summary(index))
+        else:  # said once: the summary is the whole answer
+            text = summary(index)
+            print(text[0].upper() + text[1:] + ".")
         report_diagnostics(index)
     return 1 if getattr(args, "strict", False) and index.errors() else 0
 
@@ -100,7 +105,8 @@ def trust_command(args: argparse.Namespace) -> int:
 
 
 def render_table(index: Any) -> str:
-    """Aligned columns NAME, SOURCE, PATH, DESCRIPTION; shadowed skills marked as such.
+    """Aligned columns NAME, SOURCE, PATH, DESCRIPTION; shadowed skills marked as such
+    ("" when there is nothing to show).
 
     On a terminal, descriptions are cut to the width of the window; piped, they are whole.
     """
@@ -121,7 +127,7 @@ def render_table(index: Any) -> str:
         rows.append((waiting.name, "project", display(waiting.folder, root),
                      "(not offered until this project is trusted: janito skills trust)"))
     if not rows:
-        return "No skills found."
+        return ""
     header = ("NAME", "SOURCE", "PATH", "DESCRIPTION")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
     try:

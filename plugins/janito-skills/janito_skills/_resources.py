@@ -6,7 +6,7 @@ others): a path is walked from a descriptor of that folder one component at a ti
 symbolic link is followed only while it stays inside the folder, and ``..`` never climbs
 above it. A path a model sent is never checked as a string and then opened.
 ``clean_resource_path`` refuses, before any walk, what can never name a resource (an absolute
-path, POSIX or Windows style, a ``..`` component, a NUL), with a reason the model can act
+path, POSIX or Windows style, a ``..`` component), with a reason the model can act
 on.
 """
 
@@ -37,14 +37,9 @@ class ResourceError(Exception):
         self.error_type = error_type
 
 
-def clean_resource_path(text: object) -> str:
-    """``text`` as a path relative to the skill's folder ("/"-separated), or ResourceError."""
-    if not isinstance(text, str) or not text.strip():
-        raise ResourceError("resource_path must be a non-empty relative path",
-                            "invalid_arguments")
-    if "\x00" in text:
-        raise ResourceError("resource_path must not contain a NUL character",
-                            "invalid_arguments")
+def clean_resource_path(text: str) -> str:
+    """``text`` (not blank, no NUL: ReadSkillResource's parameter says so) as a path relative
+    to the skill's folder ("/"-separated), or ResourceError."""
     if text.startswith(("/", "\\")) or _DRIVE.match(text):
         raise ResourceError(
             "resource_path must be relative to the skill's folder; absolute paths are refused",

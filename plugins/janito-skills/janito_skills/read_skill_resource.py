@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, WorkspaceError, tool
+from janito_core.constraints import Interval, Pattern
+from janito_core.results import counted
 
 from ._index import discover, display, missing_skill
 from ._resources import ResourceError, clean_resource_path, refused
@@ -25,25 +27,23 @@ class ReadSkillResource(BaseTool):
 
         return refine(schema, registry, "skill_name", listing=False)
 
-    def run(self, skill_name: str, resource_path: str,
-            max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+    def run(self, skill_name: str,
+            resource_path: Annotated[str, Pattern(r"^[^\x00]*[^\s\x00][^\x00]*$")],
+            max_bytes: Annotated[int, Interval(ge=1, le=LIMIT_MAX_BYTES)] = DEFAULT_MAX_BYTES,
+            ) -> dict[str, Any]:
         """Read one file inside the folder of skill ``skill_name``.
 
         Args:
             skill_name: The skill's name, as ListSkills shows it.
             resource_path: The file's path relative to the skill's folder, such as
                 "references/forms.md"; absolute paths, ".." and links leading out are refused.
-            max_bytes: Read at most this many bytes of the file (1 to 5000000).
+            max_bytes: Read at most this many bytes of the file.
         """
         from janito_core.dispatch import failure
         from janito_core.workspace import NotRegularFile, read_fd
 
         resource = resource_path
         echo = {"skill_name": skill_name, "resource_path": resource}
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) \
-                or not 1 <= max_bytes <= LIMIT_MAX_BYTES:
-            return failure(f"max_bytes must be an integer from 1 to {LIMIT_MAX_BYTES}.",
-                           "invalid_arguments", **echo)
         root = self.workspace.root
         index = discover(self.workspace)
         skill = index.get(skill_name)
@@ -86,7 +86,7 @@ class ReadSkillResource(BaseTool):
         truncated = len(data) > max_bytes
         data = data[:max_bytes]
         content, encoding = _decode(data, truncated)
-        self.report_result(f"Read {resource} of skill {skill_name} ({len(data)} bytes)")
+        self.report_result(f"Read {resource} of skill {skill_name} ({counted(len(data), 'byte')})")
         return {
             "success": True,
             **echo,

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from janito_core import WorkspaceError, failure
-from janito_core.results import CANCELLED
+from janito_core.results import CANCELLED, counted
 
 from ._process import PROCESS_GROUP, run_process
 
@@ -106,13 +106,6 @@ class RunCall:
     def fail(self, error: str, error_type: str) -> dict[str, Any]:
         """A failed result that repeats the inputs."""
         return failure(error, error_type, **self.echo)
-
-    def check_timeout(self) -> dict[str, Any] | None:
-        """A failure when the timeout is not a positive number of seconds, else None."""
-        if not self.timeout > 0:
-            return self.fail(f"timeout must be a positive number of seconds, got {self.timeout}",
-                             "invalid_arguments")
-        return None
 
     def folder(self, tool: BaseTool) -> str | dict[str, Any]:
         """The absolute working folder (by default the workspace root), or the failure.
@@ -223,7 +216,7 @@ class RunCall:
         seconds = f"{outcome.duration_ms / 1000:.2f} s"
         if outcome.timed_out:
             result["error"] = (
-                f"{what} did not finish within {timeout:g} seconds and was killed with every "
+                f"{what} did not finish within {counted(timeout, 'second')} and was killed with every "
                 "process it started; the output so far is kept"
             )
             result["error_type"] = "timeout"

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
+from janito_core.constraints import Gt
+
+#: A string without a NUL character, which no command line or source file can hold.
+NO_NUL = r"^[^\x00]*$"
+
 WorkingDirectory = Annotated[
     Optional[str],
     "Folder to run in, relative to the workspace root (default: the workspace root). It "
@@ -20,6 +25,7 @@ Timeout = Annotated[
     float,
     "Seconds to wait before the run is killed along with every process it started "
     "(default 60).",
+    Gt(0),
 ]
 CaptureOutput = Annotated[bool, "Return standard output (true) or discard it (false)."]
 CaptureErrors = Annotated[bool, "Return standard error (true) or discard it (false)."]

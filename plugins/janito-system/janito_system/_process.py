@@ -22,6 +22,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from janito_core.results import counted
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -84,7 +86,7 @@ class CappedBuffer:
             return head + tail
         omitted = self.total - len(self.head) - len(self.tail)
         return (
-            f"{head}\n[... truncated: {omitted} of {self.total} bytes omitted from the "
+            f"{head}\n[... truncated: {omitted} of {counted(self.total, 'byte')} omitted from the "
             f"middle ...]\n{tail}"
         )
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, TextIO
+from typing import Annotated, Any, TextIO
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Pattern
 
 from ._errors import guarded
 
@@ -31,15 +32,13 @@ class AskUser(BaseTool):
     """
 
     @guarded("question")
-    def run(self, question: str) -> dict[str, Any]:
+    def run(self, question: Annotated[str, Pattern(r"\S")]) -> dict[str, Any]:
         """Show a question to the user and wait for a one-line answer.
 
         Args:
             question: The question to show, phrased so it can be answered in one line.
         """
         echo = {"question": question}
-        if not question.strip():
-            return failure("the question is empty", "invalid_arguments", **echo)
         stdin, stderr = sys.stdin, sys.stderr
         if not (_is_terminal(stdin) and _is_terminal(stderr)):
             return failure("no one can answer: standard input or error is not a terminal",

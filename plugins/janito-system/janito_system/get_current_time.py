@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Len, MinLen, Pattern
 
 from ._errors import guarded
+from ._options import NO_NUL
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -30,8 +32,8 @@ class GetCurrentTime(BaseTool):
     def run(
         self,
         utc: bool = False,
-        timezone: str | None = None,
-        format: str | None = None,
+        timezone: Annotated[str, Len(1, 100)] | None = None,
+        format: Annotated[str, MinLen(1), Pattern(NO_NUL)] | None = None,
     ) -> dict[str, Any]:
         """Return the current date and time.
 
@@ -74,9 +76,6 @@ class GetCurrentTime(BaseTool):
             "timestamp": round(now_utc.timestamp(), 3),
         }
         if format is not None:
-            if not format or "\x00" in format:
-                return failure("format must be a non-empty strftime pattern without NUL "
-                               "characters", "invalid_arguments", **echo)
             try:
                 result["formatted"] = moment.strftime(format)
             except (ValueError, UnicodeError) as exc:
@@ -92,8 +91,6 @@ def _zone(name: str) -> Any:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
     except ImportError:  # pragma: no cover - zoneinfo is stdlib from 3.9
         return "time zones are not supported by this Python"
-    if not name or len(name) > 100:
-        return f"{name[:100]!r} is not a time zone name"
     try:
         return ZoneInfo(name)
     except ZoneInfoNotFoundError:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from janito_core import BaseTool, failure, tool
+from janito_core.constraints import Ge, Gt, Interval
+from janito_core.results import counted
 
 from ._errors import guarded
 
@@ -69,12 +71,12 @@ class GetUrl(BaseTool):
     def run(
         self,
         url: str,
-        max_length: int | None = 5000,
-        max_lines: int | None = 200,
-        start_index: int = 0,
-        timeout: float = 10,
+        max_length: Annotated[int, Ge(1)] | None = 5000,
+        max_lines: Annotated[int, Ge(1)] | None = 200,
+        start_index: Annotated[int, Ge(0)] = 0,
+        timeout: Annotated[float, Gt(0)] = 10,
         follow_redirects: bool = True,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         raw: bool = False,
         include_links: bool = True,
     ) -> dict[str, Any]:
@@ -147,15 +149,15 @@ class GetUrl(BaseTool):
                            total_length=len(text))
         content, info = paginate(text, start_index, max_length, max_lines, complete)
         if cut:
-            content += (f"\n[... download stopped at {max_bytes} bytes (max_bytes); "
+            content += (f"\n[... download stopped at {counted(max_bytes, 'byte')} (max_bytes); "
                         "the rest was not fetched]")
         result: dict[str, Any] = {"success": True, **base}
         if title is not None:
             result["title"] = title
         result.update({"content": content, **info})
         result["duration_ms"] = int((time.monotonic() - started) * 1000)
-        self.report_result(f"{status} {content_type or ''}, {len(body)} bytes, "
-                           f"{info['lines_returned']} lines returned")
+        self.report_result(f"{status} {content_type or ''}, {counted(len(body), 'byte')}, "
+                           f"{counted(info['lines_returned'], 'line')} returned")
         return result
 
 
@@ -164,19 +166,6 @@ def _check_arguments(url: str, max_length: int | None, max_lines: int | None,
                      ) -> tuple[str, str] | None:
     from urllib.parse import urlsplit
 
-    if max_length is not None and max_length < 1:
-        return f"max_length must be at least 1 (or null), got {max_length}", "invalid_arguments"
-    if max_lines is not None and max_lines < 1:
-        return f"max_lines must be at least 1 (or null), got {max_lines}", "invalid_arguments"
-    if start_index < 0:
-        return f"start_index must be 0 or more, got {start_index}", "invalid_arguments"
-    if timeout <= 0:
-        return f"timeout must be a positive number of seconds, got {timeout}", "invalid_arguments"
-    if max_bytes < 1:
-        return f"max_bytes must be at least 1, got {max_bytes}", "invalid_arguments"
-    if max_bytes > MAX_BYTES_LIMIT:
-        return (f"max_bytes may be at most {MAX_BYTES_LIMIT} ({MAX_BYTES_LIMIT // 2**20} MiB), "
-                f"got {max_bytes}", "invalid_arguments")
     return _url_problem(url.strip(), urlsplit)
 
 
@@ -229,7 +218,7 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
 
 def _timed_out(url: str, timeout: float, redirects: list[dict[str, Any]], **extra: Any
                ) -> _Failure:
-    return _Failure(f"{url} did not complete within {timeout:g} seconds", "timeout",
+    return _Failure(f"{url} did not complete within {counted(timeout, 'second')}", "timeout",
                     redirects=redirects, **extra)
 
 
@@ -246,7 +235,7 @@ def _fetch_through(client: Any, exchange: Any, url: str, timeout: float, follow:
         try:
             timeouts = httpx.Timeout(**exchange.timeouts())
         except TimeoutError:
-            raise _Failure(f"{url} did not answer within {timeout:g} seconds", "timeout",
+            raise _Failure(f"{url} did not answer within {counted(timeout, 'second')}", "timeout",
                            redirects=redirects) from None
         try:
             request = client.build_request("GET", current, headers=_HEADERS, timeout=timeouts)
@@ -328,13 +317,13 @@ def _read_body(response: Any, max_bytes: int, exchange: Any, timeout: float,
     pieces = response.iter_raw()  # each piece as it arrives, not gathered into chunks
     while size <= max_bytes:
         if time.monotonic() > exchange.deadline:
-            raise _Failure(f"downloading {url} took longer than {timeout:g} seconds", "timeout",
+            raise _Failure(f"downloading {url} took longer than {counted(timeout, 'second')}", "timeout",
                            bytes_received=received)
         try:
             raw = next(pieces, b"")
         except Exception:
             if exchange.expired:
-                raise _Failure(f"downloading {url} took longer than {timeout:g} seconds",
+                raise _Failure(f"downloading {url} took longer than {counted(timeout, 'second')}",
                                "timeout", bytes_received=received) from None
             raise
         received += len(raw)
@@ -415,7 +404,7 @@ def _classify(exc: BaseException, url: str, timeout: float,
         return _Failure(f"the TLS connection to {where} failed: {tls}", "ssl_error",
                         redirects=redirects)
     if first(httpx.TimeoutException, TimeoutError, socket.timeout) is not None:
-        return _Failure(f"{url} did not answer within {timeout:g} seconds", "timeout",
+        return _Failure(f"{url} did not answer within {counted(timeout, 'second')}", "timeout",
                         redirects=redirects)
     if first(httpx.InvalidURL, httpx.UnsupportedProtocol) is not None:
         return _Failure(f"{url!r} is not a valid URL: {exc}", "invalid_url", redirects=redirects)

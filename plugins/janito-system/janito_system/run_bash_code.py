@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Pattern
 
 from ._common import (
     DEFAULT_TIMEOUT,
@@ -18,7 +19,7 @@ from ._common import (
     sandbox_status,
 )
 from ._errors import guarded
-from ._options import CaptureErrors, CaptureOutput, Timeout, WorkingDirectory
+from ._options import NO_NUL, CaptureErrors, CaptureOutput, Timeout, WorkingDirectory
 
 ARGV_CODE_LIMIT = 100_000
 """Code longer than this (in bytes) goes through a temporary script file, not ``-c``:
@@ -47,7 +48,7 @@ class RunBashCode(BaseTool):
     @guarded("code")
     def run(
         self,
-        code: str,
+        code: Annotated[str, Pattern(NO_NUL)],
         # described once, for the three run tools, in _options
         working_directory: WorkingDirectory = None,
         timeout: Timeout = DEFAULT_TIMEOUT,
@@ -63,12 +64,6 @@ class RunBashCode(BaseTool):
         """
         call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,
                        capture_errors, bash_executable=bash_executable)
-        problem = call.check_timeout()
-        if problem is not None:
-            return problem
-        if "\x00" in code:
-            return call.fail("the code contains a NUL character, which a shell cannot run",
-                             "invalid_arguments")
         cwd = call.folder(self)
         if isinstance(cwd, dict):
             return cwd

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
+from janito_core.constraints import Pattern
 
 from ._common import (
     DEFAULT_TIMEOUT,
@@ -18,6 +19,7 @@ from ._common import (
 )
 from ._errors import guarded
 from ._options import (
+    NO_NUL,
     CaptureErrors,
     CaptureOutput,
     PythonExecutable,
@@ -43,7 +45,7 @@ class RunPythonCode(BaseTool):
     @guarded("code")
     def run(
         self,
-        code: str,
+        code: Annotated[str, Pattern(NO_NUL)],
         # described once, for the three run tools, in _options
         working_directory: WorkingDirectory = None,
         timeout: Timeout = DEFAULT_TIMEOUT,
@@ -58,12 +60,6 @@ class RunPythonCode(BaseTool):
         """
         call = RunCall({"code": echo_text(code)}, working_directory, timeout, capture_output,
                        capture_errors, python_executable=python_executable)
-        problem = call.check_timeout()
-        if problem is not None:
-            return problem
-        if "\x00" in code:
-            return call.fail("the code contains a NUL character, which Python source cannot hold",
-                             "invalid_arguments")
         place = call.python_place(self, python_executable)
         if isinstance(place, dict):
             return place

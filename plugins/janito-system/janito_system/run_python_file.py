@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import BaseTool, WorkspaceError, tool
+from janito_core.constraints import Pattern
 
 from ._common import (
     DEFAULT_TIMEOUT,
@@ -17,6 +18,7 @@ from ._common import (
 )
 from ._errors import guarded
 from ._options import (
+    NO_NUL,
     CaptureErrors,
     CaptureOutput,
     PythonExecutable,
@@ -76,7 +78,7 @@ class RunPythonFile(BaseTool):
         capture_output: CaptureOutput = True,
         capture_errors: CaptureErrors = True,
         python_executable: PythonExecutable = None,
-        additional_args: list[str] | None = None,
+        additional_args: list[Annotated[str, Pattern(NO_NUL)]] | None = None,
     ) -> dict[str, Any]:
         """Run a Python file and return its exit code, standard output and standard error.
 
@@ -88,11 +90,6 @@ class RunPythonFile(BaseTool):
         call = RunCall({"file_path": file_path}, working_directory, timeout, capture_output,
                        capture_errors, additional_args=args or None,
                        python_executable=python_executable)
-        problem = call.check_timeout()
-        if problem is not None:
-            return problem
-        if any("\x00" in arg for arg in args):
-            return call.fail("an additional argument contains a NUL character", "invalid_arguments")
         script = self._read_script(file_path, call)
         if isinstance(script, dict):
             return script

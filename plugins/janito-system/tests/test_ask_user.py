@@ -191,7 +191,12 @@ def test_a_call_without_a_terminal_fails_cleanly(janito: ToolsetTester,
 def test_an_empty_question_is_refused() -> None:
     from janito_system.ask_user import AskUser
 
-    assert AskUser().run(question="   ")["error_type"] == "invalid_arguments"
+    from janito_core.schema import tool_schema
+
+    # the rule is on the parameter: dispatch refuses the call before run()
+    problems: list[dict[str, str]] = []
+    tool_schema(AskUser).params["question"].info.convert("   ", "question", problems)
+    assert problems and problems[0]["field"] == "question"
 
 
 class _Desk(io.StringIO):

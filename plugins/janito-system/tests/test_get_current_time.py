@@ -69,12 +69,20 @@ def test_named_time_zone(system: ToolsetTester) -> None:
 
 
 @pytest.mark.parametrize("name", ["Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime",
-                                  "", "x" * 500, "Europe/Lisbon\x00"])
+                                  "Europe/Lisbon\x00"])
 def test_unknown_time_zone(system: ToolsetTester, name: str) -> None:
     result = system.call("GetCurrentTime", timezone=name)
     assert result["success"] is False
     assert result["error_type"] == "invalid_timezone"
     assert result["timezone"] == name
+
+
+@pytest.mark.parametrize("name", ["", "x" * 500])
+def test_a_time_zone_name_of_no_possible_length_is_refused_by_dispatch(system: ToolsetTester,
+                                                                       name: str) -> None:
+    result = system.call("GetCurrentTime", timezone=name)
+    assert result["error_type"] == "invalid_arguments"
+    assert result["details"][0]["field"] == "timezone"
 
 
 def test_format(system: ToolsetTester) -> None:
@@ -85,7 +93,7 @@ def test_format(system: ToolsetTester) -> None:
     assert 1 <= int(day) <= 366
 
 
-@pytest.mark.parametrize("pattern", ["", "bad\x00", "\ud800"])
+@pytest.mark.parametrize("pattern", ["", "bad\x00"])
 def test_bad_format(system: ToolsetTester, pattern: str) -> None:
     result = system.call("GetCurrentTime", format=pattern)
     assert result["success"] is False

@@ -101,7 +101,7 @@ def test_timeout_kills_child_and_grandchild(system: ToolsetTester) -> None:
         assert result["timed_out"] is True
         assert result["exit_code"] is None
         assert result["stdout"] == "started\n"
-        assert "1 seconds" in result["error"]
+        assert "within 1 second and" in result["error"]
         assert settle(marker) == [], "a process survived the timeout"
     finally:
         reap(marker)
