@@ -181,10 +181,23 @@ FAILING_EDITS = [
     ("text not found", {"old_str": "absent", "new_str": "x"}, "text_not_found"),
     ("several matches", {"old_str": "line", "new_str": "x"}, "multiple_matches"),
     ("empty search", {"old_str": "", "new_str": "x"}, "invalid_arguments"),
-    ("unencodable replacement", {"old_str": "first", "new_str": "\ud800"}, None),
     ("wrong types", {"old_str": ["first"], "new_str": "x"}, "invalid_arguments"),
     ("unknown field", {"old_str": "first", "new_str": "x", "mode": "w"}, "invalid_arguments"),
 ]
+
+
+def test_a_lone_surrogate_in_a_replacement_is_written_as_u_fffd(workspace: Path) -> None:
+    """No UTF-8 file can hold a lone surrogate: dispatch takes it as U+FFFD
+    (docs/dispatch.md), so the edit is made and the file stays valid UTF-8."""
+    target = workspace / "edit.txt"
+    target.write_text("first line\nsecond line\n", encoding="utf-8")
+    registry = rel.make_registry(workspace, "rw", ("files",))
+    result = rel.swept(call_tool("ReplaceTextInFile", {"filepath": "edit.txt", "old_str": "first",
+                                                       "new_str": "\ud800"},
+                                 registry=registry), "ReplaceTextInFile")
+    assert result["success"] is True, result
+    assert target.read_bytes() == "\ufffd line\nsecond line\n".encode()
+    assert sorted(p.name for p in workspace.iterdir()) == ["edit.txt"]
 
 
 @pytest.mark.parametrize(("label", "args", "error_type"), FAILING_EDITS,
