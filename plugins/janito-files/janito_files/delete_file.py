@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import Any
 
 from janito_core import BaseTool, failure, tool
 
@@ -17,8 +17,6 @@ class DeleteFile(BaseTool):
 
     Folders are refused; use RemoveDirectory for them.
     """
-
-    writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(self, filepath: str) -> dict[str, Any]:
         """Delete one file.
