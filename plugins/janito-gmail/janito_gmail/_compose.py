@@ -54,6 +54,11 @@ def bare(values: list[str]) -> list[str]:
     return [addr for _name, addr in email.utils.getaddresses(values) if addr]
 
 
+def sender_address(settings: Settings) -> str:
+    """The envelope sender: the From address without its display name."""
+    return (bare([settings.from_address]) or [settings.from_address])[0]
+
+
 def own_addresses(settings: Settings) -> set[str]:
     """The account's own addresses, lower-cased (a reply-all leaves them out)."""
     return {a.lower() for a in bare([settings.username, settings.from_address])}

@@ -71,7 +71,7 @@ class ForwardEmail(MailTool):
                 result.update(saved)
                 self.say("result", f"Saved the forward as draft {saved['draft_id']}")
                 return result
-            sender = (_compose.bare([settings.from_address]) or [settings.from_address])[0]
+            sender = _compose.sender_address(settings)
             refused = _smtp.send(settings, msg, sender, recipients)
             result["sent"] = True
             result["recipients"] = len(recipients) - len(refused)

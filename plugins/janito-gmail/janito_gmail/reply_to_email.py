@@ -74,7 +74,7 @@ class ReplyToEmail(MailTool):
                 result.update(saved)
                 self.say("result", f"Saved the reply as draft {saved['draft_id']}")
                 return result
-            sender = (_compose.bare([settings.from_address]) or [settings.from_address])[0]
+            sender = _compose.sender_address(settings)
             recipients = _compose.bare(to_list + cc_list + bcc_list)
             refused = _smtp.send(settings, msg, sender, recipients)
             result["sent"] = True

@@ -42,7 +42,7 @@ class SendDraft(MailTool):
                 msg["Date"] = email.utils.formatdate(localtime=True)
                 if not msg.get("Message-ID"):
                     msg["Message-ID"] = email.utils.make_msgid()
-                sender = (_compose.bare([settings.from_address]) or [settings.from_address])[0]
+                sender = _compose.sender_address(settings)
                 refused = _smtp.send(settings, msg, sender, recipients)
                 _drafts.remove(mailbox, name, id)  # only once it is sent
             result: dict[str, Any] = {

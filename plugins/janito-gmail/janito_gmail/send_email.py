@@ -55,7 +55,7 @@ class SendEmail(MailTool):
                                  subject=final_subject, body=body, html_body=html_body,
                                  attachments=files, thread=thread)
             self.say("start", f"Sending email to {', '.join(_compose.bare(to_list))}")
-            sender = (_compose.bare([settings.from_address]) or [settings.from_address])[0]
+            sender = _compose.sender_address(settings)
             refused = _smtp.send(settings, msg, sender, recipients)
             result: dict[str, Any] = {
                 "success": True, "message_id": msg["Message-ID"], "from": settings.from_address,
