@@ -186,17 +186,12 @@ def _expiry(data: dict[str, Any]) -> float:
 def exchange_code(client: Client, code: str, verifier: str, redirect_uri: str, *,
                   context: ssl.SSLContext | None, timeout: float) -> Tokens:
     """Trade the authorization code for tokens (RFC 6749 §4.1.3, with the PKCE verifier)."""
-    data = post_form(client.token_url, {
+    data, access = _token_request(client, {
         "grant_type": "authorization_code",
         "code": code,
         "code_verifier": verifier,
         "redirect_uri": redirect_uri,
-        "client_id": client.client_id,
-        "client_secret": client.client_secret,
     }, context=context, timeout=timeout)
-    access = data.get("access_token")
-    if not isinstance(access, str) or not access:
-        raise OAuthError("invalid_response", "the token endpoint sent no access token")
     refresh = data.get("refresh_token")
     return Tokens(
         access_token=access,
@@ -210,16 +205,24 @@ def exchange_code(client: Client, code: str, verifier: str, redirect_uri: str, *
 def refresh(client: Client, refresh_token: str, *, context: ssl.SSLContext | None,
             timeout: float) -> tuple[str, float]:
     """A new access token and the time it expires (RFC 6749 §6)."""
-    data = post_form(client.token_url, {
+    data, access = _token_request(client, {
         "grant_type": "refresh_token",
         "refresh_token": refresh_token,
-        "client_id": client.client_id,
-        "client_secret": client.client_secret,
     }, context=context, timeout=timeout)
+    return access, _expiry(data)
+
+
+def _token_request(client: Client, form: dict[str, str], *, context: ssl.SSLContext | None,
+                   timeout: float) -> tuple[dict[str, Any], str]:
+    """POST ``form`` with the client's credentials to the token endpoint: its answer and
+    the access token in it (an answer without one is an error)."""
+    data = post_form(client.token_url, {**form, "client_id": client.client_id,
+                                        "client_secret": client.client_secret},
+                     context=context, timeout=timeout)
     access = data.get("access_token")
     if not isinstance(access, str) or not access:
         raise OAuthError("invalid_response", "the token endpoint sent no access token")
-    return access, _expiry(data)
+    return data, access
 
 
 def revoke(client: Client, token: str, *, context: ssl.SSLContext | None,
