@@ -92,6 +92,25 @@ class RegexTooLarge(ValueError):
 
 
 
+Lines = tuple[list[int], list[str]]
+"""The matching lines of one file: their numbers (from 1) and their texts, in order."""
+
+
+def decoded_lines(pieces: list[bytes], crlf: bool) -> list[str]:
+    """``pieces`` (lines without their line break) as text, each clipped to LINE_CHARS.
+
+    They are decoded as one buffer: no piece holds a line break and a break byte is never
+    part of a multi-byte sequence, so splitting the text at the breaks gives each piece's
+    own decoding, at the cost of one decode instead of one per line.
+    """
+    texts = b"\n".join(pieces).decode("utf-8", "replace").split("\n")
+    if crlf:
+        texts = [text.rstrip("\r") for text in texts]
+    if max(map(len, pieces), default=0) > LINE_CHARS:
+        texts = [text if len(text) <= LINE_CHARS else clip_line(text) for text in texts]
+    return texts
+
+
 class BytesMatcher:
     """Literal search on the raw bytes: ``bytes.find`` over the whole buffer, no decoding.
 
@@ -104,40 +123,43 @@ class BytesMatcher:
         self.needle = needle
         self.fold = fold
 
-    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
-        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
+    def lines(self, data: bytes, limit: int) -> Lines | None:
+        """The first ``limit`` matching lines; None for a binary file."""
         hay = data.lower() if self.fold else data
         needle = self.needle
         at = hay.find(needle)
         if at < 0:
-            return []
+            return [], []
         if b"\x00" in data:
             return None
-        # One loop with its methods bound: on a match-heavy search this loop is most of the
-        # time, and a generator or a helper call per line costs as much as the search.
-        found: list[tuple[int, str]] = []
-        add = found.append
+        # One loop with its methods bound, doing only what must be done per match: on a
+        # match-heavy search this loop is most of the time. The lines are decoded together
+        # afterwards (see decoded_lines).
+        numbers: list[int] = []
+        pieces: list[bytes] = []
+        add_number = numbers.append
+        add_piece = pieces.append
         find_needle = hay.find
         find = data.find
         rfind = data.rfind
         count = data.count
         line_no = 1
         counted = 0
-        size = len(data)
-        while at >= 0 and limit > 0:
+        while limit > 0:
             start = rfind(b"\n", 0, at) + 1
             end = find(b"\n", at)
-            if end < 0:
-                end = size
             line_no += count(b"\n", counted, start)
             counted = start
-            text = data[start:end].decode("utf-8", "replace")
-            if text.endswith("\r"):
-                text = text.rstrip("\r")
-            add((line_no, text if len(text) <= LINE_CHARS else clip_line(text)))
+            add_number(line_no)
+            if end < 0:
+                add_piece(data[start:])
+                break
+            add_piece(data[start:end])
             limit -= 1
             at = find_needle(needle, end + 1)
-        return found
+            if at < 0:
+                break
+        return numbers, decoded_lines(pieces, b"\r" in data)
 
     def count(self, data: bytes) -> int | None:
         """How many lines match; None for a binary file."""
@@ -249,24 +271,23 @@ class RegexMatcher:
         finally:
             self.left = budget - (time.perf_counter() - started)
 
-    def lines(self, data: bytes, limit: int) -> list[tuple[int, str]] | None:
-        """(line number, line) of the first ``limit`` matching lines; None for a binary file."""
+    def lines(self, data: bytes, limit: int) -> Lines | None:
+        """The first ``limit`` matching lines; None for a binary file."""
         if b"\x00" in data:
             return None
         text = data.decode("utf-8", "replace")
-        found: list[tuple[int, str]] = []
-        add = found.append
+        numbers: list[int] = []
+        texts: list[str] = []
         count = text.count
         line_no = 1
         counted = 0
         for start, end in self._spans(text, limit):
             line_no += count("\n", counted, start)
             counted = start
-            line = text[start:end]
-            if line.endswith("\r"):
-                line = line.rstrip("\r")
-            add((line_no, line if len(line) <= LINE_CHARS else clip_line(line)))
-        return found
+            numbers.append(line_no)
+            line = text[start:end].rstrip("\r")
+            texts.append(line if len(line) <= LINE_CHARS else clip_line(line))
+        return numbers, texts
 
     def count(self, data: bytes) -> int | None:
         """How many lines match; None for a binary file."""
@@ -482,11 +503,12 @@ class _Scan:
             self._binary(path, explicit)
             return
         self.files_searched += 1
-        if found:
+        numbers, texts = found
+        if numbers:
             name = safe_text(path)
             self.files_matched += 1
             self.matches.extend([{"path": name, "line": line, "text": text}
-                                 for line, text in found])
+                                 for line, text in zip(numbers, texts, strict=True)])
             self.full = len(self.matches) >= self.max_results
 
     def _binary(self, path: str, explicit: bool) -> None:
