@@ -343,52 +343,91 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     return checked
 
 
+class _NotJSON(Exception):
+    """Where a value stops being JSON; ``steps`` is the way down to it, innermost first."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.steps: list[str] = []
+
+
 def _inspect(value: Any, path: str, depth: int, wide: list[str]) -> tuple[str | None, int]:
     """(where the value stops being JSON, or None; its approximate size in characters).
 
     ``wide`` collects the keys and strings that are not ASCII, so that one encode of them
     all can tell whether a lone surrogate is among them (most results have none at all).
     """
+    try:
+        return None, _size(value, depth, wide)
+    except _NotJSON as problem:
+        return f"{path}{''.join(reversed(problem.steps))} {problem.what}", 0
+
+
+def _size(value: Any, depth: int, wide: list[str]) -> int:
+    """The approximate size of JSON value ``value`` in characters; _NotJSON if it is none.
+
+    Every call pays for this on its result, so scalars are sized in the loops rather than
+    by a call each, and the path to a problem is written only when there is one.
+    """
     kind = type(value)
     if kind is str:
         if not value.isascii():
             wide.append(value)
-        return None, len(value) + 2
+        return len(value) + 2
     if kind is bool or value is None or kind is int:
-        return None, 5
+        return 5
     if kind is float:
         if math.isfinite(value):
-            return None, 8
-        return f"{path} is {value!r}, which JSON cannot carry", 0
+            return 8
+        raise _NotJSON(f"is {value!r}, which JSON cannot carry")
     if depth > MAX_DEPTH:
-        return f"{path} is nested more than {MAX_DEPTH} levels deep", 0
+        raise _NotJSON(f"is nested more than {MAX_DEPTH} levels deep")
     if kind is dict or isinstance(value, dict):
         size = 2
         for key, item in value.items():
             if type(key) is not str:
-                return f"{path} has a key {key!r} that is not a string", 0
+                raise _NotJSON(f"has a key {key!r} that is not a string")
             if not key.isascii():
                 wide.append(key)
-            problem, item_size = _inspect(item, f"{path}[{key!r}]", depth + 1, wide)
-            if problem is not None:
-                return problem, 0
-            size += item_size + len(key) + 4
-        return None, size
+            size += len(key) + 4
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    wide.append(item)
+                size += len(item) + 2
+            elif kind is bool or item is None or kind is int:
+                size += 5
+            else:
+                try:
+                    size += _size(item, depth + 1, wide)
+                except _NotJSON as problem:
+                    problem.steps.append(f"[{key!r}]")
+                    raise
+        return size
     if kind is list or kind is tuple:
-        size = 2
+        size = 2 + len(value)
         for index, item in enumerate(value):
-            problem, item_size = _inspect(item, f"{path}[{index}]", depth + 1, wide)
-            if problem is not None:
-                return problem, 0
-            size += item_size + 1
-        return None, size
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    wide.append(item)
+                size += len(item) + 2
+            elif kind is bool or item is None or kind is int:
+                size += 5
+            else:
+                try:
+                    size += _size(item, depth + 1, wide)
+                except _NotJSON as problem:
+                    problem.steps.append(f"[{index}]")
+                    raise
+        return size
     if isinstance(value, str):
         if not value.isascii():
             wide.append(str(value))
-        return None, len(value) + 2
+        return len(value) + 2
     if isinstance(value, int) and not isinstance(value, bool):
-        return None, 5
-    return f"{path} is a {kind.__name__}", 0
+        return 5
+    raise _NotJSON(f"is a {kind.__name__}")
 
 
 def _encodes(text: str) -> bool:
