@@ -6,6 +6,7 @@ import io
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -45,6 +46,9 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: a session leader whose controlling terminal is the pty
             try:
+                # SIGINT as at a terminal, even if this run started with it ignored: the
+                # Ctrl-C test needs the child to hear it
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.chdir(cwd)
                 os.execve(sys.executable, argv, env)
             finally:
