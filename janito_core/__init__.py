@@ -32,7 +32,7 @@ from .reporter import Reporter
 from .results import failure
 
 if TYPE_CHECKING:
-    from .dispatch import call_tool, execute_tool_calls
+    from .dispatch import acall_tool, aexecute_tool_calls, call_tool, execute_tool_calls
     from .scrub import Scrubber, ScrubFilter
     from .workspace import Workspace
     from .wrapper import ToolWrapper
@@ -57,6 +57,8 @@ __all__ = [
     "ToolsetNotFoundError",
     "Workspace",
     "WorkspaceError",
+    "acall_tool",
+    "aexecute_tool_calls",
     "call_tool",
     "default_registry",
     "discover_toolsets",
@@ -83,7 +85,7 @@ def discover_toolsets(
 def __getattr__(name: str) -> Any:
     # Loaded on first use, for the start-up of commands that never call a tool: dispatch
     # (json, the validators), the workspace (about 2 ms) and the scrubber (logging).
-    if name in ("call_tool", "execute_tool_calls"):
+    if name in ("call_tool", "execute_tool_calls", "acall_tool", "aexecute_tool_calls"):
         from . import dispatch
 
         return getattr(dispatch, name)

@@ -3,7 +3,8 @@
 The class is an ordinary ``BaseTool`` subclass, so schema, validation, privileges,
 reporting, dispatch and the harness treat it exactly as a hand-written one. Its ``run()``
 looks like the function without the parameters janito supplies itself (the workspace,
-a reporter, the cancellation token), which the model therefore never sees.
+a reporter, the cancellation token), which the model therefore never sees. An
+``async def`` function makes an ``async def run()``.
 """
 
 from __future__ import annotations
@@ -107,10 +108,12 @@ class FunctionTool(BaseTool):
         return token
 
 
-def make_tool_class(function: Callable[..., Any], permissions: str, name: str | None) -> type:
+def make_tool_class(function: Callable[..., Any], permissions: str, name: str | None,
+                    writes_paths: tuple[str, ...] | None = None) -> type:
     """The ``BaseTool`` subclass standing for ``function``."""
-    if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
-        raise TypeError(f"@tool function {function.__name__} is async; tools are plain functions")
+    if inspect.isasyncgenfunction(function) or inspect.isgeneratorfunction(function):
+        raise TypeError(f"@tool function {function.__name__} is a generator; a tool returns "
+                        "one dict")
     if name is None and function.__name__ == "<lambda>":
         raise TypeError("@tool needs a named function (def), not a lambda")
     tool_name = name if name is not None else pascal_case(function.__name__)
@@ -132,13 +135,30 @@ def make_tool_class(function: Callable[..., Any], permissions: str, name: str | 
     shown = signature.replace(parameters=visible)
     self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     supplied = tuple(injected.items())
+    if writes_paths is not None:
+        unknown = [p for p in writes_paths if p not in shown.parameters]
+        if unknown:
+            raise TypeError(f"@tool(writes_paths=...) names {', '.join(map(repr, unknown))}, "
+                            f"which {function.__name__}() does not take")
 
-    def run(self: FunctionTool, *args: Any, **kwargs: Any) -> Any:
+    def arguments(self: FunctionTool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if args:
             kwargs = dict(shown.bind_partial(*args, **kwargs).arguments)
         for parameter_name, (kind, optional) in supplied:
             kwargs[parameter_name] = self._provide(kind, optional)
-        return function(**kwargs)
+        return kwargs
+
+    run: Any
+    if inspect.iscoroutinefunction(function):
+        async def run_async(self: FunctionTool, *args: Any, **kwargs: Any) -> Any:
+            return await function(**arguments(self, args, kwargs))
+
+        run = run_async
+    else:
+        def run_sync(self: FunctionTool, *args: Any, **kwargs: Any) -> Any:
+            return function(**arguments(self, args, kwargs))
+
+        run = run_sync
 
     run.__name__ = "run"
     run.__qualname__ = f"{tool_name}.run"
@@ -147,8 +167,8 @@ def make_tool_class(function: Callable[..., Any], permissions: str, name: str | 
     run.__annotations__ = {
         k: v for k, v in getattr(function, "__annotations__", {}).items() if k not in injected
     }
-    run.__signature__ = shown.replace(parameters=[self_parameter, *visible])  # type: ignore[attr-defined]
-    run.__wrapped__ = function  # type: ignore[attr-defined]  # annotations resolve in its module
+    run.__signature__ = shown.replace(parameters=[self_parameter, *visible])
+    run.__wrapped__ = function  # annotations resolve in its module
     namespace = {
         "__doc__": function.__doc__,
         "__module__": function.__module__,
@@ -158,5 +178,6 @@ def make_tool_class(function: Callable[..., Any], permissions: str, name: str | 
         "_injected": MappingProxyType(injected),
         "_is_tool": True,
         "_tool_permissions": permissions,
+        "writes_paths": writes_paths,
     }
     return type(tool_name, (FunctionTool,), namespace)

@@ -19,7 +19,8 @@ class BaseTool(ABC):
     Subclasses implement ``run()`` with typed keyword parameters and return a dict with
     at least ``success``. The class docstring's first line is the description the model
     sees; ``run()``'s docstring documents each parameter. Decorate the class with
-    ``@tool(permissions=...)`` to make it a tool.
+    ``@tool(permissions=...)`` to make it a tool. ``run()`` may be ``async def``: dispatch
+    awaits it on an event loop instead of calling it in a thread.
     """
 
     _tool_permissions: ClassVar[str] = ""
@@ -32,6 +33,16 @@ class BaseTool(ABC):
     #: a mail server, a cloud drive), whatever its permissions: MCP clients see it as
     #: ``openWorldHint``. Tools that execute (``x``) are always taken to reach them.
     open_world: ClassVar[bool] = False
+    #: The parameters of ``run()`` that name workspace paths the tool writes (creates,
+    #: changes, moves or removes; a parameter may hold one path or a list of them).
+    #: ``execute_tool_calls`` runs the calls of one turn at the same time, except that
+    #: calls writing one path, or a path and a folder above it, and calls naming a path
+    #: that another call of the turn writes, run one after the other in the order of the
+    #: calls. None, on a tool with ``w`` or ``x`` permissions, means "may change anything
+    #: in the workspace": such a call runs after every earlier call of its turn and before
+    #: every later one. ``()`` says it writes nothing there (a tool that only changes
+    #: things elsewhere, such as sending a message).
+    writes_paths: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         self._workspace = workspace
@@ -114,3 +125,31 @@ class BaseTool(ABC):
 
     def report_warning(self, message: str, end: str = "\n") -> None:
         self._report("warning", message, end, "\033[33m")
+
+
+#: The code flag of an ``async def`` function (``inspect.CO_COROUTINE``, without the
+#: import of ``inspect`` that costs start-up about 10 ms).
+_CO_COROUTINE = 0x80
+
+
+def is_async_function(function: object) -> bool:
+    """Whether ``function`` is an ``async def`` function or method.
+
+    Read from its code object alone, on every call of a tool: a plain function that
+    returns an awaitable (one wrapping a coroutine, or marked by
+    ``inspect.markcoroutinefunction``) is not seen as async here, and dispatch awaits what
+    it returns instead.
+    """
+    try:
+        return bool(function.__code__.co_flags & _CO_COROUTINE)  # type: ignore[attr-defined]
+    except AttributeError:
+        return False
+
+
+def runs_async(cls: type) -> bool:
+    """Whether ``cls.run()`` is ``async def`` (checked on every call: cheap, never cached, so
+    a class whose ``run`` is replaced is seen as it is now)."""
+    try:
+        return bool(cls.run.__code__.co_flags & _CO_COROUTINE)  # type: ignore[attr-defined]
+    except AttributeError:
+        return False

@@ -9,12 +9,16 @@ instead of at their next poll.
 
 A tool that notices the cancellation raises :class:`CallCancelled` (``check()`` does it),
 or returns a failure of type ``cancelled``; dispatch turns the exception into that result.
+An ``async def run()`` tool needs none of this: dispatch cancels the task awaiting it,
+which the tool sees as ``asyncio.CancelledError`` (:meth:`CancelToken.on_cancel` is
+how the signal crosses over).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from contextvars import ContextVar
 
 from .errors import JanitoError
@@ -34,12 +38,13 @@ class CancelToken:
     ``cancel()`` may be called from any thread, any number of times; the first reason wins.
     """
 
-    __slots__ = ("_event", "_lock", "_pipe", "reason")
+    __slots__ = ("_callbacks", "_event", "_lock", "_pipe", "reason")
 
     def __init__(self) -> None:
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._pipe: tuple[int, int] | None = None
+        self._callbacks: list[Callable[[], object]] | None = None
         self.reason: str | None = None
 
     def cancel(self, reason: str = "the call was cancelled") -> None:
@@ -52,6 +57,37 @@ class CancelToken:
                 try:
                     os.write(self._pipe[1], b"x")
                 except OSError:  # already written (the pipe holds one byte) or closed
+                    pass
+            callbacks, self._callbacks = self._callbacks, None
+        # Outside the lock: a callback may cancel another token, or this one again.
+        for callback in callbacks or ():
+            try:
+                callback()
+            except Exception:  # one listener's fault must not keep the others uninformed
+                pass
+
+    def on_cancel(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Call ``callback()`` once when the token is cancelled (at once if it is already).
+
+        It runs on the thread that cancels, so it must be quick and must not block: set
+        another token, or hand the news to an event loop with ``call_soon_threadsafe``.
+        Returns a function that forgets the callback, for a listener that is done first.
+        """
+        with self._lock:
+            if not self._event.is_set():
+                if self._callbacks is None:
+                    self._callbacks = []
+                self._callbacks.append(callback)
+                return lambda: self._forget(callback)
+        callback()
+        return _nothing
+
+    def _forget(self, callback: Callable[[], object]) -> None:
+        with self._lock:
+            if self._callbacks is not None:
+                try:
+                    self._callbacks.remove(callback)
+                except ValueError:
                     pass
 
     @property
@@ -95,6 +131,10 @@ class CancelToken:
     def __repr__(self) -> str:
         state = f"cancelled: {self.reason}" if self.cancelled else "active"
         return f"<CancelToken {state}>"
+
+
+def _nothing() -> None:
+    return None
 
 
 _current: ContextVar[CancelToken | None] = ContextVar("janito_cancel_token", default=None)

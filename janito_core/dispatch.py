@@ -4,19 +4,23 @@
 for anything the model or the tool did. Every result has ``success``; a failure has
 ``error`` (one sentence), ``error_type`` and, for bad arguments, ``details`` naming each
 bad field. ``execute_tool_calls`` does the same for all the calls of one assistant turn
-in the OpenAI chat, OpenAI responses, Anthropic or Gemini shape.
+in the OpenAI chat, OpenAI responses, Anthropic or Gemini shape, running them at the same
+time. ``acall_tool`` and ``aexecute_tool_calls`` are the same for a caller on an event
+loop: ``async def run()`` tools are awaited there, the others run in threads.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._context import active_registry, current_call_id
 from ._convert import INVALID
-from .cancellation import CallCancelled, CancelToken, _current
+from .base_tool import runs_async
+from .cancellation import CallCancelled, CancelToken, _current, current_token
 from .errors import WorkspaceError
 from .registry import default_registry
 from .results import (
@@ -37,15 +41,21 @@ from .results import (
 from .schema import tool_schema
 
 if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Awaitable
+
     from .registry import Registry, ToolRecord
 
 DEFAULT_MAX_RESULT_CHARS = 100_000
 MAX_DEPTH = 64
+#: Calls of one turn that ``execute_tool_calls`` runs at the same time, at most.
+MAX_CONCURRENCY = 8
 
 __all__ = [
-    "CANCELLED", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "OUTSIDE_WORKSPACE",
-    "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT", "TOOL_EXCEPTION", "UNAVAILABLE",
-    "UNKNOWN_TOOL", "ToolCall", "call_tool", "execute_tool_calls", "failure", "normalise_result",
+    "CANCELLED", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "MAX_CONCURRENCY",
+    "OUTSIDE_WORKSPACE", "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT",
+    "TOOL_EXCEPTION", "UNAVAILABLE", "UNKNOWN_TOOL", "ToolCall", "acall_tool",
+    "aexecute_tool_calls", "call_tool", "execute_tool_calls", "failure", "normalise_result",
     "truncate_result", "utf8_text",
 ]
 
@@ -53,44 +63,176 @@ __all__ = [
 class ToolCall:
     """One validated call on its way to the tool, as the ``janito_tool_call`` hook sees it."""
 
-    __slots__ = ("arguments", "id", "name", "raw_arguments", "record", "registry")
+    __slots__ = ("_loop", "arguments", "cancel_token", "id", "name", "raw_arguments", "record",
+                 "registry")
+    _loop: asyncio.AbstractEventLoop | None
 
     def __init__(self, record: ToolRecord, arguments: dict[str, Any], registry: Registry,
-                 raw_arguments: Any = None, call_id: str | None = None) -> None:
+                 raw_arguments: Any = None, call_id: str | None = None,
+                 cancel_token: CancelToken | None = None) -> None:
         self.name = record.name
         self.record = record
         self.arguments = arguments
         self.registry = registry
         self.raw_arguments = raw_arguments
         self.id = call_id
+        #: What the tool sees as its cancellation signal (None: nobody can cancel the call).
+        self.cancel_token = cancel_token
+        # ``_loop``, set by acall_tool only (left unset here: every call would pay for it),
+        # is the loop an async tool runs on even when a hook calls run() from the worker
+        # thread the hooks run in.
 
     @property
     def permissions(self) -> str:
         return self.record.permissions
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the tool's ``run()`` is ``async def``."""
+        return runs_async(self.record.cls)
 
     def refuse(self, reason: str) -> dict[str, Any]:
         """The result that denies this call, for a hook that decides it must not run."""
         return failure(reason, REFUSED, tool=self.name)
 
     def run(self) -> dict[str, Any]:
-        """Run the tool; an exception it raises becomes a ``tool_exception`` result."""
-        try:
-            instance = self.record.cls(self.registry.workspace)
-            result: dict[str, Any] = instance.run(**self.arguments)
-            return result
-        except WorkspaceError as exc:
-            return failure(str(exc), exc.error_type, tool=self.name)
-        except CallCancelled as exc:
-            return failure(f"{self.name} stopped: {exc.reason}", CANCELLED, tool=self.name)
-        except (Exception, SystemExit) as exc:
-            import logging
+        """Run the tool; an exception it raises becomes a ``tool_exception`` result.
 
-            logging.getLogger("janito.dispatch").debug(
-                "tool %s raised", self.name, exc_info=True
-            )
-            text = str(exc) or type(exc).__name__
-            return failure(f"{self.name} raised {type(exc).__name__}: {text}", TOOL_EXCEPTION,
+        An ``async def run()`` tool is run to completion here as well, so a hook sees its
+        finished result exactly as it sees a synchronous tool's: on the event loop of the
+        ``acall_tool`` that made the call, or else on janito's background loop.
+        """
+        try:
+            result: dict[str, Any] = self.record.cls(self.registry.workspace).run(**self.arguments)
+        except (Exception, SystemExit) as exc:
+            return _failed(self.name, exc)
+        if type(result) is not dict and hasattr(result, "__await__"):
+            # An async run() (or a plain one handing back an awaitable) made a coroutine
+            # that has not started: asking first whether run() is async would cost every
+            # synchronous call the question.
+            return self._to_completion(result)
+        return result
+
+    def _to_completion(self, awaitable: Awaitable[Any]) -> dict[str, Any]:
+        import concurrent.futures
+
+        from . import _aio
+
+        try:
+            loop: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
+            return _aio.run_coroutine(_guarded(self, awaitable), loop)
+        except concurrent.futures.CancelledError:  # the loop went away under the call
+            return failure(f"{self.name} stopped: its event loop was shut down", CANCELLED,
                            tool=self.name)
+
+    async def _arun(self, awaitable: Awaitable[Any] | None = None) -> dict[str, Any]:
+        """Await the tool; a cancellation of the awaiting task is the tool's to see and
+        goes on up (``CancelledError`` is not an ``Exception``)."""
+        try:
+            if awaitable is None:
+                awaitable = self.record.cls(self.registry.workspace).run(**self.arguments)
+            result: dict[str, Any] = await awaitable
+            return result
+        except (Exception, SystemExit) as exc:
+            return _failed(self.name, exc)
+
+
+def _failed(name: str, exc: BaseException) -> dict[str, Any]:
+    """The result of a tool that raised ``exc``."""
+    if isinstance(exc, WorkspaceError):
+        return failure(str(exc), exc.error_type, tool=name)
+    if isinstance(exc, CallCancelled):
+        return failure(f"{name} stopped: {exc.reason}", CANCELLED, tool=name)
+    import logging
+
+    logging.getLogger("janito.dispatch").debug("tool %s raised", name, exc_info=exc)
+    text = str(exc) or type(exc).__name__
+    return failure(f"{name} raised {type(exc).__name__}: {text}", TOOL_EXCEPTION, tool=name)
+
+
+async def _guarded(call: ToolCall, awaitable: Awaitable[Any] | None = None,
+                   done: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Await an async tool in a task of its own, which the call's token cancels: the tool
+    sees the caller's token, its timeout, as ``CancelledError``.
+
+    ``done`` is called once the tool has finished, which may be after this coroutine when
+    the task awaiting it was cancelled (the tool's clean-up runs on).
+    """
+    import asyncio
+
+    token = current_token()
+    if token is None:
+        try:
+            return await call._arun(awaitable)
+        finally:
+            if done is not None:
+                done()
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(call._arun(awaitable))
+    if done is not None:
+        task.add_done_callback(lambda _: done())
+    forget = token.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel))
+    try:
+        await asyncio.wait((task,))
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        forget()
+    if task.cancelled():
+        return failure(f"{call.name} stopped: {token.reason or 'the call was cancelled'}",
+                       CANCELLED, tool=call.name)
+    return task.result()
+
+
+class _Signal:
+    """A call's own cancellation token: cancelled when the caller's token is, when the
+    call's ``timeout`` runs out, and (async entry points) when the task awaiting the call
+    is cancelled. A tool that stops because the time ran out answers ``timeout``."""
+
+    __slots__ = ("_forget", "message", "name", "seconds", "token")
+
+    def __init__(self, name: str, parent: CancelToken | None, seconds: float | None) -> None:
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {seconds!r}")
+        self.name = name
+        self.seconds = seconds
+        self.message = f"{name} did not finish within {seconds:g} s" if seconds else ""
+        self.token = token = CancelToken()
+        self._forget: Callable[[], None] | None = None
+        if parent is not None:
+            self._forget = parent.on_cancel(
+                lambda: token.cancel(parent.reason or "the call was cancelled"))
+
+    def expire(self) -> None:
+        self.token.cancel(self.message)
+
+    def release(self) -> None:
+        """Stop listening to the caller's token (the call is over)."""
+        forget, self._forget = self._forget, None
+        if forget is not None:
+            forget()
+
+    def close(self) -> None:
+        """Release the token's descriptor: once the tool can no longer use it."""
+        self.token.close()
+
+    @property
+    def expired(self) -> bool:
+        return bool(self.message) and self.token.reason == self.message
+
+    def answer(self, result: Any) -> Any:
+        """``result``, or the ``timeout`` failure it becomes when the time ran out and the
+        tool stopped; a tool that finished anyway keeps its answer."""
+        if not self.expired or not isinstance(result, dict):
+            return result
+        if result.get("success") is False and result.get("error_type") == CANCELLED:
+            return {**result, "error": f"{self.message} and was stopped", "error_type": TIMEOUT}
+        return result
+
+
+def _not_run(name: str, token: CancelToken) -> dict[str, Any]:
+    return failure(f"{name} was not run: {token.reason}", CANCELLED, tool=name)
 
 
 def call_tool(
@@ -101,14 +243,40 @@ def call_tool(
     max_result_chars: int | None = None,
     call_id: str | None = None,
     cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Execute one tool call from a model and return its result dict; never raises.
 
     ``cancel_token``, when given, is what the tool sees as its cancellation signal
     (``janito_core.cancellation``); a call cancelled before it starts does not run.
+    ``timeout`` (seconds) cancels the call when it runs out: the tool answers ``timeout``
+    if it stops (an async tool is cancelled; a synchronous one is told through its
+    token and is waited for). An ``async def run()`` tool is run to completion, on
+    janito's background event loop; from inside a running loop, await ``acall_tool``
+    instead, which does not block that loop.
     """
     if registry is None:
         registry = default_registry()
+    call = _prepare(name, arguments, registry, call_id)
+    if type(call) is not ToolCall:
+        return call  # type: ignore[return-value]  # the failure that refused it
+    if timeout is not None or cancel_token is not None:
+        return _complete(call, cancel_token, timeout, max_result_chars)
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call_id) if call_id is not None else None
+    try:
+        result = _hooked(call) if registry.plugins.call_hooks_present() else call.run()
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(name, result, limit)
+
+
+def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
+             call_id: str | None) -> ToolCall | dict[str, Any]:
+    """The validated call, or the failure that refuses it before anything runs."""
     if arguments is None or arguments == "{}":
         parsed: Any = {}
     elif isinstance(arguments, (str, bytes, bytearray)):
@@ -147,29 +315,140 @@ def call_tool(
             f"invalid arguments for {name}: {_said(kwargs)}; see details and call again",
             INVALID_ARGUMENTS, tool=name, details=kwargs,
         ))
+    return ToolCall(record, kwargs, registry, arguments, call_id)
+
+
+def _complete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
+              max_result_chars: int | None) -> dict[str, Any]:
+    """Run a prepared call on this thread and answer its normalised result."""
     if cancel_token is not None and cancel_token.cancelled:
-        return _refused(failure(f"{name} was not run: {cancel_token.reason}", CANCELLED, tool=name))
-    call = ToolCall(record, kwargs, registry, arguments, call_id)
-    token = active_registry.set(registry)
-    call_token = current_call_id.set(call_id) if call_id is not None else None
-    cancel_var_token = _current.set(cancel_token) if cancel_token is not None else None
+        return _refused(_not_run(call.name, cancel_token))
+    registry = call.registry
+    signal = None
+    timer = None
+    token = cancel_token
+    if timeout is not None:
+        signal = _Signal(call.name, cancel_token, timeout)
+        token = signal.token
+        timer = threading.Timer(timeout, signal.expire)
+        timer.daemon = True
+    call.cancel_token = token
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call.id) if call.id is not None else None
+    cancel_var = _current.set(token) if token is not None else None
+    try:
+        if timer is not None:
+            timer.start()
+        result = _hooked(call) if registry.plugins.call_hooks_present() else call.run()
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+        if cancel_var is not None:
+            _current.reset(cancel_var)
+        if signal is not None:
+            timer.cancel()  # type: ignore[union-attr]
+            signal.release()
+            signal.close()
+    if signal is not None:
+        result = signal.answer(result)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(call.name, result, limit)
+
+
+def _hooked(call: ToolCall) -> Any:
+    """The call through the ``janito_tool_call`` hook (the plugins, then janito's runner)."""
+    try:
+        return call.registry.plugins.manager.hook.janito_tool_call(call=call)
+    except Exception as exc:
+        error = call.registry.plugins.blame(exc, "janito_tool_call")
+        return _refused(failure(error.reason, PLUGIN_ERROR, tool=call.name))
+
+
+async def acall_tool(
+    name: Any,
+    arguments: str | bytes | Mapping[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+    call_id: str | None = None,
+    cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """``call_tool`` for a caller on an event loop; never raises for what the model or the
+    tool did.
+
+    An ``async def run()`` tool is awaited on this loop; any other runs in a worker
+    thread, so the loop is never blocked. The tool gets a token of its own, cancelled by
+    ``cancel_token``, by ``timeout`` and by the cancellation of the task awaiting this
+    coroutine: an async tool sees ``CancelledError``, a synchronous one its token. When
+    the awaiting task is cancelled, ``CancelledError`` is raised here as usual (a
+    synchronous tool still running is left to stop on its token); when the token or the
+    timeout stops the tool, the answer is ``cancelled`` or ``timeout``.
+
+    With ``janito_tool_call`` hook plugins installed, the hooks (synchronous functions)
+    run in a worker thread and an async tool still runs on this loop: a hook sees the
+    finished result of every tool, async or not.
+    """
+    if registry is None:
+        registry = default_registry()
+    call = _prepare(name, arguments, registry, call_id)
+    if isinstance(call, dict):
+        return call
+    return await _acomplete(call, cancel_token, timeout, max_result_chars)
+
+
+async def _acomplete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
+                     max_result_chars: int | None) -> dict[str, Any]:
+    """Run a prepared call from a coroutine and answer its normalised result."""
+    import asyncio
+
+    if cancel_token is not None and cancel_token.cancelled:
+        return _refused(_not_run(call.name, cancel_token))
+    registry = call.registry
+    loop = asyncio.get_running_loop()
+    signal = _Signal(call.name, cancel_token, timeout)
+    timer = loop.call_later(timeout, signal.expire) if timeout is not None else None
+    call.cancel_token = signal.token
+    call._loop = loop
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call.id) if call.id is not None else None
+    cancel_var = _current.set(signal.token)
     try:
         if registry.plugins.call_hooks_present():
-            try:
-                result = registry.plugins.manager.hook.janito_tool_call(call=call)
-            except Exception as exc:
-                error = registry.plugins.blame(exc, "janito_tool_call")
-                return _refused(failure(error.reason, PLUGIN_ERROR, tool=name))
+            result = await _in_thread(_hooked, call, signal)
+        elif runs_async(call.record.cls):
+            result = await _guarded(call, None, signal.close)
         else:
-            result = call.run()
+            result = await _in_thread(ToolCall.run, call, signal)
+    except asyncio.CancelledError:
+        signal.token.cancel("the caller stopped waiting for the call")
+        raise
     finally:
-        active_registry.reset(token)
-        if call_token is not None:
-            current_call_id.reset(call_token)
-        if cancel_var_token is not None:
-            _current.reset(cancel_var_token)
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+        _current.reset(cancel_var)
+        if timer is not None:
+            timer.cancel()
+        signal.release()
+    result = signal.answer(result)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
-    return normalise_result(name, result, limit)
+    return normalise_result(call.name, result, limit)
+
+
+async def _in_thread(function: Callable[[ToolCall], Any], call: ToolCall, signal: _Signal) -> Any:
+    """``function(call)`` in a worker thread, in this task's context; the token is closed
+    when the thread is done, which may be after the awaiting task was cancelled."""
+    import asyncio
+    import contextvars
+
+    from . import _aio
+
+    context = contextvars.copy_context()
+    future = _aio.thread_pool().submit(context.run, function, call)
+    future.add_done_callback(lambda _: signal.close())
+    return await asyncio.wrap_future(future)
 
 
 def _json_number(text: str) -> float | int:
@@ -558,8 +837,22 @@ def execute_tool_calls(
     *,
     registry: Registry | None = None,
     max_result_chars: int | None = None,
+    sequential: bool = False,
+    max_concurrency: int = MAX_CONCURRENCY,
+    cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every tool call of one assistant turn, in order, and return the result items.
+    """Run every tool call of one assistant turn and return the result items, in the order
+    of the calls.
+
+    The calls run at the same time, at most ``max_concurrency`` of them, each in a worker
+    thread (an async tool on janito's background loop), except where the order can
+    matter: calls that write one workspace path (``BaseTool.writes_paths``), or name a
+    path another call of the turn writes, run one after the other in the order of the
+    calls, and a writing tool that declares no paths runs alone (``janito_core._writes``).
+    ``sequential=True`` runs them one after the other on this thread, as before.
+    ``cancel_token`` cancels the whole turn: running tools are told, calls not started yet
+    answer ``cancelled``. ``timeout`` applies to each call (see ``call_tool``).
 
     Accepts the calls (or the whole assistant message / output list) in one of these shapes
     and answers in the same one:
@@ -573,11 +866,172 @@ def execute_tool_calls(
       as the content of one user message)
     - Gemini: ``{"functionCall": {"name", "args"}}`` ->
       ``{"functionResponse": {"name", "response"}}``
+
+    A call in none of these shapes raises TypeError before any call runs.
     """
-    results = []
-    for item in _calls_of(tool_calls):
-        results.append(_execute_one(item, registry, max_result_chars))
+    plans = [_plan(item) for item in _calls_of(tool_calls)]
+    if sequential or max_concurrency <= 1 or len(plans) < 2:
+        return [_reply(plan, call_tool(plan.name, plan.arguments, registry=registry,
+                                       max_result_chars=max_result_chars, call_id=plan.id,
+                                       cancel_token=cancel_token, timeout=timeout))
+                for plan in plans]
+    if registry is None:
+        registry = default_registry()
+    calls = [_prepare(plan.name, plan.arguments, registry, plan.id) for plan in plans]
+    results = _run_turn(calls, _order(calls), max_concurrency, cancel_token, timeout,
+                        max_result_chars)
+    return [_reply(plan, result) for plan, result in zip(plans, results, strict=True)]
+
+
+def _run_turn(calls: list[ToolCall | dict[str, Any]], after: list[tuple[int, ...]],
+              workers: int, cancel_token: CancelToken | None, timeout: float | None,
+              limit: int | None) -> list[dict[str, Any]]:
+    """The calls in a pool of worker threads, each started once the calls it waits for
+    are done; the refused ones are their answers already."""
+    import contextvars
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    results: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in calls]
+    finished = {i for i, c in enumerate(calls) if isinstance(c, dict)}
+    waiting = [i for i in range(len(calls)) if i not in finished]
+    # One token for the turn, so that an interrupt here reaches every running tool.
+    turn = _Signal("the turn", cancel_token, None)
+    running: dict[Future[dict[str, Any]], int] = {}
+    pool = ThreadPoolExecutor(min(workers, len(waiting)) or 1, thread_name_prefix="janito-turn")
+    interrupted = False
+    try:
+        while waiting or running:
+            for index in [i for i in waiting if finished.issuperset(after[i])]:
+                waiting.remove(index)
+                call = calls[index]
+                assert not isinstance(call, dict)
+                context = contextvars.copy_context()
+                future = pool.submit(context.run, _complete, call, turn.token, timeout, limit)
+                running[future] = index
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = running.pop(future)
+                results[index] = _outcome(future, calls[index])
+                finished.add(index)
+    except BaseException:
+        # An interrupt (Ctrl-C) tells the running tools and returns at once: a tool that
+        # does not listen to its token (one blocked reading the terminal) is left to end
+        # on its own rather than holding the interrupt up.
+        interrupted = True
+        turn.token.cancel("the turn was interrupted")
+        raise
+    finally:
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
+        turn.release()
+        _close_when_done(turn, list(running) if interrupted else [])
     return results
+
+
+def _close_when_done(signal: _Signal, futures: list[Any]) -> None:
+    """Close the turn's token now, or once the tools still running have ended (they may be
+    watching its descriptor)."""
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(_: Any) -> None:
+        with lock:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            signal.close()
+
+    if not futures:
+        signal.close()
+    for future in futures:
+        future.add_done_callback(one_done)
+
+
+def _outcome(future: Any, call: ToolCall | dict[str, Any]) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = future.result()
+        return result
+    except Exception as exc:  # dispatch answers everything; this is a fault of janito's own
+        name = call.name if isinstance(call, ToolCall) else "the tool"
+        return _refused(failure(f"{name} could not be run: {type(exc).__name__}: {exc}",
+                                TOOL_EXCEPTION, tool=name))
+
+
+def _order(calls: list[ToolCall | dict[str, Any]]) -> list[tuple[int, ...]]:
+    """For each call, the earlier calls it must wait for (``janito_core._writes``)."""
+    from ._writes import paths_named, paths_written, waits
+
+    root: str | None = None
+    written: list[tuple[tuple[str, ...], ...] | None] = []
+    named: list[tuple[tuple[str, ...], ...]] = []
+    for call in calls:
+        if isinstance(call, dict):
+            written.append(())
+            named.append(())
+            continue
+        if root is None:
+            root = call.registry.workspace.root
+        written.append(paths_written(call.record.cls, call.permissions, call.arguments, root))
+        named.append(paths_named(call.arguments, root))
+    return waits(written, named)
+
+
+async def aexecute_tool_calls(
+    tool_calls: Any,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+    sequential: bool = False,
+    max_concurrency: int = MAX_CONCURRENCY,
+    cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
+) -> list[dict[str, Any]]:
+    """``execute_tool_calls`` for a caller on an event loop.
+
+    Async tools are awaited on this loop, synchronous ones run in worker threads; at most
+    ``max_concurrency`` calls at once, calls whose order can matter in the order of the
+    calls (as ``execute_tool_calls``), results in the order of the calls. Cancelling the task awaiting this coroutine
+    cancels every call of the turn (see ``acall_tool``) and raises ``CancelledError``.
+    """
+    import asyncio
+
+    plans = [_plan(item) for item in _calls_of(tool_calls)]
+    if registry is None:
+        registry = default_registry()
+    calls = [_prepare(plan.name, plan.arguments, registry, plan.id) for plan in plans]
+    results: list[dict[str, Any]] = []
+    if sequential or max_concurrency <= 1 or len(calls) < 2:
+        for call in calls:
+            results.append(call if isinstance(call, dict) else
+                           await _acomplete(call, cancel_token, timeout, max_result_chars))
+    else:
+        after = _order(calls)
+        finished = [asyncio.Event() for _ in calls]
+        gate = asyncio.Semaphore(max_concurrency)
+
+        async def one(index: int) -> dict[str, Any]:
+            call = calls[index]
+            try:
+                if isinstance(call, dict):
+                    return call
+                for earlier in after[index]:
+                    await finished[earlier].wait()
+                async with gate:
+                    return await _acomplete(call, cancel_token, timeout, max_result_chars)
+            finally:
+                finished[index].set()
+
+        results = list(await asyncio.gather(*(one(i) for i in range(len(calls)))))
+    return [_reply(plan, result) for plan, result in zip(plans, results, strict=True)]
+
+
+class _Plan(NamedTuple):
+    """One call of a turn: its provider's shape, what it asks for, and the item itself."""
+
+    shape: str
+    name: Any
+    arguments: Any
+    id: Any
+    item: Mapping[str, Any]
 
 
 def _calls_of(turn: Any) -> Iterable[Any]:
@@ -609,36 +1063,38 @@ def _echo(value: Any) -> Any:
     return utf8_text(value) if isinstance(value, str) else value
 
 
-def _execute_one(item: Any, registry: Registry | None, limit: int | None) -> dict[str, Any]:
+def _plan(item: Any) -> _Plan:
     if not isinstance(item, Mapping):
         raise TypeError(f"a tool call must be a mapping, not {type(item).__name__}")
     if "function" in item and isinstance(item.get("function"), Mapping):
         function = item["function"]
-        result = call_tool(function.get("name"), function.get("arguments"),
-                           registry=registry, max_result_chars=limit, call_id=item.get("id"))
-        return {"role": "tool", "tool_call_id": _echo(item.get("id")), "content": _content(result)}
+        return _Plan("chat", function.get("name"), function.get("arguments"), item.get("id"), item)
     kind = item.get("type")
     if kind == "function_call":
-        result = call_tool(item.get("name"), item.get("arguments"),
-                           registry=registry, max_result_chars=limit, call_id=item.get("call_id"))
-        return {"type": "function_call_output", "call_id": _echo(item.get("call_id")),
-                "output": _content(result)}
+        return _Plan("responses", item.get("name"), item.get("arguments"), item.get("call_id"),
+                     item)
     if kind == "tool_use":
-        result = call_tool(item.get("name"), item.get("input"),
-                           registry=registry, max_result_chars=limit, call_id=item.get("id"))
-        return {"type": "tool_result", "tool_use_id": _echo(item.get("id")),
-                "content": _content(result), "is_error": not result.get("success", False)}
+        return _Plan("anthropic", item.get("name"), item.get("input"), item.get("id"), item)
     if isinstance(item.get("functionCall"), Mapping):
         call = item["functionCall"]
-        result = call_tool(call.get("name"), call.get("args"),
-                           registry=registry, max_result_chars=limit, call_id=call.get("id"))
-        response: dict[str, Any] = {"name": _echo(call.get("name")), "response": result}
-        if call.get("id") is not None:
-            response["id"] = _echo(call["id"])
-        return {"functionResponse": response}
+        return _Plan("gemini", call.get("name"), call.get("args"), call.get("id"), item)
     raise TypeError(
         "unrecognised tool call shape: expected OpenAI chat, OpenAI responses, Anthropic or "
         f"Gemini, got keys {sorted(map(str, item))[:8]}"
     )
 
 
+def _reply(plan: _Plan, result: dict[str, Any]) -> dict[str, Any]:
+    """The result item of one call, in the shape of the call."""
+    if plan.shape == "chat":
+        return {"role": "tool", "tool_call_id": _echo(plan.id), "content": _content(result)}
+    if plan.shape == "responses":
+        return {"type": "function_call_output", "call_id": _echo(plan.id),
+                "output": _content(result)}
+    if plan.shape == "anthropic":
+        return {"type": "tool_result", "tool_use_id": _echo(plan.id),
+                "content": _content(result), "is_error": not result.get("success", False)}
+    response: dict[str, Any] = {"name": _echo(plan.name), "response": result}
+    if plan.id is not None:
+        response["id"] = _echo(plan.id)
+    return {"functionResponse": response}

@@ -315,7 +315,8 @@ class PluginHost:
     def call_hooks_present(self) -> bool:
         """Whether anything besides the built-in runner implements ``janito_tool_call``."""
         if self._manager is None:
-            if not self.wants("janito_tool_call"):
+            # Read here before asking wants(): every call of every tool asks this question.
+            if self._wanted.get("janito_tool_call") is False or not self.wants("janito_tool_call"):
                 return False
             self.manager  # noqa: B018  (registers the entry-point plugins)
         assert self._manager is not None

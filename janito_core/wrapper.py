@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import active_registry
 from ._types import UnsupportedType, type_info
+from .base_tool import runs_async
 from .schema import MISSING, AnnotationError, resolve_hints, tool_schema
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ class ToolWrapper:
     """Calls ``cls(workspace).run(**kwargs)``; looks like ``run()`` without ``self``.
 
     ``__name__``, ``__doc__``, ``__annotations__`` and ``__signature__`` mirror the class
-    and its ``run()`` method, so frameworks that introspect functions see the tool.
+    and its ``run()`` method, so frameworks that introspect functions see the tool. For an
+    ``async def run()`` tool, calling the wrapper returns the coroutine to await.
     """
 
     def __init__(self, cls: type, registry: Registry | None = None) -> None:
@@ -80,9 +82,20 @@ class ToolWrapper:
                 f"{self.__name__} needs permissions {self._tool_permissions!r}; the registry "
                 f"grants {str(self.registry.privileges)!r}"
             )
+        if runs_async(self.tool_class):
+            return self._run_async(args, kwargs)
         token = active_registry.set(self.registry) if self.registry is not None else None
         try:
             return self.instantiate().run(*args, **kwargs)
+        finally:
+            if token is not None:
+                active_registry.reset(token)
+
+    async def _run_async(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        # The registry is set where the coroutine runs, which is not where it was made.
+        token = active_registry.set(self.registry) if self.registry is not None else None
+        try:
+            return await self.instantiate().run(*args, **kwargs)
         finally:
             if token is not None:
                 active_registry.reset(token)

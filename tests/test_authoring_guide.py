@@ -98,6 +98,7 @@ def test_the_guide_runs_end_to_end(tmp_path: Path) -> None:
     joined = "\n".join(outputs)
     assert "WordCount" in joined and "SummariseWords" in joined
     assert "LetterCount" in joined and "LongestLine" in joined  # the function tools
+    assert "UniqueWords" in joined and "\"unique_words\":" in joined  # the async tool, run
     assert '"counts": {' in joined and '"length":' in joined
     assert "schema ok" in joined
     assert "paths ok" in joined and "rewrote notes/today.txt" in joined

@@ -103,3 +103,26 @@ def test_fileno_becomes_readable_on_cancel(cancel_first: bool) -> None:
     finally:
         token.close()
     token.close()  # twice is harmless
+
+
+def test_on_cancel_is_told_once_and_can_be_forgotten() -> None:
+    token = CancelToken()
+    heard: list[str] = []
+    forget = token.on_cancel(lambda: heard.append("first"))
+    forget_second = token.on_cancel(lambda: heard.append("second"))
+    token.on_cancel(lambda: 1 / 0)  # a listener that fails does not keep the others uninformed
+    forget_second()
+    forget_second()  # twice is harmless
+    token.cancel("now")
+    token.cancel("again")
+    assert heard == ["first"]
+    forget()  # after the fact: nothing to forget
+    token.on_cancel(lambda: heard.append("late"))  # already cancelled: told at once
+    assert heard == ["first", "late"]
+
+
+def test_a_listener_may_cancel_another_token() -> None:
+    parent, child = CancelToken(), CancelToken()
+    parent.on_cancel(lambda: child.cancel(parent.reason or ""))
+    parent.cancel("the turn was stopped")
+    assert child.cancelled and child.reason == "the turn was stopped"

@@ -238,11 +238,16 @@ def test_the_decorator_refuses_what_cannot_be_a_tool() -> None:
     with pytest.raises(TypeError, match="lambda"):
         tool()(lambda: None)
 
-    async def later() -> dict[str, Any]:
-        return {"success": True}
+    async def stream() -> Any:
+        yield {"success": True}
 
-    with pytest.raises(TypeError, match="async"):
-        tool()(later)
+    def pieces() -> Any:
+        yield {"success": True}
+
+    with pytest.raises(TypeError, match="generator"):
+        tool()(stream)
+    with pytest.raises(TypeError, match="generator"):
+        tool()(pieces)
     with pytest.raises(ValueError, match="cannot be a tool name"):
         tool(name="has space")(write_text)
     with pytest.raises(TypeError, match="name"):

@@ -438,6 +438,21 @@ class _Recorder:
             raise
         finally:
             observation.seconds = time.perf_counter() - started
+        if type(raw) is not dict and hasattr(raw, "__await__"):
+            return self._awaited(raw, started)  # an async tool: what it returns is awaited
+        observation.returned = True
+        observation.raw = raw
+        return raw
+
+    async def _awaited(self, awaitable: Any, started: float) -> Any:
+        observation = self.observation
+        try:
+            raw = await awaitable
+        except BaseException as exc:
+            observation.exception = exc
+            raise
+        finally:
+            observation.seconds = time.perf_counter() - started
         observation.returned = True
         observation.raw = raw
         return raw
@@ -476,7 +491,8 @@ class _Runner:
                         call.raw_arguments, call.id).run()
 
 
-_ACCEPTED_EXCEPTIONS = ("WorkspaceError", "CallCancelled")
+# CancelledError: how an async tool stops when the call budget cancels its token.
+_ACCEPTED_EXCEPTIONS = ("WorkspaceError", "CallCancelled", "CancelledError")
 
 
 class _Caller:

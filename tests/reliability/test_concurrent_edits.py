@@ -19,7 +19,7 @@ from typing import Any
 
 import rel_support as rel
 
-from janito_core.dispatch import call_tool
+from janito_core.dispatch import call_tool, execute_tool_calls
 
 ROUNDS = 20
 THREADS = 16
@@ -64,6 +64,34 @@ def test_concurrent_edits_from_threads_lose_nothing(tmp_path: Path) -> None:
     rel.count("concurrent edits: rounds of 16 threads", ROUNDS)
     rel.count("concurrent edits: lost updates", lost)
     assert lost == 0
+
+
+def test_a_turn_that_edits_one_file_step_by_step_runs_in_the_order_of_its_calls(
+        tmp_path: Path) -> None:
+    # Each edit replaces what the one before it wrote: run at the same time, most of them
+    # would find nothing to replace. execute_tool_calls runs the calls of a turn together,
+    # except those writing one path, which run in the order of the calls.
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    registry = rel.make_registry(ws, "rw", toolsets=["files"])
+    steps = 12
+    for round_number in range(5):
+        name = f"chain-{round_number}.txt"
+        turn = [{"type": "tool_use", "id": "create", "name": "CreateFile",
+                 "input": {"filepath": name, "content": "step-00\n"}}]
+        turn += [{"type": "tool_use", "id": f"edit-{i}", "name": "ReplaceTextInFile",
+                  "input": {"filepath": name, "old_str": f"step-{i - 1:02d}",
+                            "new_str": f"step-{i:02d}"}} for i in range(1, steps + 1)]
+        # reads of another file in the same turn are not held up by the chain
+        turn += [{"type": "tool_use", "id": f"read-{i}", "name": "ReadFile",
+                  "input": {"filepath": "other.txt"}} for i in range(3)]
+        (ws / "other.txt").write_text("other\n", encoding="utf-8")
+        items = execute_tool_calls(turn, registry=registry, max_concurrency=8)
+        assert [item["tool_use_id"] for item in items] == [c["id"] for c in turn]
+        failed = [item["content"] for item in items if item["is_error"]]
+        assert not failed, failed[:3]
+        assert (ws / name).read_text(encoding="utf-8") == f"step-{steps:02d}\n"
+        rel.count("concurrent edits: chained edits in one turn", steps)
 
 
 EDITOR = textwrap.dedent("""

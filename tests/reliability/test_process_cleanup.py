@@ -248,6 +248,13 @@ def test_a_python_daemon_outlives_neither_tool(mechanism: str, tmp_path: Path) -
     rel.count("processes: escapes started and checked", 2)
 
 
+def sigint_at_default() -> None:
+    """In the child before exec: SIGINT as at a terminal. A run started with SIGINT ignored
+    (a background job of a non-interactive shell) would pass that on, and janito would
+    never see the Ctrl-C sent to it: the tool's timeout would end the tree instead."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
                          mechanism: str | None = None, escapes: bool = False
                          ) -> subprocess.Popen[str]:
@@ -260,7 +267,7 @@ def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
         [*rel.janito_command(), "run", "-x", "RunBashCode", "--args",
          json.dumps({"code": code, "timeout": timeout})],
         cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, preexec_fn=sigint_at_default)
 
 
 def test_janito_run_with_a_timeout(tmp_path: Path) -> None:

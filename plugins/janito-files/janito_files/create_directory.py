@@ -18,6 +18,8 @@ class CreateDirectory(BaseTool):
     An existing folder is not an error unless exist_ok is false ("created" is then false).
     """
 
+    writes_paths: ClassVar[tuple[str, ...]] = ("directory",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, parents: bool = True, exist_ok: bool = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 from janito_core.results import counted
@@ -19,6 +19,8 @@ class CreateFile(BaseTool):
     The write is atomic: the file holds either its old content or the complete new one,
     never a part. Missing parent folders are created; an existing file keeps its mode.
     """
+
+    writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(self, filepath: str, content: str, overwrite: bool = False) -> dict[str, Any]:
         """Write "content" to a file.

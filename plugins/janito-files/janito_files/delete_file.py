@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
@@ -17,6 +17,8 @@ class DeleteFile(BaseTool):
 
     Folders are refused; use RemoveDirectory for them.
     """
+
+    writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(self, filepath: str) -> dict[str, Any]:
         """Delete one file.

@@ -21,6 +21,8 @@ class MoveFile(BaseTool):
     when overwrite is true, and never when it is a folder.
     """
 
+    writes_paths: ClassVar[tuple[str, ...]] = ("source", "destination")
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "src_path": "renamed to 'source'",
         "dest_path": "renamed to 'destination'",

@@ -19,6 +19,8 @@ class RemoveDirectory(BaseTool):
     folder is touched. The workspace root itself cannot be removed.
     """
 
+    writes_paths: ClassVar[tuple[str, ...]] = ("directory",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, recursive: bool = False, force: bool = False

@@ -78,6 +78,8 @@ class ReplaceTextInFile(BaseTool):
     Bytes that are not UTF-8 and line endings are preserved.
     """
 
+    writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "search_text": "renamed to 'old_str'",
         "replacement_text": "renamed to 'new_str'",

@@ -1,11 +1,15 @@
 """One mounted MCP server: an SDK client session kept open on a background event loop.
 
-janito calls tools synchronously; the SDK is asynchronous. Each server gets its own
-event-loop thread; the session lives in one task on that loop (the SDK's transports are
-entered and left in the same task), and every call is a coroutine submitted to the loop
-from the calling thread, which waits for it while relaying the server's progress and log
-messages as janito reports. A server whose connection ends is marked broken: the call
-that finds it so fails with a structured error and the next call starts it again.
+Each server gets its own event-loop thread, and the session lives in one task on that
+loop: the SDK's transports must be entered and left in one task, and the session outlives
+every caller, whose loops differ (``janito mcp serve``'s, janito's background loop for a
+synchronous ``call_tool``, a host's own). A mounted tool is an ``async def run()`` tool:
+its call awaits, from the caller's loop, the coroutine submitted to the session's loop,
+and the server's progress and log messages come back to the caller's loop as janito
+reports, in order, before the answer. Cancelling the awaiting task (a timeout, a
+cancelled call) cancels the remote call, which the SDK passes on to the server. A server
+whose connection ends is marked broken: the call that finds it so fails with a structured
+error and the next call starts it again.
 """
 
 from __future__ import annotations
@@ -13,10 +17,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import contextvars
 import os
-import queue
 import threading
-import time
 from contextlib import AsyncExitStack
 from typing import Any, Callable
 
@@ -35,8 +38,6 @@ CLOSE_TIMEOUT = 6.0
 
 Reporter = Callable[[str, str], None]
 """``report(level, message)``: how a call relays the server's progress and log lines."""
-
-_DONE = object()
 
 
 def depth() -> int:
@@ -147,7 +148,7 @@ class RemoteServer:
         self._stderr: _StderrTail | None = None
         self._broken: str | None = None
         self._lock = threading.Lock()
-        self._listeners: set[queue.SimpleQueue[Any]] = set()
+        self._listeners: set[Reporter] = set()
         #: the secret values substituted into this server's configuration
         self.secrets = Scrubber()
         #: the name the server gave in the handshake (``janito`` for another janito)
@@ -416,10 +417,10 @@ class RemoteServer:
         # cleaned before it is cut, so that no secret is ever cut in two and half shown
         text = self.clean(data if isinstance(data, str) else _compact(data))[:2000]
         for listener in list(self._listeners):
-            listener.put((str(params.level), text))
+            listener(str(params.level), text)
 
     async def _call(self, client: Any, tool: str, arguments: dict[str, Any],
-                    messages: queue.SimpleQueue[Any]) -> Any:
+                    relay: Reporter) -> Any:
         janito_peer = self.server_name == "janito"
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
@@ -428,29 +429,81 @@ class RemoteServer:
                 # carrying its level: relaying both printed every line twice
                 return
             shown = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
-            messages.put(("progress", shown))
+            relay("progress", shown)
 
-        self._listeners.add(messages)
+        self._listeners.add(relay)
         try:
             return await client.call_tool(tool, arguments, progress_callback=progress)
         finally:
-            self._listeners.discard(messages)
+            self._listeners.discard(relay)
 
-    def call(self, tool: str, arguments: dict[str, Any], report: Reporter | None = None,
-             *, local_name: str | None = None) -> dict[str, Any]:
-        """Call remote ``tool`` and return janito's result dict; never raises.
+    async def call(self, tool: str, arguments: dict[str, Any], report: Reporter | None = None,
+                   *, local_name: str | None = None) -> dict[str, Any]:
+        """Call remote ``tool`` from a coroutine on any loop and return janito's result
+        dict; never raises, except ``CancelledError`` when the awaiting task is cancelled
+        (the remote call is cancelled with it).
 
-        The result, success or failure, structured data and text alike, and every progress
-        or log message reported on the way, are cleaned of the secret values substituted
-        into this server's configuration: a server that echoes its token passes it no further.
+        ``report`` is called on the caller's loop, in the caller's context. The result,
+        success or failure, structured data and text alike, and every progress or log
+        message reported on the way, are cleaned of the secret values substituted into
+        this server's configuration: a server that echoes its token passes it no further.
         """
         shown = None if report is None else _cleaned(report, self.clean)
-        result: dict[str, Any] = self.scrubbed(self._call_once(tool, arguments, shown, local_name))
+        result: dict[str, Any] = self.scrubbed(
+            await self._call_once(tool, arguments, shown, local_name))
         return result
 
-    def _call_once(self, tool: str, arguments: dict[str, Any], report: Reporter | None,
-                   local_name: str | None) -> dict[str, Any]:
+    async def _call_once(self, tool: str, arguments: dict[str, Any], report: Reporter | None,
+                         local_name: str | None) -> dict[str, Any]:
         where = {"server": self.name, "tool": local_name or tool}
+        client = self._client
+        if client is not None and self._broken is None:
+            stderr_mark = self._stderr.count if self._stderr is not None else 0
+        else:
+            # Starting it again waits on the session's loop, up to its start-up timeout:
+            # in a thread, so the caller's loop (a server's, serving others) keeps going.
+            ready = await asyncio.to_thread(self._ready, where)
+            if isinstance(ready, dict):
+                return ready
+            client, stderr_mark = ready
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()
+
+        def relay(level: str, message: str) -> None:
+            # On the session's loop: the report is the caller's to make, on its own loop.
+            if report is not None:
+                try:
+                    loop.call_soon_threadsafe(_report, report, level, message, context=context)
+                except RuntimeError:  # the caller's loop is gone: nobody to tell
+                    pass
+
+        waiter = asyncio.wrap_future(self._submit(self._call(client, tool, arguments, relay)))
+        try:
+            done, _ = await asyncio.wait((waiter,), timeout=self.config.timeout)
+        except asyncio.CancelledError:
+            waiter.cancel()  # and so the remote call, which the SDK tells the server about
+            raise
+        if not done:
+            waiter.cancel()
+            return failure(
+                f"MCP server {self.name!r} did not answer {tool} within "
+                f"{self.config.timeout:g} s; the call was cancelled",
+                TIMEOUT, **where,
+            )
+        if waiter.cancelled():  # the session's loop cancelled it: the server is going away
+            return await asyncio.to_thread(self._call_failed, ConnectionError("the call was "
+                                           "cancelled by the session"), tool, where, stderr_mark)
+        exc = waiter.exception()
+        if exc is not None:
+            # Reading the server's last stderr lines may wait for its pipe: not on this loop.
+            return await asyncio.to_thread(self._call_failed, exc, tool, where, stderr_mark)
+        from ._remote import result_dict
+
+        return result_dict(waiter.result(), self.name, tool, local_name, self.clean,
+                           janito_peer=self.server_name == "janito")
+
+    def _ready(self, where: dict[str, str]) -> tuple[Any, int] | dict[str, Any]:
+        """(the session, the server's stderr line count) once started, or the failure."""
         with self._lock:
             if not self.connected:
                 reason = self._broken
@@ -465,37 +518,7 @@ class RemoteServer:
                 except Exception as exc:
                     return failure(self.clean(f"MCP server {self.name!r} could not be started: "
                                               f"{describe(exc)}"), CONNECTION_FAILED, **where)
-            client = self._client
-            stderr_mark = self._stderr.count if self._stderr is not None else 0
-        messages: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        future = self._submit(self._call(client, tool, arguments, messages))
-        future.add_done_callback(lambda _: messages.put(_DONE))
-        deadline = time.monotonic() + self.config.timeout
-        while True:
-            try:
-                item = messages.get(timeout=max(deadline - time.monotonic(), 0.0))
-            except queue.Empty:
-                future.cancel()
-                return failure(
-                    f"MCP server {self.name!r} did not answer {tool} within "
-                    f"{self.config.timeout:g} s; the call was cancelled",
-                    TIMEOUT, **where,
-                )
-            if item is _DONE:
-                break
-            if report is not None:
-                try:
-                    report(*item)
-                except Exception:
-                    pass
-        try:
-            result = future.result()
-        except Exception as exc:
-            return self._call_failed(exc, tool, where, stderr_mark)
-        from ._remote import result_dict
-
-        return result_dict(result, self.name, tool, local_name, self.clean,
-                           janito_peer=self.server_name == "janito")
+            return self._client, self._stderr.count if self._stderr is not None else 0
 
     def _call_failed(self, exc: BaseException, tool: str, where: dict[str, str],
                      stderr_mark: int = 0) -> dict[str, Any]:
@@ -570,6 +593,13 @@ def _broken_result(exc: BaseException) -> str | None:
         where = ".".join(str(p) for p in first.get("loc", ()))
         return f"the result is not an MCP tool result ({where}: {first.get('msg', 'invalid')})"
     return None
+
+
+def _report(report: Reporter, level: str, message: str) -> None:
+    try:
+        report(level, message)
+    except Exception:  # a report that fails must not fail the call
+        pass
 
 
 def _cleaned(report: Reporter, clean: Callable[[str], str]) -> Reporter:

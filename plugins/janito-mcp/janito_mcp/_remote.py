@@ -1,5 +1,8 @@
 """A remote MCP tool as a janito tool class, and an MCP tool result as janito's result dict.
 
+The classes are async tools (``async def run()``): ``janito mcp serve`` and
+``acall_tool`` await them on their own loop, ``call_tool`` on janito's background loop.
+
 A remote tool has a JSON input schema instead of a typed ``run()``. Each generated class
 declares it as ``input_schema`` (janito-core's extension point for parameters known only
 at run time), so janito builds the schema the model sees and the per-property
@@ -173,7 +176,7 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
     """A ``@tool`` class named ``name`` that calls ``definition`` on ``remote``."""
     remote_name = str(definition.name)
 
-    def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
+    async def run(self: BaseTool, **kwargs: Any) -> dict[str, Any]:
         cls = type(self)
         where = {"server": remote.name, "tool": name}
         if getattr(cls, "mcp_removed", False):
@@ -193,7 +196,7 @@ def make_tool_class(remote: RemoteServer, definition: Any, name: str, module: st
             else:
                 self.report_progress(message)
 
-        return remote.call(remote_name, kwargs, report, local_name=name)
+        return await remote.call(remote_name, kwargs, report, local_name=name)
 
     run.__qualname__ = f"{name}.run"
     run.__module__ = module

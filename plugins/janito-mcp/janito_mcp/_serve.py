@@ -1,17 +1,19 @@
 """``janito mcp serve``: the loaded janito tools as an MCP server (stdio or streamable HTTP).
 
 Tools are listed with the MCP input schemas of ``janito_core.formats.mcp`` and every call
-goes through ``janito_core.dispatch.call_tool``, so argument validation, privileges and
-the ``janito_tool_call`` hook apply exactly as they do for any other caller. A call runs
-in a worker thread, with a call id made from the MCP request id; janito stamps every
-progress report with the id of the call that made it, and the reports reach that call's
-client as MCP progress notifications (when the client asked for progress) and log
-messages, and are still rendered on stderr. Nothing but MCP messages is ever written to
-stdout.
+goes through ``janito_core.dispatch.acall_tool``, so argument validation, privileges and
+the ``janito_tool_call`` hook apply exactly as they do for any other caller. An async tool
+(``async def run()``, a mounted MCP server's tools among them) is awaited on the server's
+event loop; any other runs in a worker thread. Each call has a call id made from the MCP
+request id; janito stamps every progress report with the id of the call that made it, and
+the reports reach that call's client as MCP progress notifications (when the client asked
+for progress) and log messages, and are still rendered on stderr. Nothing but MCP
+messages is ever written to stdout.
 
 Each call has a ``CancelToken``: the SDK cancels the request's handler when the client
 sends ``notifications/cancelled`` or the session ends (the client disconnected), and the
-handler then cancels the token, which the tool sees as ``self.cancel_token``. Calls run
+handler then cancels the token, which a synchronous tool sees as ``self.cancel_token`` and
+an async one as ``CancelledError``. Calls run
 under the private-network policy of the server (refused unless ``--allow-private-network``
 or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
 makes every request carry ``Authorization: Bearer <token>``.
@@ -24,7 +26,6 @@ import json
 import os
 import socket
 import sys
-import threading
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -94,29 +95,45 @@ def build_registry(options: ServeOptions) -> Registry:
 
 
 class _Channel:
-    """The notifications of one ``tools/call``: sent on the server's loop, from the tool's thread."""
+    """The notifications of one ``tools/call``, sent on the server's loop.
+
+    A report comes from the tool: on the server's loop itself (an async tool), or from a
+    worker thread (any other), which waits until its notification is written.
+    """
 
     def __init__(self, ctx: Any) -> None:
+        import asyncio
+
         self.ctx = ctx
+        self.loop = asyncio.get_running_loop()
         self.pending = ""
         self.count = 0
+        # The last notification scheduled from the loop's own thread: each waits for the
+        # one before, so they reach the client in the order they were reported.
+        self.last: Any = None
 
     def send(self, event: ReportEvent) -> None:
-        """Called in the tool's worker thread; blocks until the notification is written."""
-        import anyio.from_thread
+        import asyncio
 
         text = self.pending + str(event.message)
         if "\n" not in event.end:
             self.pending = text + event.end
             return
         self.pending = ""
-        if text.strip():
-            try:
-                anyio.from_thread.run(self.notify, event.kind, event.tool, text.strip())
-            except Exception:
-                pass
+        if not text.strip():
+            return
+        message = self.notify(event.kind, event.tool, text.strip())
+        if _running_loop() is self.loop:
+            self.last = self.loop.create_task(_after(self.last, message))
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(message, self.loop).result()
+        except Exception:
+            pass
 
     async def flush(self) -> None:
+        if self.last is not None:
+            await _after(self.last, None)
         if self.pending.strip():
             await self.notify("progress", None, self.pending.strip())
         self.pending = ""
@@ -135,6 +152,25 @@ class _Channel:
             )
         except Exception:
             pass
+
+
+def _running_loop() -> Any:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+async def _after(previous: Any, message: Any) -> None:
+    """``message`` (a coroutine, or None) once ``previous`` (a task, or None) is done."""
+    import asyncio
+
+    if previous is not None:
+        await asyncio.wait((previous,))
+    if message is not None:
+        await message
 
 
 class ReportForwarder:
@@ -213,8 +249,9 @@ class JanitoServer:
         return types.ListToolsResult(tools=list(self.tools.values()))
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        import asyncio
+
         import anyio
-        import anyio.to_thread
         import mcp_types as types
 
         from janito_core.cancellation import CancelToken
@@ -225,25 +262,18 @@ class JanitoServer:
         call_id = f"mcp-{next(self._serial)}:{ctx.request_id}"
         channel = self.forwarder.channels[call_id] = _Channel(ctx)
         token = CancelToken()
-        finished = threading.Event()
-
-        def work() -> dict[str, Any]:
-            try:
-                return self._dispatch(call_id, name, arguments, token)
-            finally:
-                token.close()  # here, not in the handler: the tool may outlive the handler
-                finished.set()
-
+        # The call is a task of its own, so that a cancelled request can tell the tool
+        # through the token and give it CANCEL_GRACE to stop before letting go of it.
+        call = asyncio.get_running_loop().create_task(
+            self._dispatch(call_id, name, arguments, token))
         try:
-            # abandon_on_cancel: the SDK's cancellation reaches this handler at once, and
-            # the handler passes it on to the tool through the token.
-            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            await asyncio.wait((call,))
+            result = call.result()
             await channel.flush()
         except anyio.get_cancelled_exc_class():
             token.cancel(CANCELLED_REASON)
             with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
-                while not finished.is_set():
-                    await anyio.sleep(0.02)
+                await asyncio.wait((call,))
             raise
         finally:
             self.forwarder.channels.pop(call_id, None)
@@ -254,16 +284,16 @@ class JanitoServer:
             is_error=not result.get("success", False),
         )
 
-    def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any],
-                  token: CancelToken | None = None) -> dict[str, Any]:
+    async def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any],
+                        token: CancelToken | None = None) -> dict[str, Any]:
         if name not in self.tools and self.registry.get(name) is not None:
             return failure(f"{name} is not served here", "unknown_tool", tool=name)
-        from janito_core.dispatch import call_tool
+        from janito_core.dispatch import acall_tool
         from janito_core.network import private_network
 
         with private_network(self.allow_private_network):
-            return call_tool(name, arguments, registry=self.registry, call_id=call_id,
-                             cancel_token=token)
+            return await acall_tool(name, arguments, registry=self.registry, call_id=call_id,
+                                    cancel_token=token)
 
     # -- transports -------------------------------------------------------------------
 

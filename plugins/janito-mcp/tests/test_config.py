@@ -111,8 +111,8 @@ class _Remote:
     def scrubbed(self, value: Any) -> Any:
         return value
 
-    def call(self, tool: str, arguments: dict[str, Any], report: Any,
-             *, local_name: str | None = None) -> dict[str, Any]:
+    async def call(self, tool: str, arguments: dict[str, Any], report: Any,
+                   *, local_name: str | None = None) -> dict[str, Any]:
         self.calls.append((tool, arguments))
         return {"success": True, "server": self.name, "tool": local_name}
 

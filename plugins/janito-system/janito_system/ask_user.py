@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Annotated, Any, TextIO
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Pattern
 
 from ._errors import guarded
+
+# One question at a time: the calls of a turn run at the same time, and two questions
+# written together would share the terminal and read each other's answers.
+_terminal = threading.Lock()
 
 
 def _is_terminal(stream: TextIO | None) -> bool:
@@ -39,9 +44,10 @@ class AskUser(BaseTool):
             return failure("no one can answer: standard input or error is not a terminal",
                            "no_terminal", **echo)
         try:
-            stderr.write(f"\n❓ {question}\n> ")
-            stderr.flush()
-            line = stdin.readline()
+            with _terminal:
+                stderr.write(f"\n❓ {question}\n> ")
+                stderr.flush()
+                line = stdin.readline()
         except KeyboardInterrupt:
             stderr.write("\n")
             return failure("the user cancelled the question (Ctrl-C)", "cancelled", **echo)

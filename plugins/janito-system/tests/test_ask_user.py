@@ -6,6 +6,7 @@ import io
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -45,6 +46,9 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: a session leader whose controlling terminal is the pty
             try:
+                # SIGINT as at a terminal, even if this run started with it ignored: the
+                # Ctrl-C test needs the child to hear it
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.chdir(cwd)
                 os.execve(sys.executable, argv, env)
             finally:
@@ -197,3 +201,43 @@ def test_an_empty_question_is_refused() -> None:
     problems: list[dict[str, str]] = []
     tool_schema(AskUser).params["question"].info.convert("   ", "question", problems)
     assert problems and problems[0]["field"] == "question"
+
+
+class _Desk(io.StringIO):
+    """A terminal stand-in that answers each question after a pause, and logs who spoke."""
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if "?" in text:
+            self.log.append("asked " + text.strip("\n> ").lstrip("❓ "))
+        return len(text)
+
+    def readline(self, size: int | None = -1) -> str:
+        time.sleep(0.2)
+        self.log.append("answered")
+        return "yes\n"
+
+
+def test_the_questions_of_one_turn_are_asked_one_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from janito_core import Registry
+    from janito_core.dispatch import execute_tool_calls
+
+    log: list[str] = []
+    desk = _Desk(log)
+    monkeypatch.setattr(sys, "stdin", desk)
+    monkeypatch.setattr(sys, "stderr", desk)
+    registry = Registry(autoload=(), allowed=None)
+    registry.add_toolset("system")
+    turn = [{"type": "tool_use", "id": str(i), "name": "AskUser",
+             "input": {"question": f"Question {i}?"}} for i in range(3)]
+    items = execute_tool_calls(turn, registry=registry)
+    assert [json.loads(item["content"])["answer"] for item in items] == ["yes"] * 3
+    assert log[1::2] == ["answered"] * 3  # each answer before the next question
+    assert sorted(log[0::2]) == ["asked Question 0?", "asked Question 1?", "asked Question 2?"]
