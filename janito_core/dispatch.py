@@ -529,6 +529,8 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
     schema = tool_schema(record.cls)
     params = schema.params
     if not arguments:
+        if not params and not schema.groups:
+            return {}
         missing = [n for n, p in params.items() if p.required]
         if not missing:
             problems = _group_problems(schema.groups, arguments) if schema.groups else []
@@ -609,8 +611,10 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
         return failure(f"{name} returned success={success!r}, which is not a boolean",
                        INVALID_RESULT, tool=name)
     wide: list[str] = []
-    problem, size = _inspect(result, "result", 0, wide)
-    if problem is not None:
+    try:
+        size = _size(result, 0, wide)
+    except _NotJSON:
+        problem = _inspect(result, "result", 0, [])[0]
         return failure(f"{name} returned a result that is not JSON: {problem}; this is a bug in "
                        "the tool", INVALID_RESULT, tool=name)
     if wide and not _encodes("".join(wide)):
