@@ -19,6 +19,8 @@ httpx is imported only when GetUrl runs (``open_client``), so listing the tools 
 
 from __future__ import annotations
 
+import functools
+import os
 import select
 import socket
 import ssl
@@ -168,6 +170,21 @@ def _shut(sock: socket.socket) -> None:
         pass
 
 
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """The TLS settings of GetUrl's connections: certifi's bundle, or SSL_CERT_FILE /
+    SSL_CERT_DIR when they are set (the arguments, so that a change of them is seen).
+
+    Loading a bundle costs tens of milliseconds, most of a call to a nearby server; a
+    context is never changed once made and may wrap sockets on any thread, so the calls
+    share one.
+    """
+    import httpx
+
+    context: ssl.SSLContext = httpx.create_ssl_context(trust_env=True)
+    return context
+
+
 def open_client(exchange: Exchange) -> Any:
     """An ``httpx.Client`` whose every connection goes through ``exchange``: checked
     addresses, one deadline, and proxies from the environment only while private
@@ -175,8 +192,7 @@ def open_client(exchange: Exchange) -> Any:
     import httpcore
     import httpx
 
-    # Certificates: certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR when they are set.
-    context = httpx.create_ssl_context(trust_env=True)
+    context = _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
     backend = _make_backend(exchange, httpcore)
     transport = _make_transport(backend, context, httpcore, httpx,
                                 use_proxies=exchange.allow_private)
