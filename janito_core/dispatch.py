@@ -665,45 +665,40 @@ def _size(value: Any, depth: int, wide: list[str]) -> int:
         raise _NotJSON(f"is {value!r}, which JSON cannot carry")
     if depth > MAX_DEPTH:
         raise _NotJSON(f"is nested more than {MAX_DEPTH} levels deep")
+    items: Iterable[tuple[Any, Any]]
     if kind is dict or isinstance(value, dict):
         size = 2
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str:
                 raise _NotJSON(f"has a key {key!r} that is not a string")
             if not key.isascii():
                 wide.append(key)
             size += len(key) + 4
-            kind = type(item)
-            if kind is str:
-                if not item.isascii():
-                    wide.append(item)
-                size += len(item) + 2
-            elif kind is bool or item is None or kind is int:
-                size += 5
-            else:
-                try:
-                    size += _size(item, depth + 1, wide)
-                except _NotJSON as problem:
-                    problem.steps.append(f"[{key!r}]")
-                    raise
-        return size
-    if kind is list or kind is tuple:
+        items = value.items()
+    elif kind is list or kind is tuple:
         size = 2 + len(value)
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is str:
-                if not item.isascii():
-                    wide.append(item)
-                size += len(item) + 2
-            elif kind is bool or item is None or kind is int:
-                size += 5
-            else:
-                try:
-                    size += _size(item, depth + 1, wide)
-                except _NotJSON as problem:
-                    problem.steps.append(f"[{index}]")
-                    raise
-        return size
+        items = enumerate(value)
+    else:
+        return _other_size(value, kind, wide)
+    for step, item in items:
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                wide.append(item)
+            size += len(item) + 2
+        elif kind is bool or item is None or kind is int:
+            size += 5
+        else:
+            try:
+                size += _size(item, depth + 1, wide)
+            except _NotJSON as problem:
+                problem.steps.append(f"[{step!r}]")
+                raise
+    return size
+
+
+def _other_size(value: Any, kind: type, wide: list[str]) -> int:
+    """The size of a subclass of str or int (JSON text of its value); _NotJSON otherwise."""
     if isinstance(value, str):
         if not value.isascii():
             wide.append(str(value))
