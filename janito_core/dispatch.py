@@ -100,7 +100,7 @@ class ToolCall:
 
         An ``async def run()`` tool is run to completion here as well, so a hook sees its
         finished result exactly as it sees a synchronous tool's: on the event loop of the
-        ``acall_tool`` that made the call, or else on janito's background loop.
+        ``acall_tool`` that made the call, or else on the registry's background loop.
         """
         try:
             result: dict[str, Any] = self.record.cls(self.registry.workspace).run(**self.arguments)
@@ -116,11 +116,9 @@ class ToolCall:
     def _to_completion(self, awaitable: Awaitable[Any]) -> dict[str, Any]:
         import concurrent.futures
 
-        from . import _aio
-
         try:
             loop: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
-            return _aio.run_coroutine(_guarded(self, awaitable), loop)
+            return self.registry.async_runner().run_coroutine(_guarded(self, awaitable), loop)
         except concurrent.futures.CancelledError:  # the loop went away under the call
             return failure(f"{self.name} stopped: its event loop was shut down", CANCELLED,
                            tool=self.name)
@@ -252,7 +250,7 @@ def call_tool(
     ``timeout`` (seconds) cancels the call when it runs out: the tool answers ``timeout``
     if it stops (an async tool is cancelled; a synchronous one is told through its
     token and is waited for). An ``async def run()`` tool is run to completion, on
-    janito's background event loop; from inside a running loop, await ``acall_tool``
+    its registry's background event loop; from inside a running loop, await ``acall_tool``
     instead, which does not block that loop.
     """
     if registry is None:
@@ -443,10 +441,8 @@ async def _in_thread(function: Callable[[ToolCall], Any], call: ToolCall, signal
     import asyncio
     import contextvars
 
-    from . import _aio
-
     context = contextvars.copy_context()
-    future = _aio.thread_pool().submit(context.run, function, call)
+    future = call.registry.async_runner().thread_pool().submit(context.run, function, call)
     future.add_done_callback(lambda _: signal.close())
     return await asyncio.wrap_future(future)
 
@@ -845,7 +841,7 @@ def execute_tool_calls(
     of the calls.
 
     The calls run at the same time, at most ``max_concurrency`` of them, each in a worker
-    thread (an async tool on janito's background loop), except where the order can
+    thread (an async tool on its registry's background loop), except where the order can
     matter: calls that write one workspace path (``BaseTool.writes_paths``), or name a
     path another call of the turn writes, run one after the other in the order of the
     calls, and a writing tool that declares no paths runs alone (``janito_core._writes``).

@@ -23,6 +23,7 @@ from .privileges import ALL_PRIVILEGES, Privileges
 from .results import counted
 
 if TYPE_CHECKING:
+    from ._aio import AsyncRunner
     from .schema import ToolSchema
     from .workspace import Workspace
     from .wrapper import ToolWrapper
@@ -128,6 +129,8 @@ class Registry:
         self.notes: list[LoadError] = []
         self.plugins = PluginHost()
         self.reports = reports
+        self._async_runner: AsyncRunner | None = None
+        self._async_runner_lock = threading.Lock()
 
     @property
     def reports(self) -> str:
@@ -213,6 +216,24 @@ class Registry:
     @workspace.setter
     def workspace(self, value: Workspace) -> None:
         self._workspace = value
+
+    def async_runner(self) -> AsyncRunner:
+        """The event loop that runs this registry's async tools for synchronous callers,
+        and the threads that run its synchronous tools for async callers: started on
+        first use (``janito tools`` never loads ``asyncio``), stopped with the registry."""
+        runner = self._async_runner
+        if runner is None:
+            with self._async_runner_lock:
+                if self._async_runner is None:
+                    import weakref
+
+                    from ._aio import AsyncRunner
+
+                    created = AsyncRunner()
+                    weakref.finalize(self, created.shutdown)
+                    self._async_runner = created
+                runner = self._async_runner
+        return runner
 
     # -- toolsets ---------------------------------------------------------------------
 

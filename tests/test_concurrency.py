@@ -519,6 +519,28 @@ def test_async_tools_run_to_completion_from_synchronous_code(reg: Registry) -> N
     assert result == {"success": True, "waited": 0.01}
 
 
+def test_each_registry_has_its_loop_which_stops_with_it(tmp_path: Path) -> None:
+    import gc
+
+    def used_registry() -> Registry:
+        registry = Registry(autoload=(), workspace=Workspace(tmp_path))
+        for item in TOOLS:
+            registry.add_tool(item)
+        assert call_tool("AsyncEcho", {"text": "hi"}, registry=registry)["success"] is True
+        return registry
+
+    first, second = used_registry(), used_registry()
+    loops = [first.async_runner().loop(), second.async_runner().loop()]
+    assert loops[0] is not loops[1]
+    assert first.async_runner().loop() is loops[0]  # the next call finds the same loop
+    del first, second
+    gc.collect()
+    deadline = time.monotonic() + WAIT
+    while not all(loop.is_closed() for loop in loops) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert all(loop.is_closed() for loop in loops)
+
+
 def test_call_tool_works_inside_a_running_loop(reg: Registry) -> None:
     async def main() -> dict[str, Any]:
         return call_tool("AsyncEcho", {"text": "inside"}, registry=reg)

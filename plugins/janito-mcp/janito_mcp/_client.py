@@ -2,7 +2,7 @@
 
 Each server gets its own event-loop thread, and the session lives in one task on that
 loop: the SDK's transports must be entered and left in one task, and the session outlives
-every caller, whose loops differ (``janito mcp serve``'s, janito's background loop for a
+every caller, whose loops differ (``janito mcp serve``'s, a registry's background loop for a
 synchronous ``call_tool``, a host's own). A mounted tool is an ``async def run()`` tool:
 its call awaits, from the caller's loop, the coroutine submitted to the session's loop,
 and the server's progress and log messages come back to the caller's loop as janito

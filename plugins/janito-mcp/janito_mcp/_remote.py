@@ -1,7 +1,7 @@
 """A remote MCP tool as a janito tool class, and an MCP tool result as janito's result dict.
 
 The classes are async tools (``async def run()``): ``janito mcp serve`` and
-``acall_tool`` await them on their own loop, ``call_tool`` on janito's background loop.
+``acall_tool`` await them on their own loop, ``call_tool`` on their registry's background loop.
 
 A remote tool has a JSON input schema instead of a typed ``run()``. Each generated class
 declares it as ``input_schema`` (janito-core's extension point for parameters known only
