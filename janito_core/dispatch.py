@@ -609,10 +609,9 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     wide: list[str] = []
     try:
         size = _size(result, 0, wide)
-    except _NotJSON:
-        problem = _inspect(result, "result", 0, [])[0]
-        return failure(f"{name} returned a result that is not JSON: {problem}; this is a bug in "
-                       "the tool", INVALID_RESULT, tool=name)
+    except _NotJSON as problem:
+        return failure(f"{name} returned a result that is not JSON: {problem.at('result')}; "
+                       "this is a bug in the tool", INVALID_RESULT, tool=name)
     if wide and not _encodes("".join(wide)):
         result = _utf8_safe(result)
         size = _inspect(result, "result", 0, [])[1]
@@ -629,6 +628,10 @@ class _NotJSON(Exception):
         self.what = what
         self.steps: list[str] = []
 
+    def at(self, path: str) -> str:
+        """What is wrong, said from ``path``, the name of the value that was sized."""
+        return f"{path}{''.join(reversed(self.steps))} {self.what}"
+
 
 def _inspect(value: Any, path: str, depth: int, wide: list[str]) -> tuple[str | None, int]:
     """(where the value stops being JSON, or None; its approximate size in characters).
@@ -639,7 +642,7 @@ def _inspect(value: Any, path: str, depth: int, wide: list[str]) -> tuple[str | 
     try:
         return None, _size(value, depth, wide)
     except _NotJSON as problem:
-        return f"{path}{''.join(reversed(problem.steps))} {problem.what}", 0
+        return problem.at(path), 0
 
 
 def _size(value: Any, depth: int, wide: list[str]) -> int:
