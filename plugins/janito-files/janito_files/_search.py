@@ -96,19 +96,24 @@ Lines = tuple[list[int], list[str]]
 """The matching lines of one file: their numbers (from 1) and their texts, in order."""
 
 
+def finished_lines(texts: list[str], crlf: bool) -> list[str]:
+    """``texts`` (lines without their line feed) as a result shows them: without trailing
+    carriage returns (``crlf``: the file holds one) and clipped to LINE_CHARS."""
+    if crlf:
+        texts = [text.rstrip("\r") for text in texts]
+    if max(map(len, texts), default=0) > LINE_CHARS:
+        texts = [text if len(text) <= LINE_CHARS else clip_line(text) for text in texts]
+    return texts
+
+
 def decoded_lines(pieces: list[bytes], crlf: bool) -> list[str]:
-    """``pieces`` (lines without their line break) as text, each clipped to LINE_CHARS.
+    """``pieces`` (lines without their line break) as :func:`finished_lines`.
 
     They are decoded as one buffer: no piece holds a line break and a break byte is never
     part of a multi-byte sequence, so splitting the text at the breaks gives each piece's
     own decoding, at the cost of one decode instead of one per line.
     """
-    texts = b"\n".join(pieces).decode("utf-8", "replace").split("\n")
-    if crlf:
-        texts = [text.rstrip("\r") for text in texts]
-    if max(map(len, pieces), default=0) > LINE_CHARS:
-        texts = [text if len(text) <= LINE_CHARS else clip_line(text) for text in texts]
-    return texts
+    return finished_lines(b"\n".join(pieces).decode("utf-8", "replace").split("\n"), crlf)
 
 
 class BytesMatcher:
@@ -285,9 +290,8 @@ class RegexMatcher:
             line_no += count("\n", counted, start)
             counted = start
             numbers.append(line_no)
-            line = text[start:end].rstrip("\r")
-            texts.append(line if len(line) <= LINE_CHARS else clip_line(line))
-        return numbers, texts
+            texts.append(text[start:end])
+        return numbers, finished_lines(texts, "\r" in text)
 
     def count(self, data: bytes) -> int | None:
         """How many lines match; None for a binary file."""
