@@ -256,7 +256,7 @@ class Workspace:
 
         Opened without blocking, so a FIFO or a device never hangs the call: IsADirectoryError
         for a folder, :class:`NotRegularFile` for anything else that is not a regular file.
-        The descriptor is put back into blocking mode; the caller closes it.
+        The descriptor keeps O_NONBLOCK, which a regular file ignores; the caller closes it.
         """
         fd, parts = self.resolver.open(self._text(path), _READ_FLAGS)
         try:
