@@ -14,6 +14,11 @@ stricter comparison. Two SearchText figures are printed: the tool called through
 the whole model-facing path (``dispatch``: argument validation and result checking by
 ``call_tool`` included). The target is ``tool`` at most 2x grep.
 
+A third baseline, ``floor``, is what any search written in Python pays before it matches
+anything: the same folders listed and the same files opened, sized, read (a binary file's
+first 8 KiB) and closed through ``os`` calls in a bare loop, with one ``bytes.find`` per
+file. It shows how much of the distance to grep a faster matcher could close.
+
     python bench/bench_search_text.py [--rounds 5] [--query TEXT ...] [--regex EXPR ...]
 """
 
@@ -63,6 +68,32 @@ def run_grep(tree: str, query: str, regex: bool, skip_binary: bool = False) -> t
     lines = [line for line in done.stdout.split(b"\n") if line
              and not (line.startswith(b"Binary file ") and line.endswith(b" matches"))]
     return elapsed, len(lines)
+
+
+def run_floor(tree: str, query: str) -> float:
+    """Seconds of the bare loop described in the module's docstring."""
+    needle = query.encode()
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder_flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    start = time.perf_counter()
+    folders = [os.open(tree, folder_flags)]
+    while folders:
+        folder = folders.pop()
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(os.open(entry.name, folder_flags, dir_fd=folder))
+            elif entry.is_file(follow_symlinks=False):
+                fd = os.open(entry.name, flags, dir_fd=folder)
+                size = os.fstat(fd).st_size
+                data = os.read(fd, 8192)
+                if len(data) == 8192 and b"\x00" not in data:
+                    data += os.read(fd, size + 1 - len(data))
+                os.close(fd)
+                data.find(needle)
+        os.close(folder)
+    return time.perf_counter() - start
 
 
 def arguments(query: str, regex: bool) -> dict[str, Any]:
@@ -122,12 +153,14 @@ def main() -> int:
         print(f"tree: copy of {sysconfig.get_paths()['stdlib']} ({files} files, "
               f"{size / 1e6:.0f} MB), {args.rounds} alternating rounds per query")
         print(f"{'query':<26} {'matches':>8} {'grep s':>8} {'tool s':>8} {'ratio':>6} "
-              f"{'dispatch s':>10} {'ratio':>6} {'grep -I s':>9} {'ratio':>6}")
+              f"{'dispatch s':>10} {'ratio':>6} {'grep -I s':>9} {'ratio':>6} "
+              f"{'floor s':>8} {'floor/grep -I':>13}")
         worst = worst_i = 0.0
         for query, regex in queries:
             run_grep(tree, query, regex)  # warm the page cache
             run_tool(search, query, regex)
             grep_times, grep_i_times, tool_times, dispatch_times = [], [], [], []
+            floor_times: list[float] = []
             grep_count = grep_i_count = tool_count = dispatch_count = 0
             for _ in range(args.rounds):
                 elapsed, grep_count = run_grep(tree, query, regex)
@@ -138,6 +171,8 @@ def main() -> int:
                 tool_times.append(elapsed)
                 elapsed, dispatch_count = run_dispatch(registry, query, regex)
                 dispatch_times.append(elapsed)
+                if not regex:
+                    floor_times.append(run_floor(tree, query))
             if not grep_count == grep_i_count == tool_count == dispatch_count:
                 print(f"MISMATCH for {query!r}: grep {grep_count} lines (-I: {grep_i_count}), SearchText "
                       f"{tool_count} (dispatch {dispatch_count})")
@@ -149,8 +184,10 @@ def main() -> int:
             worst = max(worst, t / g)
             worst_i = max(worst_i, t / gi)
             label = ("re:" if regex else "") + query
+            floor = (f"{statistics.median(floor_times):>8.3f} "
+                     f"{statistics.median(floor_times) / gi:>13.2f}" if floor_times else "")
             print(f"{label:<26} {tool_count:>8} {g:>8.3f} {t:>8.3f} {t / g:>6.2f} "
-                  f"{d:>10.3f} {d / g:>6.2f} {gi:>9.3f} {t / gi:>6.2f}")
+                  f"{d:>10.3f} {d / g:>6.2f} {gi:>9.3f} {t / gi:>6.2f} {floor}")
         print(f"worst ratio SearchText/grep -rn: {worst:.2f} (target: at most 2.00)")
         print(f"worst ratio SearchText/grep -rnI (binary files skipped, as SearchText does): "
               f"{worst_i:.2f}")
