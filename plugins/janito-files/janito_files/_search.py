@@ -15,7 +15,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from janito_core import failure
-from janito_core.results import counted
+from janito_core.results import INVALID_ARGUMENTS, counted
 
 from ._common import (
     LINE_CHARS,
@@ -392,6 +392,10 @@ def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: s
            exclude: str | list[str] | None) -> dict[str, Any]:
     """One SearchText (``regex`` false) or SearchRegex call; ``echo`` repeats its inputs."""
     what = "pattern" if regex else "query"
+    if not regex and "\n" in term:
+        return failure("query holds a line break, and a match lies within one line: search "
+                       "for the text of one line (SearchRegex matches at a line's start or "
+                       "end with ^ and $)", INVALID_ARGUMENTS, **echo)
     try:
         matcher = make_matcher(term, regex, case_sensitive)
     except re.error as exc:

@@ -44,7 +44,7 @@ class SearchText(BaseTool):
         Args:
             paths: Files or folders to search, relative to the workspace root: a list, or one
                 string with paths separated by spaces ("." is the workspace root).
-            query: The exact text to find within a line.
+            query: The exact text to find within a line (no line breaks).
             case_sensitive: Match letter case exactly; false also finds "Text" for "text".
             max_depth: How many folder levels to descend (1 = only files directly in the
                 given folders); null or 0 means no limit.

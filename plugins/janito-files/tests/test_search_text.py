@@ -232,6 +232,17 @@ def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
     fails(files.call("SearchRegex", paths=".", pattern=r"\p{L}"), "invalid_regex")
 
 
+def test_a_query_with_a_line_break_is_refused_not_matched_across_lines(
+        files: Any, ws: Path) -> None:
+    # "x a" and "b y" do not hold "a\nb"; finding it across the break named line 1
+    (ws / "a.txt").write_text("x a\nb y\n")
+    for count_only in (False, True):
+        refused = fails(files.call("SearchText", paths=".", query="a\nb",
+                                   count_only=count_only), "invalid_arguments")
+        assert "line break" in refused["error"] and refused["query"] == "a\nb"
+    assert ok(files.call("SearchText", paths=".", query="a\r"))["count"] == 0
+
+
 def test_files_matched_counts_files_not_lines(files: Any, ws: Path) -> None:
     (ws / "a.txt").write_text("needle\nneedle\n")
     (ws / "b.txt").write_text("hay\nneedle\n")
