@@ -91,13 +91,14 @@ Errors = Callable[[str, OSError], None]
 
 def kind_of(entry: os.DirEntry[str]) -> str:
     """"file", "directory", "symlink" or "other", never following a link."""
+    # files first: they are most of a tree, and one question settles them
     try:
-        if entry.is_symlink():
-            return "symlink"
-        if entry.is_dir(follow_symlinks=False):
-            return "directory"
         if entry.is_file(follow_symlinks=False):
             return "file"
+        if entry.is_dir(follow_symlinks=False):
+            return "directory"
+        if entry.is_symlink():
+            return "symlink"
     except OSError:
         pass
     return "other"
@@ -206,7 +207,7 @@ def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
             item = folder.entries[folder.index]
             folder.index += 1
             try:
-                fd = stack.fd_of(position)
+                fd = folder.fd if folder.fd >= 0 else stack.fd_of(position)
             except OSError as exc:
                 if on_error is not None:
                     on_error(folder.relative, exc)
