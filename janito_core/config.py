@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -13,3 +14,38 @@ def config_dir() -> Path:
         return Path(explicit)
     xdg = os.environ.get("XDG_CONFIG_HOME")
     return (Path(xdg) if xdg else Path.home() / ".config") / "janito"
+
+
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace the file at ``path`` with ``data`` in one step, readable by its owner only.
+
+    For files that may hold credentials (the secrets store, MCP server settings, trusted
+    folders). The folder is made when missing. The bytes go to a new temporary file beside
+    the target (mode 0600 whatever the umask), are flushed to disk and renamed over the
+    target, and the folder is synced: a reader or a crash sees the old file or the new one,
+    never a part, and two writers never share a temporary file. On failure the target is
+    left as it was and the temporary file is removed.
+    """
+    from ._atomic import create_temp, sync_folder, write_all
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    dir_fd = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd, temp = create_temp(dir_fd, target.name, 0o600)
+        try:
+            try:
+                os.fchmod(fd, 0o600)
+                write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+            raise
+        sync_folder(dir_fd)
+    finally:
+        os.close(dir_fd)

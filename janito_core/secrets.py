@@ -18,12 +18,11 @@ import json
 import os
 import re
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from .config import config_dir
+from .config import config_dir, write_private
 from .errors import SecretStoreError
 
 SERVICE = "janito"
@@ -164,22 +163,7 @@ class _FileStore:
         return data
 
     def _write(self, data: dict[str, str]) -> None:
-        folder = self.path.parent
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".secrets.", suffix=".tmp")
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=1, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
-        _sync_folder(folder)
+        write_private(self.path, json.dumps(data, indent=1, sort_keys=True).encode("utf-8"))
 
     def get(self, name: str) -> str | None:
         return self._read().get(name)
@@ -201,20 +185,6 @@ class _FileStore:
 
     def names(self) -> list[str]:
         return sorted(self._read())
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (where folders can be opened and synced)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class _KeyringStore:

@@ -10,7 +10,6 @@ out. A relative ``envFile`` is made absolute, since the copy lives in another fo
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,19 +77,8 @@ def _target_data(target: Path) -> tuple[dict[str, Any], str]:
 
 
 def _write(target: Path, data: dict[str, Any]) -> None:
-    """Write beside the file and rename, so a reader never sees half of it; readable by
-    the owner only, since headers and env may hold credentials."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    """Replace the file in one step, readable by the owner only, since headers and env may
+    hold credentials."""
+    from janito_core.config import write_private
+
+    write_private(target, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

@@ -52,23 +52,10 @@ def is_trusted(folder: str | os.PathLike[str]) -> bool:
 
 
 def _write(folders: list[str]) -> None:
-    target = trust_file()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    from janito_core.config import write_private
+
     text = json.dumps({"trusted": sorted(set(folders))}, indent=2) + "\n"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_private(trust_file(), text.encode("utf-8"))
 
 
 def trust(folder: str | os.PathLike[str]) -> bool:
