@@ -102,7 +102,8 @@ def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
 
 
 def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwrite: bool,
-             expect: os.stat_result | None = None, like: os.stat_result | None = None) -> bool:
+             expect: os.stat_result | None = None, like: os.stat_result | None = None,
+             mode: int | None = None) -> bool:
     """Write ``chunks`` as file ``name`` of folder ``dir_fd`` atomically; whether a file was
     replaced.
 
@@ -111,7 +112,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
     as it was and the temporary file is removed. ``expect``: the state the caller read the
     file in; ChangedMeanwhile is raised, and nothing written, when it changed since.
     ``like``: the stat whose mode (and owner, where allowed) the new file takes, instead of
-    the replaced file's (a copy keeps its source's).
+    the replaced file's (a copy keeps its source's). ``mode``: the new file's mode whatever
+    the umask and the replaced file, set before any byte is written.
     """
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -126,15 +128,19 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
             existing = None  # the link itself is replaced; a link has no mode to keep
     if expect is not None:
         check_unchanged(dir_fd, name, expect)
-    fd, temp = create_temp(dir_fd, name)  # the umask applies to new files, as with open()
+    # the umask applies to new files, as with open()
+    fd, temp = create_temp(dir_fd, name, 0o666 if mode is None else mode)
     try:
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             if isinstance(chunks, (bytes, bytearray, memoryview)):
                 write_all(fd, chunks)
             else:
                 for chunk in chunks:
                     write_all(fd, chunk)
-            copy_metadata(fd, like or existing)
+            if mode is None:
+                copy_metadata(fd, like or existing)
             os.fsync(fd)
         finally:
             os.close(fd)

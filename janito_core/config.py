@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -26,26 +25,13 @@ def write_private(path: str | os.PathLike[str], data: bytes) -> None:
     never a part, and two writers never share a temporary file. On failure the target is
     left as it was and the temporary file is removed.
     """
-    from ._atomic import create_temp, sync_folder, write_all
+    from ._atomic import write_at
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     dir_fd = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
                      | getattr(os, "O_CLOEXEC", 0))
     try:
-        fd, temp = create_temp(dir_fd, target.name, 0o600)
-        try:
-            try:
-                os.fchmod(fd, 0o600)
-                write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=dir_fd)
-            raise
-        sync_folder(dir_fd)
+        write_at(dir_fd, target.name, data, overwrite=True, mode=0o600)
     finally:
         os.close(dir_fd)
