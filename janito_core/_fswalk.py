@@ -207,7 +207,7 @@ def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
             item = folder.entries[folder.index]
             folder.index += 1
             try:
-                fd = folder.fd if folder.fd >= 0 else stack.fd_of(position)
+                fd = stack.fd_of(position)
             except OSError as exc:
                 if on_error is not None:
                     on_error(folder.relative, exc)
