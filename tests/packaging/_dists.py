@@ -91,15 +91,17 @@ def uv() -> str | None:
     return shutil.which(os.environ.get("UV", "uv"))
 
 
-def build(dist: Dist, out: Path) -> Built:
-    """Build the sdist, then the wheel from that sdist, as a packager would."""
+def build(dist: Dist, out: Path, env: dict[str, str] | None = None) -> Built:
+    """Build the sdist, then the wheel from that sdist, as a packager would (``env``: the
+    build's environment, this process's by default)."""
     out.mkdir(parents=True, exist_ok=True)
     tool = uv()
     if tool:
         cmd = [tool, "build", "--out-dir", str(out), str(dist.path)]
     else:
         cmd = [sys.executable, "-m", "build", "--outdir", str(out), str(dist.path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False,
+                          env=env)
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr)[-4000:]
         return Built(error=f"{' '.join(cmd)} exited {proc.returncode}:\n{output}")
@@ -147,10 +149,21 @@ class CleanEnv:
 
     def janito(self, *args: str, cwd: Path, config: Path) -> subprocess.CompletedProcess[str]:
         """Run the installed ``janito`` with no credentials and a private config folder."""
+        return subprocess.run([str(self.bin / "janito"), *args], cwd=cwd, env=self._env(config),
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    def python_code(self, code: str, *args: str, cwd: Path,
+                    config: Path) -> subprocess.CompletedProcess[str]:
+        """Run ``code`` with the environment's Python, as :meth:`janito` runs the command."""
+        return subprocess.run([self.python, "-c", code, *args], cwd=cwd, env=self._env(config),
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    def _env(self, config: Path) -> dict[str, str]:
+        """This process's environment without what would reach into the repository or the
+        user's configuration."""
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("JANITO_", "PYTHON", "VIRTUAL_ENV"))}
         env["JANITO_CONFIG_DIR"] = str(config)
         env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
-        return subprocess.run([str(self.bin / "janito"), *args], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=300, check=False)
+        return env

@@ -10,18 +10,29 @@ from __future__ import annotations
 
 import email.parser
 import json
+import os
 import re
+import shutil
+import sysconfig
 import tarfile
 import zipfile
 from email.message import Message
 from pathlib import Path
 
-from _dists import REPO, Built, CleanEnv, Dist, distributions
+from _dists import REPO, Built, CleanEnv, Dist, build, distributions
 
 DISTS = distributions()
 CORE = DISTS[0]
 REPO_NAMES = {d.name for d in DISTS}
 REPO_PACKAGES = {p for d in DISTS for p in d.packages}
+
+# Distributions that compile a module into their wheel where a C compiler exists, and the
+# module's path in the wheel; every other wheel is pure Python.
+COMPILED = {"janito-files": "janito_files/_speedups.abi3.so"}
+
+
+def _has_compiler() -> bool:
+    return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is not None
 
 
 def _normal(name: str) -> str:
@@ -80,8 +91,42 @@ def test_builds_a_wheel_and_an_sdist(dist: Dist, built: Built) -> None:
     assert built.wheel is not None and built.sdist is not None
     stem = _normal(dist.name).replace("-", "_")
     assert built.wheel.name.startswith(f"{stem}-{dist.version}-")
-    assert built.wheel.name.endswith("-py3-none-any.whl"), "a pure-Python wheel"
+    if dist.name in COMPILED and _has_compiler():
+        # Built against Python 3.10's limited API: one wheel for 3.10 and later.
+        assert re.search(r"-cp310-abi3-\w+\.whl$", built.wheel.name), built.wheel.name
+        assert COMPILED[dist.name] in _wheel_files(built.wheel)
+    else:
+        assert built.wheel.name.endswith("-py3-none-any.whl"), "a pure-Python wheel"
     assert built.sdist.name == f"{stem}-{dist.version}.tar.gz"
+
+
+def test_janito_files_without_a_compiler_is_a_pure_wheel_that_searches(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    files = next(d for d in DISTS if d.name == "janito-files")
+    # /bin/false as the compiler: the build hook warns and leaves the module out.
+    built = build(files, tmp_path / "dist", env={**os.environ, "CC": "false"})
+    assert not built.error, built.error
+    assert built.wheel is not None and built.wheel.name.endswith("-py3-none-any.whl")
+    assert not [n for n in _wheel_files(built.wheel) if n.endswith((".so", ".c"))]
+    env = CleanEnv(tmp_path / "venv")
+    env.install(str(wheels[CORE.name]), str(built.wheel))
+    (tmp_path / "tree" / "sub").mkdir(parents=True)
+    (tmp_path / "tree" / "sub" / "a.txt").write_text("one\nthe needle\n")
+    script = (
+        "import json, sys\n"
+        "from janito_core import Registry, Workspace\n"
+        "from janito_files import _search\n"
+        "assert _search.read_searchable_at is _search.read_searchable_at_py\n"
+        "registry = Registry(workspace=Workspace(sys.argv[1]), autoload=('files',))\n"
+        "found = registry.tools()['SearchText'](paths='.', query='needle')\n"
+        "print(json.dumps(found['matches']))\n"
+    )
+    (tmp_path / "config").mkdir()
+    proc = env.python_code(script, str(tmp_path / "tree"), cwd=tmp_path,
+                           config=tmp_path / "config")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [{"path": "sub/a.txt", "line": 2, "text": "the needle"}]
 
 
 def test_wheel_holds_its_own_package_and_nothing_else(dist: Dist, built: Built) -> None:

@@ -6,7 +6,6 @@ whole buffer; a regular expression runs once over the decoded text (see
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import time
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
+from janito_core.workspace import open_regular_at
 
 from ._common import (
     LINE_CHARS,
@@ -46,40 +46,51 @@ REGEX_TIME_LIMIT = 5.0
 MAX_REGEX_SIZE = 100_000
 
 
-class FileTooLarge(OSError):
-    """A file larger than :data:`MAX_FILE_BYTES`, which is not searched."""
-
-
-def read_searchable(fd: int, info: os.stat_result, path: str) -> bytes:
-    """The bytes of the regular file open as ``fd`` (closed here); only the first
-    SNIFF_BYTES of a binary file (a NUL among them), which is never read whole.
-
-    Raises FileTooLarge past MAX_FILE_BYTES and the OSError of the read.
+def read_open(fd: int, size: int, sniff: int, most: int) -> bytes | None:
+    """The bytes a search looks at in the regular file open as ``fd`` (closed here), whose
+    size was ``size``: all of them, or only the first ``sniff`` when a NUL among them marks
+    a binary file, which is never read whole. None when the file holds more than ``most``
+    bytes. Raises the OSError of the read.
     """
     # os-level calls rather than a file object: over thousands of small files, building
     # and closing a file object per file costs a fifth of a search that finds nothing.
     try:
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
-        data = os.read(fd, SNIFF_BYTES)
-        if len(data) < SNIFF_BYTES or b"\x00" in data:
+        if size > most:
+            return None
+        data = os.read(fd, sniff)
+        if len(data) < sniff or b"\x00" in data:
             return data
         chunks = [data]
         total = len(data)
         while True:
-            # Asking for one byte more than st_size reads an unchanged file in one call; a
+            # Asking for one byte more than the size reads an unchanged file in one call; a
             # read of a regular file returns less than asked only at its end.
-            wanted = max(info.st_size + 1 - total, 1 << 16)
+            wanted = max(size + 1 - total, 1 << 16)
             chunk = os.read(fd, wanted)
             chunks.append(chunk)
             total += len(chunk)
-            if total > MAX_FILE_BYTES:  # it grew past the limit while it was read
-                raise FileTooLarge(errno.EFBIG, "the file is too large to search", path)
+            if total > most:  # it grew past the limit while it was read
+                return None
             if len(chunk) < wanted:
-                break
-        return b"".join(chunks)
+                return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_searchable_at_py(dir_fd: int, name: str, sniff: int, most: int) -> bytes | None:
+    """:func:`read_open` of regular file ``name`` (one path component) of folder ``dir_fd``,
+    opened as janito_core's ``open_regular_at`` opens it: never following a link, never
+    blocking on a FIFO or a device.
+
+    Raises IsADirectoryError for a folder, OSError (EINVAL) for anything else that is not a
+    regular file, and the OSError of the open or the read.
+    """
+    if sniff <= 0 or most < 0:
+        raise ValueError("sniff must be positive and most not negative")
+    if name in ("", ".", "..") or "/" in name or "\x00" in name:
+        raise ValueError("name must be one non-empty path component")
+    fd, info = open_regular_at(dir_fd, name)
+    return read_open(fd, info.st_size, sniff, most)
 
 
 class RegexTooSlow(Exception):
@@ -106,14 +117,59 @@ def finished_lines(texts: list[str], crlf: bool) -> list[str]:
     return texts
 
 
-def decoded_lines(pieces: list[bytes], crlf: bool) -> list[str]:
-    """``pieces`` (lines without their line break) as :func:`finished_lines`.
+def decoded_lines(joined: bytes, crlf: bool) -> list[str]:
+    """The lines of ``joined`` (lines joined by line feeds) as :func:`finished_lines`.
 
-    They are decoded as one buffer: no piece holds a line break and a break byte is never
-    part of a multi-byte sequence, so splitting the text at the breaks gives each piece's
-    own decoding, at the cost of one decode instead of one per line.
+    They are decoded as one buffer: a line feed is never part of a multi-byte sequence, so
+    splitting the text at the line feeds gives each line's own decoding, at the cost of one
+    decode instead of one per line.
     """
-    return finished_lines(b"\n".join(pieces).decode("utf-8", "replace").split("\n"), crlf)
+    return finished_lines(joined.decode("utf-8", "replace").split("\n"), crlf)
+
+
+def literal_lines_py(hay: bytes, data: bytes, needle: bytes,
+                      limit: int) -> tuple[list[int], bytes]:
+    """The numbers (from 1) of the first ``limit`` lines of ``data`` that hold ``needle``
+    in ``hay`` (``data`` or its lower-case form), and those lines joined by line feeds.
+
+    ``janito_files._speedups`` holds the same function compiled, used where it was built.
+    """
+    if len(hay) != len(data) or not needle:
+        raise ValueError("hay and data must have the same length, and needle a byte")
+    # One loop with its methods bound, doing only what must be done per match.
+    numbers: list[int] = []
+    pieces: list[bytes] = []
+    add_number = numbers.append
+    add_piece = pieces.append
+    find_needle = hay.find
+    find = data.find
+    rfind = data.rfind
+    count = data.count
+    line_no = 1
+    counted = 0
+    at = find_needle(needle) if limit > 0 else -1
+    while at >= 0:
+        start = rfind(b"\n", 0, at) + 1
+        end = find(b"\n", at)
+        line_no += count(b"\n", counted, start)
+        counted = start
+        add_number(line_no)
+        if end < 0:
+            add_piece(data[start:])
+            break
+        add_piece(data[start:end])
+        limit -= 1
+        if limit <= 0:
+            break
+        at = find_needle(needle, end + 1)
+    return numbers, b"\n".join(pieces)
+
+
+try:
+    from ._speedups import literal_lines, read_searchable_at
+except ImportError:  # built without a C compiler: the same steps in Python
+    literal_lines = literal_lines_py
+    read_searchable_at = read_searchable_at_py
 
 
 class BytesMatcher:
@@ -132,39 +188,12 @@ class BytesMatcher:
         """The first ``limit`` matching lines; None for a binary file."""
         hay = data.lower() if self.fold else data
         needle = self.needle
-        at = hay.find(needle)
-        if at < 0:
+        if limit <= 0 or hay.find(needle) < 0:
             return [], []
         if b"\x00" in data:
             return None
-        # One loop with its methods bound, doing only what must be done per match: on a
-        # match-heavy search this loop is most of the time. The lines are decoded together
-        # afterwards (see decoded_lines).
-        numbers: list[int] = []
-        pieces: list[bytes] = []
-        add_number = numbers.append
-        add_piece = pieces.append
-        find_needle = hay.find
-        find = data.find
-        rfind = data.rfind
-        count = data.count
-        line_no = 1
-        counted = 0
-        while limit > 0:
-            start = rfind(b"\n", 0, at) + 1
-            end = find(b"\n", at)
-            line_no += count(b"\n", counted, start)
-            counted = start
-            add_number(line_no)
-            if end < 0:
-                add_piece(data[start:])
-                break
-            add_piece(data[start:end])
-            limit -= 1
-            at = find_needle(needle, end + 1)
-            if at < 0:
-                break
-        return numbers, decoded_lines(pieces, b"\r" in data)
+        numbers, joined = literal_lines(hay, data, needle, limit)
+        return numbers, decoded_lines(joined, b"\r" in data)
 
     def count(self, data: bytes) -> int | None:
         """How many lines match; None for a binary file."""
@@ -462,36 +491,34 @@ class _Scan:
                 # a FIFO or a device named by the model is reported as not searchable
                 try:
                     fd, info, _ = workspace.open_regular(shown)
+                    data = read_open(fd, info.st_size, SNIFF_BYTES, MAX_FILE_BYTES)
                 except (OSError, ValueError) as exc:
                     self.unreadable.append(f"{safe_text(shown)}: "
                                            f"{getattr(exc, 'strerror', None) or exc}")
                     continue
-                self.file(fd, info, shown, explicit=True)
+                self.file(data, shown, explicit=True)
             else:
                 for entry in walk(self.tool, shown, max_depth=limit,
                                   gitignore=respect_gitignore, errors=self.unreadable,
                                   exclude=exclude):
                     if entry.kind == "file":
                         try:
-                            fd, info = entry.open_regular()
+                            data = read_searchable_at(entry.dir_fd, entry.name, SNIFF_BYTES,
+                                                      MAX_FILE_BYTES)
                         except OSError as exc:
                             self.unreadable.append(f"{safe_text(entry.relative)}: "
                                                    f"{exc.strerror or exc}")
                             continue
-                        self.file(fd, info, entry.relative)
+                        self.file(data, entry.relative)
                         if self.full:
                             break
             if self.full:
                 break
 
-    def file(self, fd: int, info: os.stat_result, path: str, explicit: bool = False) -> None:
-        try:
-            data = read_searchable(fd, info, path)
-        except FileTooLarge:
+    def file(self, data: bytes | None, path: str, explicit: bool = False) -> None:
+        """Search the bytes :func:`read_open` gave for the file at ``path``."""
+        if data is None:
             self.large.append(path)
-            return
-        except OSError as exc:
-            self.unreadable.append(f"{safe_text(path)}: {exc.strerror or exc}")
             return
         if data.find(b"\x00", 0, SNIFF_BYTES) >= 0:
             self._binary(path, explicit)

@@ -1,0 +1,336 @@
+/* The two per-file steps of a search that Python makes slow, compiled.
+ *
+ * Each function here is the compiled twin of a function of janito_files._search, with the
+ * same arguments and the same answers; tests/test_speedups.py holds each pair together:
+ *
+ *   literal_lines(hay, data, needle, limit)        literal_lines_py
+ *   read_searchable_at(dir_fd, name, sniff, most)  read_searchable_at_py
+ *
+ * literal_lines only reads its two buffers, and every offset it forms lies within them.
+ * read_searchable_at opens one name of a folder the walk already holds open, with the
+ * flags janito_core's open_regular_at uses: it never follows a link, never blocks on a
+ * FIFO or device, and refuses a name holding a slash, so it cannot leave that folder.
+ *
+ * Built against the limited API of Python 3.10, so one wheel serves 3.10 and later.
+ */
+#define PY_SSIZE_T_CLEAN
+#define Py_LIMITED_API 0x030A0000
+#include <Python.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
+#endif
+
+/* The first occurrence of needle[0:n] in hay[from:size], or -1. */
+static Py_ssize_t
+find(const char *hay, Py_ssize_t size, Py_ssize_t from, const char *needle, Py_ssize_t n)
+{
+    const char first = needle[0];
+    Py_ssize_t last = size - n; /* the last offset a match can start at */
+    while (from <= last) {
+        const char *p = memchr(hay + from, first, (size_t)(last - from + 1));
+        if (p == NULL)
+            return -1;
+        Py_ssize_t at = p - hay;
+        if (memcmp(p + 1, needle + 1, (size_t)(n - 1)) == 0)
+            return at;
+        from = at + 1;
+    }
+    return -1;
+}
+
+/* The offset just past the last line feed in data[0:before], or 0. */
+static Py_ssize_t
+line_start(const char *data, Py_ssize_t before)
+{
+    while (before > 0 && data[before - 1] != '\n')
+        before--;
+    return before;
+}
+
+static Py_ssize_t
+count_line_feeds(const char *data, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t count = 0;
+    const char *p = data + from, *end = data + to;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
+    }
+    return count;
+}
+
+/* Appends data[start:end] to the growing buffer, after a line feed unless it is the first. */
+static int
+append_line(char **out, Py_ssize_t *used, Py_ssize_t *capacity, const char *data,
+            Py_ssize_t start, Py_ssize_t end, int first)
+{
+    Py_ssize_t needed = *used + (end - start) + 1;
+    if (needed > *capacity) {
+        Py_ssize_t grown = needed + needed / 2 + 4096;
+        char *bigger = PyMem_Realloc(*out, (size_t)grown);
+        if (bigger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *out = bigger;
+        *capacity = grown;
+    }
+    if (!first)
+        (*out)[(*used)++] = '\n';
+    memcpy(*out + *used, data + start, (size_t)(end - start));
+    *used += end - start;
+    return 0;
+}
+
+static PyObject *
+literal_lines(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *hay_object, *data_object, *needle_object;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "SSSn:literal_lines", &hay_object, &data_object,
+                          &needle_object, &limit))
+        return NULL;
+    char *hay, *data, *needle;
+    Py_ssize_t size, data_size, n;
+    if (PyBytes_AsStringAndSize(hay_object, &hay, &size) < 0
+        || PyBytes_AsStringAndSize(data_object, &data, &data_size) < 0
+        || PyBytes_AsStringAndSize(needle_object, &needle, &n) < 0)
+        return NULL;
+    if (size != data_size) {
+        PyErr_SetString(PyExc_ValueError, "hay and data must have the same length");
+        return NULL;
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "the needle is empty");
+        return NULL;
+    }
+
+    PyObject *numbers = PyList_New(0);
+    if (numbers == NULL)
+        return NULL;
+    char *out = NULL;
+    Py_ssize_t used = 0, capacity = 0, line_no = 1, counted = 0;
+    Py_ssize_t at = limit > 0 ? find(hay, size, 0, needle, n) : -1;
+    while (at >= 0) {
+        Py_ssize_t start = line_start(data, at);
+        const char *feed = memchr(data + at, '\n', (size_t)(size - at));
+        Py_ssize_t end = feed ? feed - data : size;
+        line_no += count_line_feeds(data, counted, start);
+        counted = start;
+        PyObject *number = PyLong_FromSsize_t(line_no);
+        if (number == NULL || PyList_Append(numbers, number) < 0) {
+            Py_XDECREF(number);
+            goto fail;
+        }
+        Py_DECREF(number);
+        if (append_line(&out, &used, &capacity, data, start, end,
+                        PyList_Size(numbers) == 1) < 0)
+            goto fail;
+        if (feed == NULL || --limit <= 0)
+            break;
+        at = find(hay, size, end + 1, needle, n);
+    }
+    PyObject *joined = PyBytes_FromStringAndSize(out ? out : "", used);
+    PyMem_Free(out);
+    if (joined == NULL) {
+        Py_DECREF(numbers);
+        return NULL;
+    }
+    PyObject *result = PyTuple_Pack(2, numbers, joined);
+    Py_DECREF(numbers);
+    Py_DECREF(joined);
+    return result;
+
+fail:
+    PyMem_Free(out);
+    Py_DECREF(numbers);
+    return NULL;
+}
+
+
+static PyObject *
+raise_errno(int code, const char *message, PyObject *name)
+{
+    PyObject *error = message
+        ? PyObject_CallFunction(PyExc_OSError, "isO", code, message, name)
+        : NULL;
+    if (message == NULL) {
+        errno = code;
+        return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, name);
+    }
+    if (error != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+        Py_DECREF(error);
+    }
+    return NULL;
+}
+
+/* Reads fd to its end into a new bytes object of at most `most` bytes, starting with the
+ * `have` bytes already in *buffer; NULL with errno set, or with *too_large set. */
+static char *
+read_rest(int fd, char *buffer, Py_ssize_t have, Py_ssize_t expected, Py_ssize_t most,
+          Py_ssize_t *total, int *too_large)
+{
+    Py_ssize_t capacity = expected > have ? expected : have + 1;
+    char *grown = realloc(buffer, (size_t)capacity);
+    if (grown == NULL) {
+        free(buffer);
+        errno = ENOMEM;
+        return NULL;
+    }
+    buffer = grown;
+    for (;;) {
+        if (have == capacity) {
+            capacity = capacity + capacity / 2 + 65536;
+            grown = realloc(buffer, (size_t)capacity);
+            if (grown == NULL) {
+                free(buffer);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buffer = grown;
+        }
+        size_t wanted = (size_t)(capacity - have);
+        ssize_t got = read(fd, buffer + have, wanted);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            free(buffer);
+            return NULL;
+        }
+        have += got;
+        if (have > most) { /* it grew past the limit while it was read */
+            free(buffer);
+            *too_large = 1;
+            return NULL;
+        }
+        /* A read of a regular file returns less than asked only at its end. */
+        if ((size_t)got < wanted)
+            break;
+    }
+    *total = have;
+    return buffer;
+}
+
+static PyObject *
+read_searchable_at(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int dir_fd;
+    PyObject *name, *encoded = NULL;
+    Py_ssize_t sniff, most;
+    if (!PyArg_ParseTuple(args, "iUnn:read_searchable_at", &dir_fd, &name, &sniff, &most))
+        return NULL;
+    if (sniff <= 0 || most < 0) {
+        PyErr_SetString(PyExc_ValueError, "sniff must be positive and most not negative");
+        return NULL;
+    }
+    encoded = PyUnicode_EncodeFSDefault(name);
+    if (encoded == NULL)
+        return NULL;
+    char *path;
+    Py_ssize_t path_size;
+    if (PyBytes_AsStringAndSize(encoded, &path, &path_size) < 0) {
+        Py_DECREF(encoded);
+        return NULL;
+    }
+    if (path_size == 0 || memchr(path, '/', (size_t)path_size) != NULL
+        || (size_t)path_size != strlen(path) || strcmp(path, ".") == 0
+        || strcmp(path, "..") == 0) {
+        Py_DECREF(encoded);
+        PyErr_SetString(PyExc_ValueError, "name must be one non-empty path component");
+        return NULL;
+    }
+
+    int fd, failed_errno = 0, too_large = 0, not_regular = 0, is_dir = 0;
+    char *buffer = NULL;
+    Py_ssize_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    fd = openat(dir_fd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        failed_errno = errno;
+    } else {
+        struct stat info;
+        if (fstat(fd, &info) < 0) {
+            failed_errno = errno;
+        } else if (S_ISDIR(info.st_mode)) {
+            is_dir = 1;
+        } else if (!S_ISREG(info.st_mode)) {
+            not_regular = 1;
+        } else if (info.st_size > most) {
+            too_large = 1;
+        } else {
+            buffer = malloc((size_t)sniff);
+            ssize_t got = -1;
+            if (buffer != NULL) {
+                do {
+                    got = read(fd, buffer, (size_t)sniff);
+                } while (got < 0 && errno == EINTR);
+            } else {
+                errno = ENOMEM;
+            }
+            if (got < 0) {
+                failed_errno = errno;
+                free(buffer);
+                buffer = NULL;
+            } else if (got == sniff && memchr(buffer, 0, (size_t)sniff) == NULL) {
+                /* One byte more than st_size reads an unchanged file in one call. */
+                buffer = read_rest(fd, buffer, got, (Py_ssize_t)info.st_size + 1, most,
+                                   &total, &too_large);
+                if (buffer == NULL && !too_large)
+                    failed_errno = errno;
+            } else {
+                total = got;
+            }
+        }
+        close(fd);
+    }
+    Py_END_ALLOW_THREADS
+
+    PyObject *result = NULL;
+    if (failed_errno) {
+        raise_errno(failed_errno, NULL, name);
+    } else if (is_dir) {
+        raise_errno(EISDIR, "the path is a folder", name);
+    } else if (not_regular) {
+        raise_errno(EINVAL, "the path is not a regular file (a FIFO, socket or device)", name);
+    } else if (too_large) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        result = PyBytes_FromStringAndSize(buffer ? buffer : "", total);
+    }
+    free(buffer);
+    Py_DECREF(encoded);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"literal_lines", literal_lines, METH_VARARGS,
+     "literal_lines(hay, data, needle, limit) -> (line numbers, lines joined by line feeds)"},
+    {"read_searchable_at", read_searchable_at, METH_VARARGS,
+     "read_searchable_at(dir_fd, name, sniff, most) -> the bytes to search, or None when "
+     "the file holds more than most bytes"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "janito_files._speedups",
+    "The compiled per-file steps of SearchText and SearchRegex.", 0, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    return PyModuleDef_Init(&module);
+}

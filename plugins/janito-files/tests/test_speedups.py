@@ -1,0 +1,213 @@
+"""The compiled per-file steps of a search (janito_files._speedups) against their Python
+twins in janito_files._search: same answers, same errors, on random and hostile input."""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import shutil
+import stat
+import sysconfig
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import janito_files
+import pytest
+from janito_files import _search
+
+SNIFF = 64
+
+
+@pytest.fixture(scope="module")
+def speedups() -> Any:
+    try:
+        from janito_files import _speedups
+    except ImportError:
+        pytest.skip("janito-files was installed without its compiled module (no C compiler, "
+                    "or an editable install)")
+    return _speedups
+
+
+def _from_source_tree() -> bool:
+    return Path(janito_files.__file__).resolve().parent.parent.joinpath("hatch_build.py").exists()
+
+
+def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -> None:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if _from_source_tree() or shutil.which(compiler) is None:
+        pytest.skip("an editable install, or no C compiler: the Python steps run")
+    from janito_files import _speedups
+
+    assert _search.literal_lines is _speedups.literal_lines
+    assert _search.read_searchable_at is _speedups.read_searchable_at
+
+
+def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+    """What a call gave, comparable between the two implementations."""
+    try:
+        return ("value", function(*args))
+    except OSError as exc:
+        return ("OSError", exc.errno, exc.strerror)
+    except (ValueError, TypeError) as exc:
+        return (type(exc).__name__,)
+
+
+# ------------------------------------------------------------------ the line loop
+
+
+def test_literal_lines_agrees_with_the_python_loop_on_random_input(speedups: Any) -> None:
+    rng = random.Random(20261202)
+    alphabet = [b"a", b"b", b"A", b"\n", b"\r", b"\xc3\xa9", b"\xff", b" "]
+    for _ in range(4000):
+        data = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        hay = data.lower() if rng.random() < 0.3 else data
+        needle = b"".join(rng.choice([b"a", b"b", b"\r", b"\xc3", b" "])
+                          for _ in range(rng.randrange(1, 4)))
+        limit = rng.choice([1, 2, 3, 5, 1000, 0, -1])
+        expected = outcome(_search.literal_lines_py, hay, data, needle, limit)
+        assert outcome(speedups.literal_lines, hay, data, needle, limit) == expected, \
+            (hay, data, needle, limit)
+
+
+def test_literal_lines_agrees_on_a_large_buffer(speedups: Any) -> None:
+    data = Path(_search.__file__).read_bytes() * 50
+    for needle in (b"def", b"\n", b"e", data[-40:], b"absent from the file \x01"):
+        for limit in (1, 10, 10**9):
+            assert speedups.literal_lines(data, data, needle, limit) == \
+                _search.literal_lines_py(data, data, needle, limit)
+
+
+@pytest.mark.parametrize("args", [
+    (b"ab", b"abc", b"a", 5),  # hay and data of different lengths
+    (b"abc", b"abc", b"", 5),  # an empty needle
+    ("abc", b"abc", b"a", 5),  # text, not bytes
+    (b"abc", b"abc", b"a", "5"),
+    (b"abc", b"abc", b"a", 2**70),
+    (bytearray(b"abc"), b"abc", b"a", 5),
+])
+def test_literal_lines_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...]) -> None:
+    with pytest.raises((ValueError, TypeError, OverflowError)):
+        speedups.literal_lines(*args)
+
+
+def test_literal_lines_with_no_room_left_finds_nothing(speedups: Any) -> None:
+    for limit in (0, -5):
+        assert speedups.literal_lines(b"a\na", b"a\na", b"a", limit) == ([], b"")
+        assert _search.literal_lines_py(b"a\na", b"a\na", b"a", limit) == ([], b"")
+
+
+# ------------------------------------------------------------------ reading one file
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Any:
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    yield tmp_path, fd
+    os.close(fd)
+
+
+def _both(speedups: Any, fd: int, name: str, sniff: int = SNIFF,
+          most: int = 1 << 20) -> tuple[Any, ...]:
+    expected = outcome(_search.read_searchable_at_py, fd, name, sniff, most)
+    assert outcome(speedups.read_searchable_at, fd, name, sniff, most) == expected, name
+    return expected
+
+
+@pytest.mark.parametrize("size", [0, 1, SNIFF - 1, SNIFF, SNIFF + 1, 3 * SNIFF, 100_000])
+@pytest.mark.parametrize("nul_at", [None, 0, SNIFF - 1, SNIFF, "end"])
+def test_a_regular_file_reads_the_same(speedups: Any, folder: Any, size: int,
+                                       nul_at: int | str | None) -> None:
+    root, fd = folder
+    data = bytearray((b"line of text\r\n" * (size // 14 + 1))[:size])
+    where = size - 1 if nul_at == "end" else nul_at
+    if isinstance(where, int) and 0 <= where < size:
+        data[where] = 0
+    (root / "f.txt").write_bytes(bytes(data))
+    kind, got = _both(speedups, fd, "f.txt")
+    assert kind == "value"
+    binary_early = b"\x00" in data[:SNIFF]
+    assert got == (bytes(data[:SNIFF]) if binary_early and size >= SNIFF else bytes(data))
+
+
+def test_a_file_past_the_limit_is_none_and_one_at_it_is_read(speedups: Any,
+                                                             folder: Any) -> None:
+    root, fd = folder
+    (root / "f").write_bytes(b"x" * 1000)
+    assert _both(speedups, fd, "f", most=999) == ("value", None)
+    assert _both(speedups, fd, "f", most=1000) == ("value", b"x" * 1000)
+
+
+def test_a_file_whose_size_says_nothing_is_read_to_its_end(speedups: Any) -> None:
+    # /proc files report size 0 and hold more: the read goes on until the end, and stops
+    # with None once the limit is passed, as for a file that grows while it is read.
+    if not os.path.exists("/proc/version"):
+        pytest.skip("no /proc")
+    text = Path("/proc/version").read_bytes()
+    fd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert _both(speedups, fd, "version", sniff=16, most=len(text)) == ("value", text)
+        assert _both(speedups, fd, "version", sniff=16, most=len(text) - 1) == ("value", None)
+    finally:
+        os.close(fd)
+
+
+def test_what_is_not_a_regular_file_is_refused_alike(speedups: Any, folder: Any) -> None:
+    root, fd = folder
+    (root / "target.txt").write_text("secret")
+    (root / "sub").mkdir()
+    os.symlink("target.txt", root / "link")
+    os.symlink("sub", root / "dirlink")
+    os.symlink("/etc/passwd", root / "outside")
+    os.mkfifo(root / "fifo")
+    assert _both(speedups, fd, "sub")[:2] == ("OSError", errno.EISDIR)
+    assert _both(speedups, fd, "link")[:2] == ("OSError", errno.ELOOP)
+    assert _both(speedups, fd, "dirlink")[:2] == ("OSError", errno.ELOOP)
+    assert _both(speedups, fd, "outside")[:2] == ("OSError", errno.ELOOP)
+    assert _both(speedups, fd, "missing")[:2] == ("OSError", errno.ENOENT)
+    assert stat.S_ISFIFO(os.lstat(root / "fifo").st_mode)
+    done: list[Any] = []
+    reader = threading.Thread(target=lambda: done.append(_both(speedups, fd, "fifo")),
+                              daemon=True)
+    reader.start()
+    reader.join(20)
+    assert done, "reading a FIFO blocked"
+    assert done[0][:2] == ("OSError", errno.EINVAL)
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b", "../f", "/etc/passwd", "x\x00y"])
+def test_a_name_that_is_not_one_component_is_refused(speedups: Any, folder: Any,
+                                                     name: str) -> None:
+    root, fd = folder
+    (root / "a").mkdir()
+    (root / "a" / "b").write_text("inside")
+    assert _both(speedups, fd, name) == ("ValueError",)
+
+
+def test_a_name_that_is_not_utf8_is_read(speedups: Any, folder: Any) -> None:
+    root, fd = folder
+    name = os.fsdecode(b"caf\xe9.txt")
+    (root / name).write_bytes(b"bytes")
+    assert _both(speedups, fd, name) == ("value", b"bytes")
+
+
+@pytest.mark.parametrize("args", [
+    (-1, "f", SNIFF, 10),
+    (10**6, "f", SNIFF, 10),
+])
+def test_a_bad_folder_descriptor_is_an_os_error_alike(speedups: Any, args: tuple[Any, ...]) -> None:
+    assert outcome(speedups.read_searchable_at, *args)[:2] == ("OSError", errno.EBADF)
+    assert outcome(_search.read_searchable_at_py, *args)[:2] == ("OSError", errno.EBADF)
+
+
+@pytest.mark.parametrize("args", [
+    (0, b"f", SNIFF, 10),
+    ("0", "f", SNIFF, 10),
+    (0, "f", 0, 10),
+    (0, "f", SNIFF, -1),
+])
+def test_read_searchable_at_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...]) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        speedups.read_searchable_at(*args)
