@@ -10,9 +10,9 @@ valid UTF-8); it is also grep's fastest mode.
 
 grep runs twice: as ``grep -rn`` (the issue's baseline), which reads every binary file to
 its end, and as ``grep -rnI``, which skips binary files as SearchText does and is the
-stricter comparison. Two SearchText figures are printed: the tool called through its registry (``tool``), and
-the whole model-facing path (``dispatch``: argument validation and result checking by
-``call_tool`` included). The target is ``tool`` at most 2x grep.
+stricter comparison. Two SearchText figures are printed: the tool called through its
+registry (``tool``), and the whole model-facing path (``dispatch``: argument validation
+and result checking by ``call_tool`` included). The target is ``tool`` at most 2x grep.
 
 A third baseline, ``floor``, is what any search written in Python pays before it matches
 anything: the same folders listed and the same files opened, sized, read (a binary file's
@@ -152,6 +152,10 @@ def main() -> int:
         search = registry.tools()
         print(f"tree: copy of {sysconfig.get_paths()['stdlib']} ({files} files, "
               f"{size / 1e6:.0f} MB), {args.rounds} alternating rounds per query")
+        compiled = _search.read_searchable_at is not _search.read_searchable_at_py
+        print("per-file steps: " + ("compiled (janito_files._speedups)" if compiled else
+                                    "Python (janito-files was installed without its compiled "
+                                    "module: an editable install, or no C compiler)"))
         print(f"{'query':<26} {'matches':>8} {'grep s':>8} {'tool s':>8} {'ratio':>6} "
               f"{'dispatch s':>10} {'ratio':>6} {'grep -I s':>9} {'ratio':>6} "
               f"{'floor s':>8} {'floor/grep -I':>13}")
