@@ -65,7 +65,10 @@ class NotRegularFile(OSError):
     """The path is a FIFO, a socket or a device, which a read could block on forever."""
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+              | _CLOEXEC)
+"""How a file is opened for reading: never blocking on a FIFO or a device, and never making
+a terminal device the controlling terminal of a process that has none."""
 
 
 def check_regular(fd: int, shown: str) -> os.stat_result:
@@ -87,7 +90,7 @@ def check_regular(fd: int, shown: str) -> os.stat_result:
 def open_regular_at(dir_fd: int, name: str, shown: str | None = None) -> tuple[int, os.stat_result]:
     """(descriptor, stat) of regular file ``name`` of folder ``dir_fd``, opened for reading
     without ever blocking on a FIFO or a device and without following a link (ELOOP)."""
-    fd = os.open(name, _READ_FLAGS | _NOFOLLOW, dir_fd=dir_fd)
+    fd = os.open(name, READ_FLAGS | _NOFOLLOW, dir_fd=dir_fd)
     try:
         return fd, check_regular(fd, name if shown is None else shown)
     except BaseException:

@@ -25,6 +25,7 @@ from ._beneath import (
     INVALID,
     LOOP,
     OUTSIDE,
+    READ_FLAGS,
     SUPPORTED,
     NotRegularFile,
     Resolver,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
@@ -258,7 +258,7 @@ class Workspace:
         for a folder, :class:`NotRegularFile` for anything else that is not a regular file.
         The descriptor keeps O_NONBLOCK, which a regular file ignores; the caller closes it.
         """
-        fd, parts = self.resolver.open(self._text(path), _READ_FLAGS)
+        fd, parts = self.resolver.open(self._text(path), READ_FLAGS)
         try:
             shown = self.display(self.absolute(parts))
             return fd, check_regular(fd, shown), shown
