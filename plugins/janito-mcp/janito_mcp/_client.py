@@ -21,7 +21,7 @@ import contextvars
 import os
 import threading
 from contextlib import AsyncExitStack
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from janito_core import failure
 from janito_core.scrub import Scrubber
@@ -47,6 +47,20 @@ def depth() -> int:
     except ValueError:
         return 0
 
+
+T = TypeVar("T")
+
+
+def _in_empty_context(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a new, empty context.
+
+    The session's loop and every task submitted to it keep the context they are made in
+    (a loop's wake-up handle does; a task copies the context it is scheduled from). The
+    caller's context names the registry that happened to start the server or make the
+    call, and the server outlives it: nothing of it may stay. Reports reach the caller in
+    its own context through the relay of :meth:`RemoteServer.call`.
+    """
+    return contextvars.Context().run(function, *args)
 
 class StartError(Exception):
     """The server could not be started or did not complete the MCP handshake."""
@@ -170,7 +184,7 @@ class RemoteServer:
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None or self._loop.is_closed():
-            loop = asyncio.new_event_loop()
+            loop = _in_empty_context(asyncio.new_event_loop)
             thread = threading.Thread(target=self._run_loop, args=(loop,), daemon=True,
                                       name=f"janito-mcp-{self.name}")
             self._loop, self._thread = loop, thread
@@ -186,7 +200,7 @@ class RemoteServer:
             loop.close()
 
     def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+        return _in_empty_context(asyncio.run_coroutine_threadsafe, coro, self._ensure_loop())
 
     # -- starting and stopping --------------------------------------------------------
 

@@ -463,3 +463,30 @@ def test_janito_served_over_stdio_is_mounted(fresh: None, tmp_path: Path, config
     assert result["success"] is True
     assert (workspace / "n.txt").read_text(encoding="utf-8") == "via peer"
     assert "peer__ShoutText" not in registry.names()
+
+
+def test_a_registry_that_mounted_and_restarted_servers_can_still_be_collected(
+        fresh: None, tmp_path: Path, config_dir: Path, workspace: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The servers outlive every registry; their event loops must not keep the registry
+    # that happened to mount or restart them (a loop keeps the context it was made in).
+    import gc
+    import weakref
+
+    path = write_config(tmp_path / "mcp.json", {"echo": echo_server(tmp_path / "log")})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+
+    def used_registry() -> weakref.ref[Registry]:
+        registry = load(workspace, "mcp")
+        assert call_tool("echo__add", {"a": 1, "b": 2}, registry=registry)["success"] is True
+        assert call_tool("echo__die", {}, registry=registry)["success"] is False
+        assert call_tool("echo__add", {"a": 1, "b": 2}, registry=registry)["success"] is True
+        return weakref.ref(registry)
+
+    mounting = used_registry()  # mounts the servers, then restarts one
+    restarting = used_registry()  # the servers are mounted: restarts one
+    gc.collect()
+    assert mounting() is None, gc.get_referrers(mounting())
+    assert restarting() is None
+    assert call_tool("echo__add", {"a": 2, "b": 2}, registry=load(workspace, "mcp"))[
+        "result"] == {"sum": 4}
