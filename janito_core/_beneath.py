@@ -126,11 +126,43 @@ class Resolver:
     to the base, any other absolute path is outside.
     """
 
-    __slots__ = ("base_fd", "prefixes")
+    __slots__ = ("base_fd", "hidden", "hidden_ident", "prefixes")
 
-    def __init__(self, base_fd: int, prefixes: tuple[str, ...]) -> None:
+    def __init__(self, base_fd: int, prefixes: tuple[str, ...], *,
+                 hidden: tuple[str, ...] | None = None,
+                 hidden_ident: tuple[int, int] | None = None) -> None:
         self.base_fd = base_fd
         self.prefixes = prefixes
+        # janito's own state folder, when it lies below the base: the names that lead to
+        # it (() when the base itself lies in it) and its (device, inode). No walk enters
+        # it, makes it or hands it back, however the path is spelled.
+        self.hidden = None if hidden is None else list(hidden)
+        self.hidden_ident = hidden_ident
+
+    def _refuse_state(self, path: object) -> None:
+        raise WorkspaceError(path, "the path is inside janito's own configuration folder, which "
+                             "no tool may read or change", OUTSIDE)
+
+    def _is_state(self, names: list[str], fd: int | None = None, *,
+                  dir_fd: int | None = None, name: str | None = None) -> bool:
+        """Whether the folder at ``names`` (open as ``fd``, or ``name`` of ``dir_fd``) is the
+        state folder: by its names, else by identity (another spelling of the same folder)."""
+        if names == self.hidden:
+            return True
+        if self.hidden_ident is None:
+            return False
+        try:
+            info = os.fstat(fd) if fd is not None else os.stat(name or ".", dir_fd=dir_fd,
+                                                                 follow_symlinks=False)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == self.hidden_ident
+
+    def holds_state(self, parts: list[str]) -> bool:
+        """Whether the entry at real path ``parts`` is a folder holding the state folder
+        (removing or renaming it would take janito's state with it)."""
+        hidden = self.hidden
+        return hidden is not None and len(parts) < len(hidden) and hidden[:len(parts)] == parts
 
     # -- the walk --------------------------------------------------------------------
 
@@ -162,6 +194,9 @@ class Resolver:
         """
         text = path_text(path)
         pending = _components(self._below(path, text))
+        guarded = self.hidden is not None
+        if guarded and not self.hidden:
+            self._refuse_state(path)
         trailing = text.endswith("/") or text.endswith("/.")
         chain = _Chain(self.base_fd)   # the folders opened below the base, and their names
         links = retries = 0
@@ -184,16 +219,25 @@ class Resolver:
                     except FileNotFoundError:
                         info = None
                     if info is None or not follow or not stat.S_ISLNK(info.st_mode):
+                        if guarded and self._is_state([*chain.names, part], dir_fd=top,
+                                                      name=part):
+                            self._refuse_state(path)
                         return self._here(chain, part)
                 try:
                     chain.push(os.open(part, DIR_FLAGS, dir_fd=top), part)
+                    if guarded and self._is_state(chain.names, chain.fds[-1]):
+                        self._refuse_state(path)
                     continue
                 except FileNotFoundError:
                     if last:  # "missing/": the target is a folder yet to be made
+                        if guarded and [*chain.names, part] == self.hidden:
+                            self._refuse_state(path)
                         return self._here(chain, part)
                     if not make_parents:
                         self._refuse_climb(path, chain.names, part, pending)
                         raise
+                    if guarded and [*chain.names, part] == self.hidden:
+                        self._refuse_state(path)
                     try:
                         os.mkdir(part, dir_fd=top)
                     except FileExistsError:
@@ -214,6 +258,8 @@ class Resolver:
                             errno.ENOTDIR, "a part of the path is a file, not a folder",
                             "/".join([*chain.names, part])) from None
                     if last and not follow and not trailing:
+                        if guarded and [*chain.names, part] == self.hidden:
+                            self._refuse_state(path)
                         return self._here(chain, part)
                 links += 1
                 if links > MAX_LINKS:
@@ -277,7 +323,9 @@ class Resolver:
         the folder the walk reached; when it turns into a link between the walk and the
         open, the walk runs again (a few times, then ``symlink_loop``).
         """
-        if follow and not flags & os.O_CREAT:
+        if follow and not flags & os.O_CREAT and self.hidden is None:
+            # With the state folder below the base, every open takes the walk, which
+            # checks each folder on the way against it.
             fast = _openat2(self.base_fd, path, flags)
             if fast is not None:
                 return fast

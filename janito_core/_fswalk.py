@@ -178,13 +178,15 @@ def _listing(fd: int) -> list[os.DirEntry[str]]:
 
 def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
          enter: Enter | None = None, on_error: Errors | None = None,
-         state: Any = None) -> Iterator[WalkEntry]:
+         state: Any = None, skip: frozenset[tuple[int, int]] = frozenset()
+         ) -> Iterator[WalkEntry]:
     """Every entry below folder ``start_fd`` (borrowed, not closed) in sorted depth-first
     order, each folder's entries right after it.
 
     ``max_depth`` 1 gives the start's own entries; None walks everything. ``enter`` sees each
     folder's sorted entries before they are walked and returns those to keep. A folder that
-    cannot be opened or read is skipped and passed to ``on_error`` with its error.
+    cannot be opened or read is skipped and passed to ``on_error`` with its error. A folder
+    whose (device, inode) is in ``skip`` is never entered.
     """
     stack = _Stack()
     try:
@@ -230,6 +232,9 @@ def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
                 continue
             try:
                 child = Folder(child_fd, item.name, entry.relative, entry.depth, folder.state)
+                if child.ident in skip:
+                    close_quietly(child_fd)
+                    continue
                 child.entries = _listing(child_fd)
             except OSError as exc:
                 close_quietly(child_fd)

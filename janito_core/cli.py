@@ -70,6 +70,12 @@ def build_registry(args: argparse.Namespace) -> Registry:
             raise UsageError(f"--workspace {args.workspace!r} is not a folder")
         workspace = Workspace(args.workspace)
     registry = Registry(privileges=privileges, workspace=workspace)
+    from .config import state_folder
+
+    root = os.path.realpath(getattr(args, "workspace", None) or os.getcwd())
+    notice = state_folder(root).notice(root)
+    if notice:
+        _warn(f"note: {notice}")
     with contextlib.redirect_stdout(sys.stderr):  # what toolsets print must not corrupt stdout
         registry.loaded_toolsets()  # the autoload toolsets, imported now
         for name in args.toolset:

@@ -36,10 +36,11 @@ from ._beneath import (
 )
 from ._fswalk import remove_tree, walk
 from ._renameat import rename_noreplace as _rename_noreplace
+from .config import state_folder
 from .errors import WorkspaceError
 
 if TYPE_CHECKING:
-    from ._fswalk import Enter, Errors, WalkEntry
+    from ._fswalk import Enter, Errors, Folder, WalkEntry
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
@@ -105,9 +106,22 @@ class Workspace:
             raise WorkspaceError(self.root, "the workspace folder cannot be opened "
                                  f"({exc.strerror or exc})", INVALID) from None
         prefixes = (self.root, self.given) if self.confined else ("/",)
+        hidden = ident = None
+        if self.confined:
+            # Resolved when the root is opened, not per call: the state folder of a
+            # process does not move, and every call would pay for the question.
+            state = state_folder(self.root)
+            hidden, ident = state.parts, state.ident
         self._fd = fd
-        self._resolver = Resolver(fd, prefixes)
+        self._resolver = Resolver(fd, prefixes, hidden=hidden, hidden_ident=ident)
         return self._resolver
+
+    def state_notice(self) -> str | None:
+        """What janito says at start when its own state folder lies within this workspace:
+        the workspace then hides it from every tool (see :mod:`janito_core.config`)."""
+        if not self.confined:
+            return None
+        return state_folder(self.root).notice(self.root)
 
     def close(self) -> None:
         """Let go of the root's descriptor (it is opened again on next use)."""
@@ -156,16 +170,21 @@ class Workspace:
         ``path`` is not a folder.
         """
         flags = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY
+        outer = self.resolver
         with self.locate(path) as where:
             fd = where.open(flags)
             root = where.absolute
+            parts = where.parts
+        hidden = None
+        if outer.hidden is not None and outer.hidden[:len(parts)] == parts:
+            hidden = tuple(outer.hidden[len(parts):])
         inner = Workspace.__new__(Workspace)
         inner.given = inner.root = root
         inner.confined = True
         inner._lock = threading.Lock()
         inner._pinned = True
         inner._fd = fd
-        inner._resolver = Resolver(fd, (root,))
+        inner._resolver = Resolver(fd, (root,), hidden=hidden, hidden_ident=outer.hidden_ident)
         return inner
 
     def __enter__(self) -> Workspace:
@@ -302,11 +321,15 @@ class Workspace:
 
     def listdir(self, path: object = ".") -> list[str]:
         """The sorted names in folder ``path``."""
-        fd = self.open(path, os.O_RDONLY | _DIRECTORY)
+        fd, parts = self.resolver.open(self._text(path), os.O_RDONLY | _DIRECTORY)
         try:
-            return sorted(os.listdir(fd))
+            names = sorted(os.listdir(fd))
         finally:
             os.close(fd)
+        hidden = self.resolver.hidden
+        if hidden and len(hidden) == len(parts) + 1 and hidden[:-1] == parts:
+            names = [n for n in names if n != hidden[-1]]
+        return names
 
     def walk(self, path: object = ".", *, max_depth: int | None = None,
              enter: Enter | None = None, on_error: Errors | None = None,
@@ -322,6 +345,7 @@ class Workspace:
             with self.locate(path) as where:
                 fd = where.open(os.O_RDONLY | _DIRECTORY)
                 shown = where.shown
+                parts = where.parts
         except (OSError, WorkspaceError) as exc:
             # The start changed since the caller looked at it (or never was a folder).
             if on_error is None:
@@ -329,9 +353,15 @@ class Workspace:
             problem = exc if isinstance(exc, OSError) else OSError(errno.EPERM, exc.reason)
             on_error(path_text(path), problem)
             return
+        resolver = self.resolver
+        skip: frozenset[tuple[int, int]] = frozenset()
+        if resolver.hidden is not None:
+            enter = _without_state(resolver.hidden, parts, enter)
+            if resolver.hidden_ident is not None:
+                skip = frozenset((resolver.hidden_ident,))
         try:
             yield from walk(fd, shown, max_depth=max_depth, enter=enter, on_error=on_error,
-                            state=state)
+                            state=state, skip=skip)
         finally:
             os.close(fd)
 
@@ -432,6 +462,9 @@ class Location:
     def _refuse_root(self, what: str) -> None:
         if not self.parts:
             raise WorkspaceError(".", f"the workspace root itself cannot be {what}", INVALID)
+        if self.workspace.resolver.holds_state(self.parts):
+            raise WorkspaceError(self.shown, f"the folder holds janito's own configuration "
+                                 f"folder, so it cannot be {what}", OUTSIDE)
 
     # -- looking ------------------------------------------------------------------------
 
@@ -551,6 +584,17 @@ class Location:
     def sync(self) -> None:
         """Flush the folder holding the target to disk (after a change of its entries)."""
         sync_folder(self.dir_fd)
+
+
+def _without_state(hidden: list[str], start: list[str], enter: Enter | None) -> Enter:
+    """``enter`` that also drops janito's state folder from the walk's listings."""
+    def keep(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+        below = folder.relative.split("/")[-folder.depth:] if folder.depth else []
+        here = [*start, *below]
+        if len(hidden) == len(here) + 1 and hidden[:-1] == here:
+            entries = [e for e in entries if e.name != hidden[-1]]
+        return entries if enter is None else enter(folder, entries)
+    return keep
 
 
 def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
