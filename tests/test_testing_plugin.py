@@ -45,8 +45,6 @@ def test_arguments_either_as_one_value_or_as_keywords(janito: ToolsetTester,
 
 
 def test_folder_swapper_swaps_and_puts_the_folder_back(tmp_path: Path) -> None:
-    import time
-
     from janito_core.testing import FolderSwapper
 
     folder = tmp_path / "ws" / "out"
@@ -55,18 +53,36 @@ def test_folder_swapper_swaps_and_puts_the_folder_back(tmp_path: Path) -> None:
     target = tmp_path / "outside"
     target.mkdir()
     (target / "outside.txt").write_text("outside")
-    seen: set[str] = set()
+    seen: dict[str, set[str]] = {state: set() for state in FolderSwapper.STATES}
     with FolderSwapper(folder, target) as swapper:
-        deadline = time.monotonic() + 10
-        while len(seen) < 2 and time.monotonic() < deadline:
+        for state in swapper.rounds(30):
             try:
-                seen.update(os.listdir(folder))
-            except FileNotFoundError:
+                seen[state].update(os.listdir(folder))
+            except FileNotFoundError:  # between two renames, where names cannot be exchanged
                 pass
-    assert seen == {"inside.txt", "outside.txt"}
-    assert swapper.swaps > 0 and swapper.errors == []
+    # The held states are certain, whatever the scheduler did with the thread.
+    assert seen["folder"] == {"inside.txt"} and seen["link"] == {"outside.txt"}
+    assert seen["racing"] <= {"inside.txt", "outside.txt"}
+    assert swapper.swaps >= 10 and swapper.errors == []
     assert not folder.is_symlink() and os.listdir(folder) == ["inside.txt"]
     assert sorted(os.listdir(folder.parent)) == ["out"]
+
+
+def test_folder_swapper_holds_a_state_until_told(tmp_path: Path) -> None:
+    from janito_core.testing import FolderSwapper
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = tmp_path / "outside"
+    target.mkdir()
+    with FolderSwapper(folder, target) as swapper:
+        swapper.hold("link")
+        assert all(folder.is_symlink() for _ in range(1000))
+        swapper.hold("folder")
+        assert not any(folder.is_symlink() for _ in range(1000))
+        with pytest.raises(ValueError):
+            swapper.hold("elsewhere")
+    assert swapper.errors == [] and not folder.is_symlink()
 
 
 def test_add_registers_function_and_class_tools_defined_in_the_test(janito: ToolsetTester) -> None:

@@ -1,14 +1,22 @@
 """A folder swapped for a link while a tool runs: the race a path checked as a string loses.
 
 A tool that checks a path and then opens it by name can be led elsewhere by a folder on
-that path replaced by a symbolic link between the two. ``FolderSwapper`` does exactly that,
-over and over, in a thread, while a test calls the tool; afterwards nothing outside the
-workspace may have been read or written::
+that path replaced by a symbolic link between the two. ``FolderSwapper`` does exactly that
+in a thread while a test calls the tool; afterwards nothing outside the workspace may have
+been read or written. Drive it in lock-step with the calls, so the test meets both states
+whatever the scheduler does::
 
+    outcomes = {"folder": set(), "link": set(), "racing": set()}
     with FolderSwapper(workspace / "out", outside_folder) as swapper:
-        for _ in range(300):
-            janito.call("SaveThing", path="out/thing.txt")
-    assert swapper.swaps > 0 and not list(outside_folder.iterdir())
+        for state in swapper.rounds(300):
+            result = janito.call("SaveThing", path="out/thing.txt")
+            outcomes[state].add(result["success"])
+    assert outcomes["folder"] == {True} and outcomes["link"] == {False}
+    assert not list(outside_folder.iterdir())
+
+``rounds(n)`` holds the folder in place for one call, holds the link in place for the
+next, and lets the thread swap freely during the third, over and over: the first two are
+certain, the third is the race itself.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import errno
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +59,13 @@ class FolderSwapper:
     Where the system can exchange two names in one step (``renameat2`` with
     ``RENAME_EXCHANGE``) the path always names one of the two, the folder or the link;
     elsewhere it is two renames, with a moment in between when nothing is there.
-    ``pause`` seconds are spent in each state. ``swaps`` counts the times the link was in
-    place; ``errors`` keeps what went wrong in the thread (a test should find it empty).
-    Leaving the ``with`` block stops the thread and puts the folder back.
+    ``pause`` seconds are spent in each state while swapping freely. ``swaps`` counts the
+    times the link was put in place; ``errors`` keeps what went wrong in the thread (a test
+    should find it empty). Leaving the ``with`` block stops the thread and puts the folder
+    back. :meth:`hold` and :meth:`rounds` stop the free swapping to put one state in place.
     """
+
+    STATES = ("folder", "link", "racing")
 
     def __init__(self, folder: str | os.PathLike[str], target: str | os.PathLike[str],
                  *, pause: float = 0.0001) -> None:
@@ -66,6 +78,11 @@ class FolderSwapper:
         self.swapped = False
         os.symlink(os.fspath(target), self.link)
         self._stop = threading.Event()
+        # Set while the thread may swap; a flip happens only with the lock held and the
+        # event set, so hold() (which clears it, then takes the lock) ends the race.
+        self._free = threading.Event()
+        self._free.set()
+        self._lock = threading.Lock()
         self._exchange = _exchange_function()
         self._thread = threading.Thread(target=self._run, name="folder-swapper", daemon=True)
 
@@ -75,7 +92,7 @@ class FolderSwapper:
 
             if self._exchange(_AT_FDCWD, os.fsencode(self.folder), _AT_FDCWD,
                               os.fsencode(self.link), _RENAME_EXCHANGE) == 0:
-                self.swapped = not self.swapped
+                self._flipped()
                 return
             code = ctypes.get_errno()
             if code not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
@@ -87,17 +104,46 @@ class FolderSwapper:
         else:
             os.rename(self.folder, self.link)
             os.rename(self.aside, self.folder)
+        self._flipped()
+
+    def _flipped(self) -> None:
         self.swapped = not self.swapped
+        if self.swapped:
+            self.swaps += 1
 
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                self._flip()
-                if self.swapped:
-                    self.swaps += 1
+                if not self._free.wait(0.05):
+                    continue
+                with self._lock:
+                    if self._free.is_set():
+                        self._flip()
                 time.sleep(self.pause)
         except BaseException as exc:  # reported through ``errors``; the test decides
             self.errors.append(exc)
+
+    def hold(self, state: str) -> None:
+        """Stop swapping and leave ``"folder"`` or ``"link"`` in place until told otherwise
+        (``"racing"`` lets the thread swap again)."""
+        if state not in self.STATES:
+            raise ValueError(f"state must be one of {', '.join(self.STATES)}, not {state!r}")
+        if state == "racing":
+            self._free.set()
+            return
+        self._free.clear()
+        with self._lock:
+            if self.swapped != (state == "link"):
+                self._flip()
+
+    def rounds(self, count: int) -> Iterator[str]:
+        """``count`` rounds, each yielding the state it put in place for the caller's call:
+        ``"folder"``, ``"link"`` and ``"racing"`` in turn. The folder is back after the last."""
+        for index in range(count):
+            state = self.STATES[index % len(self.STATES)]
+            self.hold(state)
+            yield state
+        self.hold("folder")
 
     def start(self) -> FolderSwapper:
         self._thread.start()
@@ -106,6 +152,7 @@ class FolderSwapper:
     def stop(self) -> None:
         """Stop swapping and put the folder back under its name; remove the link."""
         self._stop.set()
+        self._free.set()
         self._thread.join(30)
         if self.swapped:
             self._flip()

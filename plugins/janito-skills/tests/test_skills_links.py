@@ -136,18 +136,17 @@ def test_a_resource_folder_swapped_for_a_link_out_is_never_read_through(
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "forms.md").write_text(SECRET, encoding="utf-8")
-    outcomes: dict[str, int] = {}
+    outcomes: dict[str, set[str]] = {state: set() for state in FolderSwapper.STATES}
     with FolderSwapper(skill / "references", outside) as swapper:
-        for _ in range(ROUNDS):
+        for state in swapper.rounds(ROUNDS):
             result = loaded.call("ReadSkillResource", skill_name="demo",
                                  resource_path="references/forms.md")
             _no_secret(result)
-            key = "read" if result["success"] else result["error_type"]
-            outcomes[key] = outcomes.get(key, 0) + 1
+            outcomes[state].add("read" if result["success"] else result["error_type"])
             if result["success"]:
                 assert result["content"] == "inside\n"
-    assert swapper.swaps > 0 and swapper.errors == []
-    assert "read" in outcomes and len(outcomes) > 1, outcomes  # both states were met
+    assert swapper.errors == []
+    assert outcomes["folder"] == {"read"} and "read" not in outcomes["link"], outcomes
 
 
 def test_a_skill_folder_swapped_for_a_link_out_is_never_read_through(
@@ -160,7 +159,7 @@ def test_a_skill_folder_swapped_for_a_link_out_is_never_read_through(
     (outside / "a.md").write_text(SECRET, encoding="utf-8")
     (outside / f"{SECRET}.md").write_text(SECRET, encoding="utf-8")
     with FolderSwapper(skill, outside) as swapper:
-        for round_ in range(ROUNDS * 2 // 3):
+        for round_, _state in enumerate(swapper.rounds(ROUNDS * 2 // 3)):
             if round_ % 2:
                 result = loaded.call("LoadSkill", name="demo")
             else:

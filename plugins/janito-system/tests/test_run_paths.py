@@ -108,14 +108,13 @@ def test_a_script_folder_swapped_for_a_link_never_runs_an_outside_script(
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "run.py").write_text(f"print({SECRET!r})")
-    outcomes: dict[str, int] = {}
+    outcomes: dict[str, set[str]] = {state: set() for state in FolderSwapper.STATES}
     with FolderSwapper(box, outside) as swapper:
-        for _ in range(ROUNDS):
+        for state in swapper.rounds(ROUNDS):
             result = system.call("RunPythonFile", file_path="box/run.py", timeout=30)
             assert SECRET not in json.dumps(result), result
-            key = "ran" if result["success"] else result["error_type"]
-            outcomes[key] = outcomes.get(key, 0) + 1
+            outcomes[state].add("ran" if result["success"] else result["error_type"])
             if result["success"]:
                 assert result["stdout"] == "inside\n"
-    assert swapper.errors == [] and swapper.swaps > 0
-    assert outcomes.get("ran") and len(outcomes) > 1, outcomes  # both states were met
+    assert swapper.errors == []
+    assert outcomes["folder"] == {"ran"} and outcomes["link"] == {"outside_workspace"}, outcomes
