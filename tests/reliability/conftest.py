@@ -179,14 +179,57 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 # -- the counts --------------------------------------------------------------------------------
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
+# Under pytest-xdist each worker counts what it ran; the workers hand their counts to the
+# controller, which prints and writes the sums.
+_FROM_WORKERS: list[dict[str, Any]] = []
+
+
+def _local_counts() -> dict[str, Any] | None:
     if not rel.COUNTS and not rel.FAULT_KINDS:
-        return
+        return None
     data = rel.counts_report()
     data["secret sweep: hits"] = len(rel.SWEEP.hits)
     data["secret sweep: known leaks (xfail tests)"] = len(rel.SWEEP.excused)
     data["secret sweep: items"] = rel.SWEEP.items
     data["network attempts refused"] = len(BLOCKED)
+    return data
+
+
+def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    total: dict[str, Any] = {}
+    names: set[str] = set()
+    for part in parts:
+        for key, value in part.items():
+            if key == "fault kind names":
+                names.update(value)
+            elif key != "fault kinds":
+                total[key] = total.get(key, 0) + value
+    total["fault kinds"] = len(names)
+    total["fault kind names"] = sorted(names)
+    return dict(sorted(total.items()))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # an xdist worker
+        output["janito_reliability_counts"] = json.dumps(_local_counts() or {})
+    elif _FROM_WORKERS and any(part.get("secret sweep: hits") for part in _FROM_WORKERS):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    raw = getattr(node, "workeroutput", {}).get("janito_reliability_counts")
+    if raw:
+        _FROM_WORKERS.append(json.loads(raw))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    local = _local_counts()
+    parts = [p for p in [*_FROM_WORKERS, local] if p]
+    if not parts:
+        return
+    data = _merged(parts)
     terminalreporter.write_sep("=", "janito reliability counts")
     for key, value in data.items():
         if key == "fault kind names":
