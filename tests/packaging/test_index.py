@@ -26,7 +26,6 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-
 from _dists import REPO
 
 pytest.importorskip("pypiserver", reason="the packaging session installs pypiserver")
@@ -103,8 +102,8 @@ def index(release: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
                         break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("pypiserver did not start: "
-                                         + (served.parent / "pypiserver.log").read_text())
+                    raise AssertionError("pypiserver did not start: " + (
+                        served.parent / "pypiserver.log").read_text()) from None
                 time.sleep(0.2)
         yield url
     finally:
