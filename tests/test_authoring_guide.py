@@ -3,7 +3,8 @@
 Also: `janito new-toolset` writes a distribution that installs into a clean environment,
 passes its own tests (the conformance check included) and shows its tools in
 `janito tools -t`. Under nox this runs on every Python of the matrix (3.10 to 3.13).
-Both build real virtual environments with uv; without uv they skip, except under CI.
+Both build real virtual environments with uv, seeded with pip, since the guide's
+commands are pip's; without uv they skip, except under CI.
 """
 
 from __future__ import annotations
@@ -42,12 +43,16 @@ def _clean_env(tmp_path: Path) -> dict[str, str]:
     """A fresh venv with janito-core from this tree; returns the environment to run in."""
     uv = _uv()
     venv = tmp_path / "venv"
-    subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+    subprocess.run([uv, "venv", "-q", "--seed", "-p", sys.executable, str(venv)], check=True)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JANITO_", "VIRTUAL_ENV", "UV_PYTHON", "UV_PROJECT_ENVIRONMENT"))}
+    # The guide's commands find only what the environment holds: no uv on PATH.
+    path = [p for p in env.get("PATH", "").split(os.pathsep)
+            if p and not (Path(p) / "uv").exists()]
     env.update({
         "VIRTUAL_ENV": str(venv),
-        "PATH": f"{venv / 'bin'}{os.pathsep}{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}",
+        "PATH": os.pathsep.join([str(venv / "bin"), *path]),
+        "PIP_QUIET": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "JANITO_CONFIG_DIR": str(tmp_path / "config"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "PYTHONDONTWRITEBYTECODE": "1",

@@ -4,9 +4,8 @@ Run with every distribution of the repository installed (``nox -s tests-integrat
 The console example runs in the repository's root, as a person would run it there, with
 standard input a terminal (AskUser loads only then): each line the README shows must be
 printed, in order, where ``...`` stands for any number of lines. The Python example runs
-as shown. The first command (a virtual environment, installed from the checkout) needs
-the package index for the dependencies and takes a minute: it runs when
-``JANITO_README_INSTALL=1``, in a copy of the checkout.
+as shown. The two commands at the top run verbatim on a Debian-shaped machine in
+tests/packaging/test_fresh_machine.py.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import os
 import pty
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,22 +116,3 @@ def test_the_shell_block_matches_the_checkout() -> None:
         assert (ROOT / folder / "pyproject.toml").is_file(), folder
     for folder in re.findall(r"\./plugins/[\w-]+", README.read_text(encoding="utf-8")):
         assert (ROOT / folder / "pyproject.toml").is_file(), folder
-
-
-@pytest.mark.skipif(os.environ.get("JANITO_README_INSTALL") != "1",
-                    reason="set JANITO_README_INSTALL=1: it installs from the package index")
-def test_the_first_command_works_in_a_copy_of_the_checkout(tmp_path: Path) -> None:
-    [first, *_] = blocks("bash")
-    install = next(line for line in first.splitlines() if line and not line.startswith("#"))
-    copy = tmp_path / "janito"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".nox", "__pycache__", "*.egg-info", ".*_cache", "build", "dist"))
-    env = clean_env()
-    env.pop("VIRTUAL_ENV", None)
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if not p.startswith(sys.prefix))
-    done = subprocess.run(["bash", "-c", install], cwd=copy, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert re.search(r"^TOOL +TOOLSET +PERMS +DESCRIPTION$", done.stdout, re.M), done.stdout
-    assert re.search(r"^WordCount +files +r ", done.stdout, re.M), done.stdout
