@@ -202,6 +202,21 @@ def test_plugin_depends_on_core_and_nothing_else_here(plugin: Dist) -> None:
     assert not siblings, f"{dist.name} depends on other plugins of this repository: {siblings}"
 
 
+def test_one_version_for_every_distribution_and_the_changelog_names_it() -> None:
+    versions = {d.name: d.version for d in DISTS}
+    assert len(set(versions.values())) == 1, f"the distributions disagree: {versions}"
+    for dist in DISTS[1:]:
+        core = next(r for r in dist.project.get("dependencies", [])
+                    if _normal(_requirement_parts(r)[0]) == CORE.name)
+        assert core.replace(" ", "") == f"{CORE.name}>={CORE.version}", (
+            f"{dist.name} requires {core}: a release requires janito-core>={CORE.version}")
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    first = re.search(r"^## (\S+)", changelog, re.M)
+    assert first and first.group(1) == CORE.version, (
+        f"CHANGELOG.md's newest section is {first.group(1) if first else None}, "
+        f"the distributions are {CORE.version}")
+
+
 # ---------------------------------------------------------------------------- the sdist
 
 
