@@ -6,6 +6,7 @@ answered or forwarded is read once with ``fetch_original``.
 
 from __future__ import annotations
 
+import email.policy
 import email.utils
 import mimetypes
 import os
@@ -15,8 +16,9 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from . import _mime
-from ._errors import INVALID_ARGUMENTS, NOT_FOUND, TOO_LARGE, MailError, size_text
+from ._errors import INVALID_ARGUMENTS, NOT_FOUND, TOO_LARGE, MailError, invalid, size_text
 from ._imap import section
+from ._params import BREAK, NOT_IN_A_LINE
 
 if TYPE_CHECKING:
     from janito_core.workspace import Workspace
@@ -30,22 +32,116 @@ MAX_RECIPIENTS = 100
 MAX_ATTACHMENT_BYTES = 25_000_000
 #: How much of the original's text a reply quotes or a forward carries.
 MAX_QUOTED_CHARS = 100_000
-_MESSAGE_ID = re.compile(r"^<[^<>\s]+@[^<>\s]+>$")
-_LINE = re.compile(r"[\r\n\x00]")
+MESSAGE_ID = re.compile(r"^<[^<>\s]+@[^<>\s]+>$")
+_BREAKS = re.compile(f"[{NOT_IN_A_LINE}]+")
+
+
+# -- what a header can carry -----------------------------------------------------------
+#
+# The email package decodes the encoded words (=?utf-8?q?...?=) of a value it is given,
+# and a Python without the fix for CVE-2024-6923 (3.10.13, for one) writes what they
+# decode to as it is: "=?utf-8?q?a=0D=0ABcc:_x@y?=" as a Subject or an In-Reply-To
+# becomes a Bcc header of its own, and as a file name a header of its part on every
+# Python. So a value is judged by what the email package makes of it, not by its spelling.
+
+
+def header_fits(name: str, value: str) -> bool:
+    """Whether header ``name`` holding ``value`` is written as one line, whatever its
+    encoded words decode to."""
+    if BREAK.search(value):
+        return False
+    try:
+        written = str(email.policy.default.header_factory(name, value))
+    except Exception:  # its parser has failed with IndexError and the like on odd input
+        return False
+    return BREAK.search(written) is None
+
+
+def filename_fits(name: str) -> bool:
+    """Whether ``name`` can be an attachment's file name with its header on one line."""
+    part = EmailMessage()
+    try:
+        part.set_content(b"", maintype="application", subtype="octet-stream", filename=name)
+    except Exception:
+        return False
+    return BREAK.search(str(part["Content-Disposition"])) is None
+
+
+def _defused(text: str, gap: str) -> str:
+    """``text`` without line breaks, nor an encoded word that would decode to one."""
+    return _BREAKS.sub(gap, text).replace("=?", f"={gap}?")
+
+
+def settled(name: str, value: str) -> str:
+    """A header value of a stored message as header ``name`` of a new one can carry it:
+    as it is when it fits, else with its line breaks made spaces."""
+    if header_fits(name, value):
+        return value
+    cleaned = _BREAKS.sub(" ", value)
+    if header_fits(name, cleaned):
+        return cleaned
+    cleaned = _defused(value, " ")
+    return cleaned if header_fits(name, cleaned) else ""
+
+
+def usable_address(value: str) -> str | None:
+    """An address of a stored message as a new message can name it: whole, else with its
+    display name's line breaks made spaces, else without a display name; None when the
+    address itself cannot be written."""
+    if header_fits("To", value):
+        return value
+    pairs = email.utils.getaddresses([value])
+    if len(pairs) != 1 or not pairs[0][1]:
+        return None
+    name, addr = pairs[0]
+    for candidate in (email.utils.formataddr((_defused(name, " ").strip(), addr)), addr):
+        if header_fits("To", candidate):
+            return candidate
+    return None
+
+
+def usable_addresses(values: list[str]) -> tuple[list[str], list[str]]:
+    """(the addresses a new message can name, the ones it cannot) of a stored message."""
+    kept: list[str] = []
+    left_out: list[str] = []
+    for value in values:
+        usable = usable_address(value)
+        if usable is None:
+            left_out.append(value)
+        else:
+            kept.append(usable)
+    return kept, left_out
+
+
+def safe_filename(name: str) -> str:
+    """A stored attachment's file name as a new message can carry it: line breaks (and
+    encoded words that decode to one) become "_"."""
+    if filename_fits(name):
+        return name
+    for cleaned in (_BREAKS.sub("_", name), _defused(name, "_")):
+        if filename_fits(cleaned):
+            return cleaned
+    return "attachment"
 
 
 def addresses(field_name: str, values: list[str] | None) -> list[str]:
     """Validated "Name <addr>" or "addr" strings; MailError names the bad field."""
     out: list[str] = []
-    for value in values or []:
-        if not isinstance(value, str) or _LINE.search(value):
-            raise MailError(INVALID_ARGUMENTS, f"{field_name} holds a value that is not one "
-                                               "line of text")
+    for index, value in enumerate(values or []):
+        field = f"{field_name}[{index}]"
+        if not isinstance(value, str) or BREAK.search(value):
+            raise invalid(field, "must be one line of text")
         pairs = email.utils.getaddresses([value])
         if not pairs or any(not addr or "@" not in addr or " " in addr for _n, addr in pairs):
-            raise MailError(INVALID_ARGUMENTS, f"{field_name} holds {value[:80]!r}, which is "
-                                               "not an email address")
-        out.extend(email.utils.formataddr(pair) for pair in pairs)
+            raise invalid(field, f"holds {value[:80]!r}, which is not an email address")
+        if len(pairs) > 1:
+            # before the fixes of CVE-2023-27043 a name with a colon is read as several
+            raise invalid(field, f"holds {len(pairs)} addresses; give each its own item")
+        formatted = email.utils.formataddr(pairs[0])
+        if not header_fits("To", formatted):
+            raise invalid(field, "holds a name that would break the header into lines "
+                                 "(an encoded word that decodes to a line break)")
+        out.append(formatted)
     return out
 
 
@@ -79,6 +175,20 @@ class Attachment:
     filename: str
     content_type: str
     data: bytes = field(repr=False)
+    #: The name the stored attachment had, when it could not be carried as it was.
+    renamed_from: str | None = None
+
+    @classmethod
+    def received(cls, filename: str, content_type: str, data: bytes) -> Attachment:
+        """An attachment of a stored message, its name made safe to write again."""
+        safe = safe_filename(filename)
+        return cls(safe, content_type, data, None if safe == filename else filename)
+
+
+def renamed(attachments: list[Attachment]) -> list[dict[str, str]]:
+    """The attachments whose names were changed, for a result to say so."""
+    return [{"filename": a.filename, "original": a.renamed_from} for a in attachments
+            if a.renamed_from is not None]
 
 
 def _content_type(filename: str) -> str:
@@ -98,6 +208,10 @@ def workspace_attachments(workspace: Workspace, paths: list[str] | None, *,
     from janito_core.workspace import NotRegularFile, read_fd
 
     paths = list(paths or [])
+    for index, path in enumerate(paths):
+        if not filename_fits(_attached_name(path)):
+            raise invalid(f"attachments[{index}]", "names a file whose name would break the "
+                                                   "header of its part into lines")
     opened: list[tuple[int, os.stat_result, str]] = []
     try:
         for path in paths:
@@ -126,13 +240,16 @@ def workspace_attachments(workspace: Workspace, paths: list[str] | None, *,
             if left < 0:
                 raise MailError(TOO_LARGE, f"{shown} grew while it was read; the attachments "
                                            f"now exceed {size_text(budget)}", limit=budget)
-            name = os.path.basename(shown.rstrip("/")) or "attachment"
+            name = _attached_name(shown)
             found.append(Attachment(name, _content_type(name), data))
         return found
     finally:
         for fd, _info, _shown in opened:
             os.close(fd)
 
+
+def _attached_name(path: str) -> str:
+    return os.path.basename(path.rstrip("/")) or "attachment"
 
 
 # -- building -----------------------------------------------------------------------------
@@ -154,28 +271,40 @@ def build(*, sender: str, to: list[str], cc: list[str], subject: str, body: str,
     """A complete message: text (and HTML alternative), then the attachments.
 
     ``bcc`` is written as a header only for a draft (a sent message never carries it).
+    Every header is checked as the email package would write it, so no value, whatever
+    its encoded words decode to, adds a line; MailError names the argument that would.
     """
     msg = EmailMessage()
-    msg["From"] = sender
+
+    def put(name: str, value: str, field_name: str) -> None:
+        if not header_fits(name, value):
+            raise invalid(field_name, "must be one line of text, also once its encoded "
+                                      "words (=?...?=) are decoded")
+        msg[name] = value
+
+    put("From", sender, "from")
     if to:
-        msg["To"] = ", ".join(to)
+        put("To", ", ".join(to), "to")
     if cc:
-        msg["Cc"] = ", ".join(cc)
+        put("Cc", ", ".join(cc), "cc")
     if bcc:
-        msg["Bcc"] = ", ".join(bcc)
-    msg["Subject"] = subject
+        put("Bcc", ", ".join(bcc), "bcc")
+    put("Subject", subject, "subject")
     msg["Date"] = email.utils.formatdate(localtime=True)
     if message_id is None:
         domain = (bare([sender]) or [sender])[0].rsplit("@", 1)[-1].strip("> ") or None
         message_id = email.utils.make_msgid(domain=domain)
-    msg["Message-ID"] = message_id
+    put("Message-ID", message_id, "message_id")
     if thread is not None:
-        msg["In-Reply-To"] = thread.in_reply_to
-        msg["References"] = " ".join(thread.references)
+        put("In-Reply-To", thread.in_reply_to, "in_reply_to")
+        put("References", " ".join(thread.references), "in_reply_to")
     msg.set_content(body)
     if html_body:
         msg.add_alternative(html_body, subtype="html")
     for item in attachments or []:
+        if not filename_fits(item.filename):
+            raise invalid("attachments", f"names a file, {item.filename!r}, whose name would "
+                                         "break the header of its part into lines")
         maintype, _, subtype = item.content_type.partition("/")
         msg.add_attachment(item.data, maintype=maintype, subtype=subtype or "octet-stream",
                            filename=item.filename)
@@ -217,18 +346,18 @@ class Original:
 def thread_of(value: str) -> Thread | None:
     """A Thread for a Message-ID given as text, or None when ``value`` is not one."""
     value = value.strip()
-    if _MESSAGE_ID.match(value):
+    if MESSAGE_ID.match(value):
         return Thread(value, [value])
     return None
 
 
 def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True,
                    html: bool = False, attachments: bool = False,
-                   budget: int = MAX_ATTACHMENT_BYTES) -> Original:
-    """Read message ``uid`` of ``folder``: headers, and as asked its text, HTML and
-    attachments (refused beyond ``budget``), in at most two FETCHes. The folder is left
-    selected read-only."""
-    mailbox.select(folder, readonly=True)
+                   budget: int = MAX_ATTACHMENT_BYTES, field: str = "folder") -> Original:
+    """Read message ``uid`` of ``folder`` (the argument ``field``): headers, and as asked
+    its text, HTML and attachments (refused beyond ``budget``), in at most two FETCHes.
+    The folder is left selected read-only."""
+    mailbox.select(folder, readonly=True, field=field)
     data = mailbox.client.fetch([uid], ["BODYSTRUCTURE", "BODY.PEEK[HEADER]"])
     item = data.get(uid)
     if item is None:
@@ -236,11 +365,13 @@ def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True
                                    "ReadEmails lists the ids there are", id=uid)
     headers = _mime.parse_headers(section(item, b"BODY[HEADER") or b"")
     message_id = _mime.header(headers, "Message-ID")
-    if not _MESSAGE_ID.match(message_id):
-        raise MailError(NOT_FOUND, f"message {uid} has no Message-ID header, so an answer "
-                                   "could not be threaded with it; nothing was sent", id=uid)
-    references = re.findall(r"<[^<>\s]+>", _mime.header(headers, "References")) or \
-        re.findall(r"<[^<>\s]+>", _mime.header(headers, "In-Reply-To"))
+    if not MESSAGE_ID.match(message_id) or not header_fits("In-Reply-To", message_id):
+        raise MailError(NOT_FOUND, f"message {uid} has no Message-ID header that an answer "
+                                   "can name, so it could not be threaded with it; nothing "
+                                   "was sent", id=uid)
+    references = [r for r in re.findall(r"<[^<>\s]+>", _mime.header(headers, "References"))
+                  or re.findall(r"<[^<>\s]+>", _mime.header(headers, "In-Reply-To"))
+                  if header_fits("References", r)]
     try:
         leaves = _mime.parts(item.get(b"BODYSTRUCTURE"))
     except (IndexError, TypeError, ValueError):
@@ -270,7 +401,7 @@ def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True
         reply_to=_mime.addresses(headers, "Reply-To"),
         to=_mime.addresses(headers, "To"),
         cc=_mime.addresses(headers, "Cc"),
-        subject=_mime.header(headers, "Subject"),
+        subject=settled("Subject", _mime.header(headers, "Subject")),
         date=_mime.header(headers, "Date"),
         message_id=message_id,
         references=references,
@@ -285,8 +416,8 @@ def fetch_original(mailbox: Mailbox, folder: str, uid: int, *, text: bool = True
         for index, part in enumerate(attached, 1):
             info = _mime.attachment_info(index, part)
             data = _mime.decode_body(texts.get(part.section, b""), part.encoding, complete=True)
-            original.attachments.append(Attachment(str(info["filename"]), part.content_type,
-                                                   data))
+            original.attachments.append(Attachment.received(str(info["filename"]),
+                                                            part.content_type, data))
     return original
 
 
@@ -299,9 +430,10 @@ def _decoded_text(part: _mime.Part, raw: bytes) -> str:
 
 
 def reply_recipients(original: Original, own: set[str], *,
-                     reply_all: bool) -> tuple[list[str], list[str]]:
-    """(to, cc) of a reply: the author (Reply-To, else From); with ``reply_all`` also every
-    other recipient. The account's own addresses are left out, and nobody is named twice.
+                     reply_all: bool) -> tuple[list[str], list[str], list[str]]:
+    """(to, cc, left out) of a reply: the author (Reply-To, else From); with ``reply_all``
+    also every other recipient. The account's own addresses are left out, and nobody is
+    named twice; so is an address a header cannot name (the third list).
 
     Answering one's own message goes to its recipients, as mail programs do.
     """
@@ -314,18 +446,27 @@ def reply_recipients(original: Original, own: set[str], *,
         cc = list(original.cc) if reply_all else []
     seen = set(own)
     kept: list[list[str]] = [[], []]
+    left_out: list[str] = []
     for index, values in enumerate((to, cc)):
         for value in values:
             address = (bare([value]) or [""])[0].lower()
             if address and address not in seen:
                 seen.add(address)
-                kept[index].append(value)
+                usable = usable_address(value)
+                if usable is None:
+                    left_out.append(value)
+                else:
+                    kept[index].append(usable)
     to, cc = kept
     if not to and cc:
         to, cc = cc[:1], cc[1:]
     if not to:  # a message to oneself: the reply goes there too
-        to = list(author[:1]) or list(original.to[:1])
-    return to, cc
+        to = [a for a in map(usable_address, author[:1] or original.to[:1]) if a is not None]
+    if not to:
+        raise MailError(NOT_FOUND, f"message {original.uid} names no address an answer could "
+                                   "be sent to; nothing was sent", id=original.uid,
+                        left_out=left_out)
+    return to, cc, left_out
 
 
 def _when(original: Original) -> str:

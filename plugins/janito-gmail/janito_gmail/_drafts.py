@@ -3,11 +3,10 @@ folder (its ``\\Drafts`` special use), flagged ``\\Draft``, replaced whole on ea
 
 from __future__ import annotations
 
-import email.utils
 import re
 from typing import TYPE_CHECKING, Any
 
-from . import _compose, _smtp
+from . import _compose, _mime, _smtp
 from ._errors import NOT_FOUND, MailError
 from ._imap import SEEN, section
 
@@ -65,10 +64,26 @@ def remove(mailbox: Mailbox, name: str, uid: int) -> None:
     mailbox.expunge_uids([uid])
 
 
-def addresses_of(msg: EmailMessage, name: str) -> list[str]:
-    values = [str(v) for v in msg.get_all(name, [])]
-    return [email.utils.formataddr(pair) for pair in email.utils.getaddresses(values)
-            if pair[1]]
+def raw_values(msg: EmailMessage, name: str) -> list[str]:
+    """The fields ``name`` of a parsed draft as stored, unfolded. Reading them through the
+    email package would parse them, and its parse of an address header raises ValueError
+    when an encoded word in a display name decodes to a line break."""
+    return [re.sub(r"\r?\n(?=[ \t])", "", str(value)).strip() for key, value in msg.raw_items()
+            if key.lower() == name.lower()]
+
+
+def addresses_of(msg: EmailMessage, name: str) -> tuple[list[str], list[str]]:
+    """(the addresses of header ``name`` a message can name again, those it cannot)."""
+    return _compose.usable_addresses(_mime.address_list(raw_values(msg, name)))
+
+
+def message_id_of(msg: EmailMessage) -> str | None:
+    """The draft's Message-ID, when a message can carry it again."""
+    found = raw_values(msg, "Message-ID")[:1]
+    if found and _compose.MESSAGE_ID.match(found[0]) and \
+            _compose.header_fits("Message-ID", found[0]):
+        return found[0]
+    return None
 
 
 def parts_of(msg: EmailMessage) -> tuple[str, str | None, list[_compose.Attachment]]:
@@ -80,14 +95,17 @@ def parts_of(msg: EmailMessage) -> tuple[str, str | None, list[_compose.Attachme
     found = []
     for part in msg.iter_attachments():
         data = part.get_payload(decode=True)
-        found.append(_compose.Attachment(part.get_filename() or "attachment",
-                                         part.get_content_type(), bytes(data or b"")))
+        found.append(_compose.Attachment.received(part.get_filename() or "attachment",
+                                                  part.get_content_type(), bytes(data or b"")))
     return text, markup, found
 
 
 def thread_of(msg: EmailMessage) -> _compose.Thread | None:
-    replied = re.findall(r"<[^<>\s]+>", str(msg.get("In-Reply-To", "")))
+    def ids(name: str) -> list[str]:
+        return [r for r in re.findall(r"<[^<>\s]+>", " ".join(raw_values(msg, name)))
+                if _compose.header_fits("References", r)]
+
+    replied = ids("In-Reply-To")
     if not replied:
         return None
-    references = re.findall(r"<[^<>\s]+>", str(msg.get("References", ""))) or replied[:1]
-    return _compose.Thread(replied[0], references)
+    return _compose.Thread(replied[0], ids("References") or replied[:1])

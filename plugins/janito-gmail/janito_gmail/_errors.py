@@ -36,6 +36,12 @@ class MailError(Exception):
         self.extra = extra
 
 
+def invalid(field: str, problem: str) -> MailError:
+    """invalid_arguments for one argument, with ``details`` as dispatch writes them."""
+    return MailError(INVALID_ARGUMENTS, f"invalid arguments: {field} {problem}",
+                     details=[{"field": field, "error": problem}])
+
+
 def _text(exc: BaseException) -> str:
     if exc.args and isinstance(exc.args[0], bytes):
         text = exc.args[0].decode("utf-8", "replace")

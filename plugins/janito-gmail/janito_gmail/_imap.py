@@ -23,8 +23,10 @@ from ._errors import (
     UNSUPPORTED,
     MailError,
     classify,
+    invalid,
     oauth_refused,
 )
+from ._params import BREAK
 from ._settings import Settings
 
 GMAIL_CAPABILITY = "X-GM-EXT-1"
@@ -115,8 +117,9 @@ class Mailbox:
             })
         return rows
 
-    def require_folder(self, folder: str) -> None:
+    def require_folder(self, folder: str, *, field: str = "folder") -> None:
         """MailError(folder_not_found) unless ``folder`` exists (one LIST)."""
+        _one_line(folder, field)
         if not self.client.folder_exists(folder):
             raise self._no_folder(folder)
 
@@ -133,10 +136,11 @@ class Mailbox:
         return MailError(FOLDER_NOT_FOUND, f"there is no folder {folder!r}{hint}",
                          folder=folder, suggestions=close)
 
-    def select(self, folder: str, *, readonly: bool) -> dict[Any, Any]:
+    def select(self, folder: str, *, readonly: bool, field: str = "folder") -> dict[Any, Any]:
         """SELECT (or EXAMINE) ``folder``; an unknown folder is folder_not_found."""
         from imapclient.exceptions import IMAPClientError
 
+        _one_line(folder, field)
         try:
             return dict(self.client.select_folder(folder, readonly=readonly))
         except IMAPClientError as exc:
@@ -238,6 +242,13 @@ class Mailbox:
             return
         self.client.add_flags(list(uids), [DELETED], silent=True)
         self.client.uid_expunge(list(uids))
+
+
+def _one_line(folder: str, field: str) -> None:
+    # Dovecot answers an unknown folder with its name decoded, line breaks and all, and
+    # the rest of that answer then reads as a reply of its own
+    if BREAK.search(folder):
+        raise invalid(field, "must be a folder name on one line")
 
 
 def section(item: dict[Any, Any], prefix: bytes) -> bytes | None:

@@ -323,8 +323,13 @@ def addresses(headers: Any, name: str) -> list[str]:
         values = headers.get_all(name) or []
     except Exception:
         return []
+    return address_list([str(v) for v in values])
+
+
+def address_list(values: list[str]) -> list[str]:
+    """The addresses of address header values as sent (encoded words undone in names)."""
     found = []
-    for display, addr in email.utils.getaddresses([str(v) for v in values]):
+    for display, addr in email.utils.getaddresses(values):
         if addr:
             found.append(_display(re.sub(r"\s+", " ", _decode_words(display)).strip(), addr))
     return found

@@ -15,9 +15,14 @@ MAX_MESSAGE_BYTES = 35_882_577
 
 
 def flatten(msg: EmailMessage, *, international: bool = False) -> bytes:
-    """The message as it travels (CRLF line ends; UTF-8 headers only when allowed)."""
+    """The message as it travels (CRLF line ends; UTF-8 headers only when allowed).
+
+    A header read from a stored message (a draft) is sent as it was stored: refolding a
+    long one decodes its encoded words, and a Python without the fix for CVE-2024-6923
+    writes a line break one decodes to as it is, a header of its own.
+    """
     policy = email.policy.SMTPUTF8 if international else email.policy.SMTP
-    return msg.as_bytes(policy=policy)
+    return msg.as_bytes(policy=policy.clone(refold_source="none"))
 
 
 def check_size(size: int, limit: int = MAX_MESSAGE_BYTES, *, where: str = "") -> None:

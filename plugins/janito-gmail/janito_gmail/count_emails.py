@@ -9,7 +9,7 @@ from janito_core.results import counted
 
 from ._base import MailTool
 from ._imap import Selection, imap_session
-from ._params import Before, Query, Sender, Since, Subject
+from ._params import Before, Folder, Query, Sender, Since, Subject
 from ._settings import Settings
 
 
@@ -17,7 +17,7 @@ from ._settings import Settings
 class CountEmails(MailTool):
     """Count the messages in a mail folder, all, unread, or matching a search."""
 
-    def run(self, folder: str = "INBOX", unread_only: bool = False, query: Query = None,
+    def run(self, folder: Folder = "INBOX", unread_only: bool = False, query: Query = None,
             sender: Sender = None, subject: Subject = None, since: Since = None,
             before: Before = None) -> dict[str, Any]:
         """Count messages without reading them.

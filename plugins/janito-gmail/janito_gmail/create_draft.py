@@ -10,7 +10,7 @@ from janito_core.constraints import Pattern
 from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
-from ._params import MESSAGE_REFERENCE, Addresses, Attachments, OneLine
+from ._params import MESSAGE_REFERENCE, Addresses, Attachments, Folder, OneLine
 from ._settings import Settings
 
 
@@ -22,7 +22,7 @@ class CreateDraft(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: str = "INBOX") -> dict[str, Any]:
+            reply_folder: Folder = "INBOX") -> dict[str, Any]:
         """Save a draft; SendDraft sends it, UpdateDraft changes it. Recipients may be
         left for later.
 
@@ -54,7 +54,8 @@ class CreateDraft(MailTool):
                     if thread is None:
                         value = in_reply_to.strip()
                         thread = _compose.fetch_original(mailbox, reply_folder, int(value),
-                                                         text=False).thread()
+                                                         text=False,
+                                                         field="reply_folder").thread()
                 final_subject = subject or (_compose.prefixed("Re:", thread.subject)
                                             if thread and thread.subject else subject)
                 msg = _compose.build(sender=settings.from_address, to=to_list, cc=cc_list,

@@ -10,7 +10,7 @@ from janito_core.constraints import MinLen
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
-from ._params import Addresses, Attachments, MessageId
+from ._params import Addresses, Attachments, Folder, MessageId
 from ._settings import Settings
 
 
@@ -19,11 +19,12 @@ class ForwardEmail(MailTool):
     """Forward an email to other people, with its attachments or without, and an optional note."""
 
     def run(self, id: MessageId, to: Annotated[Addresses, MinLen(1)], body: str = "",
-            folder: str = "INBOX", cc: Addresses | None = None, bcc: Addresses | None = None,
+            folder: Folder = "INBOX", cc: Addresses | None = None, bcc: Addresses | None = None,
             include_attachments: bool = True, attachments: Attachments | None = None,
             draft: bool = False) -> dict[str, Any]:
         """Forward a message: the note, then the original's headers and text, as mail
-        programs do; the subject is "Fwd: " and the original's.
+        programs do; the subject is "Fwd: " and the original's. An attachment whose name
+        holds a line break goes under a safe name (the result's renamed lists it).
 
         Args:
             id: The message to forward, its id as ReadEmails gave it.
@@ -67,6 +68,11 @@ class ForwardEmail(MailTool):
                 "to": to_list, "cc": cc_list, "bcc": bcc_list, "subject": msg["Subject"],
                 "attachments": carried,
             }
+            renamed = _compose.renamed(original.attachments)
+            if renamed:
+                result["renamed"] = renamed
+                self.say("warning", f"Renamed {len(renamed)} attachments whose names held line "
+                                    "breaks")
             if draft:
                 result.update(saved)
                 self.say("result", f"Saved the forward as draft {saved['draft_id']}")

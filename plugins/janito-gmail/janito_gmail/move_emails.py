@@ -49,7 +49,7 @@ class MoveEmails(MailTool):
                                                    "are already in")
 
         def prepare(mailbox: Mailbox) -> dict[str, Any]:
-            mailbox.require_folder(destination)
+            mailbox.require_folder(destination, field="destination")
             return {"destination": destination}
 
         return run_change(

@@ -13,7 +13,7 @@ from . import _reading
 from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox, Selection, imap_session
-from ._params import Before, Ids, MessageId, Query, Sender, Since, Subject, UnreadOnly
+from ._params import Before, Folder, Ids, MessageId, Query, Sender, Since, Subject, UnreadOnly
 from ._settings import Settings
 
 MAX_LIMIT = 500
@@ -24,7 +24,7 @@ MAX_BODY_CHARS = 100_000
 class ReadEmails(MailTool):
     """Read emails: newest first, by search, page by page or a whole thread; from, subject, date, body, attachments."""
 
-    def run(self, folder: str = "INBOX",
+    def run(self, folder: Folder = "INBOX",
             limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             unread_only: UnreadOnly = False,
             query: Query = None, sender: Sender = None, subject: Subject = None,

@@ -9,7 +9,7 @@ from janito_core import tool
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
-from ._params import Addresses, Attachments, MessageId
+from ._params import Addresses, Attachments, Folder, MessageId
 from ._settings import Settings
 
 
@@ -17,12 +17,13 @@ from ._settings import Settings
 class ReplyToEmail(MailTool):
     """Reply to an email, or reply to all, threaded under it; recipients are worked out from the message."""
 
-    def run(self, id: MessageId, body: str, folder: str = "INBOX", reply_all: bool = False,
+    def run(self, id: MessageId, body: str, folder: Folder = "INBOX", reply_all: bool = False,
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             quote: bool = True, draft: bool = False) -> dict[str, Any]:
         """Answer a message: to its author (Reply-To, else From), or with reply_all to
-        everyone it was sent to as well, leaving out the account's own address.
+        everyone it was sent to as well, leaving out the account's own address (and any
+        address no header can carry, listed in left_out).
 
         The subject is "Re: " and the original's; In-Reply-To and References thread the
         answer under the message in every mail program.
@@ -50,7 +51,7 @@ class ReplyToEmail(MailTool):
                               f"in {folder}")
             with imap_session(settings) as mailbox:
                 original = _compose.fetch_original(mailbox, folder, id, text=quote)
-                to_list, cc_list = _compose.reply_recipients(
+                to_list, cc_list, left_out = _compose.reply_recipients(
                     original, _compose.own_addresses(settings), reply_all=reply_all)
                 cc_list += [a for a in extra_cc if a not in cc_list]
                 _compose.check_recipients(to_list, cc_list, bcc_list)
@@ -70,6 +71,10 @@ class ReplyToEmail(MailTool):
             }
             if files:
                 result["attachments"] = [f.filename for f in files]
+            if left_out:
+                result["left_out"] = left_out
+                self.say("warning", f"Left out {len(left_out)} addresses of the message that a "
+                                    "header cannot name")
             if draft:
                 result.update(saved)
                 self.say("result", f"Saved the reply as draft {saved['draft_id']}")

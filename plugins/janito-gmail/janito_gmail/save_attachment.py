@@ -16,7 +16,7 @@ from . import _mime
 from ._base import MailTool
 from ._errors import EXISTS, INVALID_ARGUMENTS, NOT_FOUND, WRITE_FAILED, MailError
 from ._imap import imap_session, section
-from ._params import MessageId
+from ._params import Folder, MessageId
 from ._settings import Settings
 
 
@@ -31,7 +31,7 @@ def safe_filename(name: str, fallback: str) -> str:
 class SaveAttachment(MailTool):
     """Save an attachment of an email into the workspace."""
 
-    def run(self, id: MessageId, folder: str = "INBOX", filename: str | None = None,
+    def run(self, id: MessageId, folder: Folder = "INBOX", filename: str | None = None,
             index: Annotated[int, Ge(1)] | None = None, path: str | None = None,
             overwrite: bool = False) -> dict[str, Any]:
         """Write one attachment of a message to a file inside the workspace.

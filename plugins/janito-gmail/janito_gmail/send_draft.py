@@ -30,9 +30,10 @@ class SendDraft(MailTool):
             self.say("start", f"Sending draft {id}")
             with imap_session(settings) as mailbox:
                 name, msg = _drafts.load(mailbox, id)
-                to_list = _drafts.addresses_of(msg, "To")
-                cc_list = _drafts.addresses_of(msg, "Cc")
-                bcc_list = _drafts.addresses_of(msg, "Bcc")
+                to_list, left_to = _drafts.addresses_of(msg, "To")
+                cc_list, left_cc = _drafts.addresses_of(msg, "Cc")
+                bcc_list, left_bcc = _drafts.addresses_of(msg, "Bcc")
+                left_out = left_to + left_cc + left_bcc
                 if not (to_list or cc_list or bcc_list):
                     raise MailError(INVALID_ARGUMENTS, f"draft {id} has no recipients; give "
                                                        "it some with UpdateDraft first")
@@ -51,6 +52,10 @@ class SendDraft(MailTool):
                 "bcc": bcc_list, "subject": str(msg.get("Subject") or ""),
                 "recipients": len(recipients) - len(refused),
             }
+            if left_out:
+                result["left_out"] = left_out
+                self.say("warning", f"Left out {len(left_out)} addresses of the draft that a "
+                                    "header cannot name")
             if refused:
                 result["refused"] = refused
                 self.say("warning", f"The server refused {', '.join(refused)}")

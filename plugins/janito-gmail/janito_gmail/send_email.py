@@ -10,7 +10,7 @@ from janito_core.constraints import MinLen, Pattern
 from . import _compose, _smtp
 from ._base import MailTool
 from ._imap import imap_session
-from ._params import MESSAGE_REFERENCE, Addresses, Attachments, OneLine
+from ._params import MESSAGE_REFERENCE, Addresses, Attachments, Folder, OneLine
 from ._settings import Settings
 
 
@@ -22,7 +22,7 @@ class SendEmail(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: str = "INBOX") -> dict[str, Any]:
+            reply_folder: Folder = "INBOX") -> dict[str, Any]:
         """Send a message through the account's SMTP server.
 
         Args:
@@ -84,7 +84,8 @@ class SendEmail(MailTool):
             return given
         value = in_reply_to.strip()
         with imap_session(settings) as mailbox:
-            original = _compose.fetch_original(mailbox, folder, int(value), text=False)
+            original = _compose.fetch_original(mailbox, folder, int(value), text=False,
+                                                field="reply_folder")
         return original.thread()
 
 

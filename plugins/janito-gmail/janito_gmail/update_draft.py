@@ -47,26 +47,42 @@ class UpdateDraft(MailTool):
             with imap_session(settings) as mailbox:
                 name, old = _drafts.load(mailbox, id)
                 text, markup, kept = _drafts.parts_of(old)
-                final_to = new_to if new_to is not None else _drafts.addresses_of(old, "To")
-                final_cc = new_cc if new_cc is not None else _drafts.addresses_of(old, "Cc")
-                final_bcc = new_bcc if new_bcc is not None else _drafts.addresses_of(old, "Bcc")
+                left_out: list[str] = []
+
+                def stored(header: str, given: list[str] | None) -> list[str]:
+                    if given is not None:
+                        return given
+                    usable, unusable = _drafts.addresses_of(old, header)
+                    left_out.extend(unusable)
+                    return usable
+
+                final_to = stored("To", new_to)
+                final_cc = stored("Cc", new_cc)
+                final_bcc = stored("Bcc", new_bcc)
                 _compose.check_recipients(final_to, final_cc, final_bcc)
+                sender = ", ".join(_drafts.addresses_of(old, "From")[0]) or settings.from_address
+                final_subject = subject if subject is not None else \
+                    _compose.settled("Subject", str(old.get("Subject") or ""))
+                attached = files if files is not None else kept
                 msg = _compose.build(
-                    sender=str(old.get("From") or settings.from_address),
-                    to=final_to, cc=final_cc, bcc=final_bcc,
-                    subject=subject if subject is not None else str(old.get("Subject") or ""),
-                    body=body if body is not None else text,
+                    sender=sender, to=final_to, cc=final_cc, bcc=final_bcc,
+                    subject=final_subject, body=body if body is not None else text,
                     html_body=(html_body or None) if html_body is not None else markup,
-                    attachments=files if files is not None else kept,
-                    thread=_drafts.thread_of(old),
-                    message_id=str(old.get("Message-ID") or "") or None)
+                    attachments=attached, thread=_drafts.thread_of(old),
+                    message_id=_drafts.message_id_of(old))
                 saved = _drafts.save(mailbox, msg)
                 _drafts.remove(mailbox, name, id)  # only once the new version is stored
             self.say("result", f"Draft {id} is now draft {saved['draft_id']}")
-            return {"success": True, "id": id, **saved, "message_id": msg["Message-ID"],
-                    "to": final_to, "cc": final_cc, "bcc": final_bcc,
-                    "subject": msg["Subject"],
-                    "attachments": [a.filename for a in (files if files is not None else kept)]}
+            result: dict[str, Any] = {
+                "success": True, "id": id, **saved, "message_id": msg["Message-ID"],
+                "to": final_to, "cc": final_cc, "bcc": final_bcc, "subject": final_subject,
+                "attachments": [a.filename for a in attached]}
+            renamed = _compose.renamed(attached)
+            if renamed:
+                result["renamed"] = renamed
+            if left_out:
+                result["left_out"] = left_out
+            return result
 
         return self.execute(action, **echo)
 
