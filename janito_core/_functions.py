@@ -109,7 +109,8 @@ class FunctionTool(BaseTool):
 
 
 def make_tool_class(function: Callable[..., Any], permissions: str, name: str | None,
-                    writes_paths: tuple[str, ...] | None = None) -> type:
+                    writes_paths: tuple[str, ...] | None = None,
+                    reads_paths: tuple[str, ...] | None = None) -> type:
     """The ``BaseTool`` subclass standing for ``function``."""
     if inspect.isasyncgenfunction(function) or inspect.isgeneratorfunction(function):
         raise TypeError(f"@tool function {function.__name__} is a generator; a tool returns "
@@ -135,10 +136,10 @@ def make_tool_class(function: Callable[..., Any], permissions: str, name: str | 
     shown = signature.replace(parameters=visible)
     self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     supplied = tuple(injected.items())
-    if writes_paths is not None:
-        unknown = [p for p in writes_paths if p not in shown.parameters]
+    for option, declared in (("writes_paths", writes_paths), ("reads_paths", reads_paths)):
+        unknown = [p for p in declared or () if p not in shown.parameters]
         if unknown:
-            raise TypeError(f"@tool(writes_paths=...) names {', '.join(map(repr, unknown))}, "
+            raise TypeError(f"@tool({option}=...) names {', '.join(map(repr, unknown))}, "
                             f"which {function.__name__}() does not take")
 
     def arguments(self: FunctionTool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -179,5 +180,6 @@ def make_tool_class(function: Callable[..., Any], permissions: str, name: str | 
         "_is_tool": True,
         "_tool_permissions": permissions,
         "writes_paths": writes_paths,
+        "reads_paths": reads_paths,
     }
     return type(tool_name, (FunctionTool,), namespace)

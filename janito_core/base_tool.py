@@ -43,6 +43,11 @@ class BaseTool(ABC):
     #: every later one. ``()`` says it writes nothing there (a tool that only changes
     #: things elsewhere, such as sending a message).
     writes_paths: ClassVar[tuple[str, ...] | None] = None
+    #: The parameters of ``run()`` that name workspace paths the tool reads (one path or a
+    #: list). A policy's path rules (``janito_core.policy``) decide on the paths named in
+    #: ``reads_paths`` and ``writes_paths`` before the call runs; whatever is declared,
+    #: every path the tool touches through ``self.workspace`` is checked again as it runs.
+    reads_paths: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         self._workspace = workspace

@@ -15,20 +15,24 @@ FUNCTION_TOOL_ATTR = "_janito_tool"
 
 
 def tool(permissions: str = "", *, name: str | None = None,
-         writes_paths: Iterable[str] | None = None) -> Callable[[T], T]:
+         writes_paths: Iterable[str] | None = None,
+         reads_paths: Iterable[str] | None = None) -> Callable[[T], T]:
     """Make a tool that needs ``permissions`` (any of "r", "w", "x").
 
     On a ``BaseTool`` subclass it marks the class, whose name is the tool name. On a plain
     function (``def`` or ``async def``) it builds the tool class and returns the function
     unchanged, so it can still be called directly; the tool is named ``name``, else the
-    function's name in PascalCase. ``writes_paths`` names the parameters that hold
-    workspace paths the tool writes (``BaseTool.writes_paths``; a class may set the
-    attribute itself). An invalid permission string raises PermissionStringError at
-    decoration time, so a typo fails when the module is imported, never when a model
-    calls the tool; so does a ``writes_paths`` naming no parameter of ``run()``.
+    function's name in PascalCase. ``writes_paths`` and ``reads_paths`` name the
+    parameters that hold workspace paths the tool writes and reads
+    (``BaseTool.writes_paths``, ``BaseTool.reads_paths``; a class may set the attributes
+    itself): a policy's path rules decide on them before the call runs. An invalid
+    permission string raises PermissionStringError at decoration time, so a typo fails
+    when the module is imported, never when a model calls the tool; so does a
+    ``writes_paths`` or ``reads_paths`` naming no parameter of ``run()``.
     """
     canonical = validate_permissions(permissions)
-    written = _names(writes_paths)
+    written = _names(writes_paths, "writes_paths")
+    read = _names(reads_paths, "reads_paths")
 
     def mark(obj: T) -> T:
         if isinstance(obj, type):
@@ -38,8 +42,11 @@ def tool(permissions: str = "", *, name: str | None = None,
             if not callable(getattr(obj, "run", None)):
                 raise TypeError(f"@tool class {obj.__name__} has no run() method")
             if written is not None:
-                _check_parameters(obj, written)
+                _check_parameters(obj, written, "writes_paths")
                 obj.writes_paths = written  # type: ignore[attr-defined]
+            if read is not None:
+                _check_parameters(obj, read, "reads_paths")
+                obj.reads_paths = read  # type: ignore[attr-defined]
             obj._is_tool = True  # type: ignore[attr-defined]
             obj._tool_permissions = canonical  # type: ignore[attr-defined]
             return obj
@@ -47,23 +54,23 @@ def tool(permissions: str = "", *, name: str | None = None,
             # Imported for function tools only: it needs ``inspect``, about 10 ms to import.
             from ._functions import make_tool_class
 
-            setattr(obj, FUNCTION_TOOL_ATTR, make_tool_class(obj, canonical, name, written))
+            setattr(obj, FUNCTION_TOOL_ATTR, make_tool_class(obj, canonical, name, written, read))
             return obj
         raise TypeError(f"@tool decorates classes and functions, not {type(obj).__name__} objects")
 
     return mark
 
 
-def _names(writes_paths: Iterable[str] | None) -> tuple[str, ...] | None:
-    if writes_paths is None:
+def _names(given: Iterable[str] | None, option: str) -> tuple[str, ...] | None:
+    if given is None:
         return None
-    names = (writes_paths,) if isinstance(writes_paths, str) else tuple(writes_paths)
+    names = (given,) if isinstance(given, str) else tuple(given)
     if not all(isinstance(n, str) for n in names):
-        raise TypeError(f"@tool(writes_paths=...) takes parameter names, not {writes_paths!r}")
+        raise TypeError(f"@tool({option}=...) takes parameter names, not {given!r}")
     return names
 
 
-def _check_parameters(cls: type, names: tuple[str, ...]) -> None:
+def _check_parameters(cls: type, names: tuple[str, ...], option: str) -> None:
     """TypeError for a name that is no parameter of ``cls.run()`` (read from its code object:
     ``inspect`` is not imported for classes)."""
     code = getattr(getattr(cls, "run", None), "__code__", None)
@@ -72,7 +79,7 @@ def _check_parameters(cls: type, names: tuple[str, ...]) -> None:
     taken = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     unknown = [n for n in names if n not in taken]
     if unknown:
-        raise TypeError(f"@tool(writes_paths=...) names {', '.join(map(repr, unknown))}, which "
+        raise TypeError(f"@tool({option}=...) names {', '.join(map(repr, unknown))}, which "
                         f"{cls.__name__}.run() does not take")
 
 

@@ -23,7 +23,10 @@ from .privileges import ALL_PRIVILEGES, Privileges
 from .results import counted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from ._aio import AsyncRunner
+    from .policy import ApprovalRequest, Policy
     from .schema import ToolSchema
     from .workspace import Workspace
     from .wrapper import ToolWrapper
@@ -91,6 +94,15 @@ class Registry:
 
     ``reports`` says where the progress reports of its calls go: ``"stderr"``,
     ``"logging"`` or ``"off"`` (see the property).
+
+    ``policy`` (a ``janito_core.policy.Policy``, or the dict a ``policy.toml`` holds)
+    allows, asks or denies each call inside the privileges; without one, every call the
+    privileges allow runs, as always. ``approver`` answers the calls the policy asks
+    about: a function (or coroutine function) given an ``ApprovalRequest`` that returns
+    True, False or ``"always"`` (every later call of that tool, for the life of the
+    registry). Without an approver, an asked call answers ``approval_required`` and runs
+    when a caller brings the person's decision (``approvals=`` of ``call_tool`` and
+    ``execute_tool_calls``).
     """
 
     def __init__(
@@ -102,8 +114,20 @@ class Registry:
         allowed: set[str] | None = None,
         max_result_chars: int = 100_000,
         reports: str = "stderr",
+        policy: Policy | Mapping[str, Any] | None = None,
+        approver: Callable[[ApprovalRequest], Any] | None = None,
     ) -> None:
         self.max_result_chars = max_result_chars
+        if policy is not None and not hasattr(policy, "decide"):
+            from .policy import Policy
+
+            policy = Policy.from_data(policy)
+        self.policy: Policy | None = policy  # type: ignore[assignment]
+        self.approver = approver
+        #: Tools a person answered "always" for: asked no more while this registry lives.
+        self.always_approved: set[str] = set()
+        self._pending: dict[str, ApprovalRequest] = {}
+        self._approval_key: bytes | None = None
         self._privileges = privileges or ALL_PRIVILEGES
         self._workspace = workspace
         self._autoload = tuple(AUTOLOAD_TOOLSETS if autoload is None else autoload)
@@ -216,6 +240,42 @@ class Registry:
     @workspace.setter
     def workspace(self, value: Workspace) -> None:
         self._workspace = value
+
+    # -- approvals --------------------------------------------------------------------
+
+    @property
+    def approval_key(self) -> bytes:
+        """The secret the ids of asked calls are made with: one per registry."""
+        key = self._approval_key
+        if key is None:
+            import os
+
+            with self._lock:
+                if self._approval_key is None:
+                    self._approval_key = os.urandom(32)
+                key = self._approval_key
+        return key
+
+    #: Asked calls kept for a decision at most; past it, the oldest are forgotten.
+    MAX_PENDING = 1000
+
+    def keep_pending(self, request: ApprovalRequest) -> None:
+        """Remember an asked call until a caller brings the person's decision on it."""
+        with self._lock:
+            self._pending.pop(request.id, None)
+            self._pending[request.id] = request
+            while len(self._pending) > self.MAX_PENDING:
+                self._pending.pop(next(iter(self._pending)))
+
+    def take_pending(self, approval_id: str) -> ApprovalRequest | None:
+        """The asked call ``approval_id`` names, forgotten now (a decision is used once)."""
+        with self._lock:
+            return self._pending.pop(approval_id, None)
+
+    def pending_approvals(self) -> list[ApprovalRequest]:
+        """The asked calls waiting for a person's decision, oldest first."""
+        with self._lock:
+            return list(self._pending.values())
 
     def async_runner(self) -> AsyncRunner:
         """The event loop that runs this registry's async tools for synchronous callers,

@@ -20,6 +20,9 @@ PLUGIN_ERROR = "plugin_error"
 REFUSED = "refused"
 TIMEOUT = "timeout"
 CANCELLED = "cancelled"
+DENIED_BY_POLICY = "denied_by_policy"
+APPROVAL_REQUIRED = "approval_required"
+APPROVAL_DECLINED = "approval_declined"
 
 
 def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import io
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ._atomic import ChangedMeanwhile, TargetExists, sync_folder, write_at
 from ._beneath import (
@@ -38,6 +38,7 @@ from ._fswalk import remove_tree, walk
 from ._renameat import rename_noreplace as _rename_noreplace
 from .config import state_folder
 from .errors import WorkspaceError
+from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
     from ._fswalk import Enter, Errors, Folder, WalkEntry
@@ -46,6 +47,8 @@ __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotReg
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
 
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+READ, WRITE = "read", "write"
 
 
 class Workspace:
@@ -60,7 +63,7 @@ class Workspace:
     ``OSError`` of the operation (FileNotFoundError, NotADirectoryError, ...).
     """
 
-    __slots__ = ("_fd", "_lock", "_pinned", "_resolver", "confined", "given", "root")
+    __slots__ = ("_fd", "_guard", "_lock", "_pinned", "_resolver", "confined", "given", "root")
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, confined: bool = True) -> None:
         base = os.getcwd() if root is None else os.fspath(root)
@@ -71,6 +74,7 @@ class Workspace:
         self._resolver: Resolver | None = None
         self._lock = threading.Lock()
         self._pinned = False
+        self._guard: Guard | None = None
 
     @classmethod
     def unconfined(cls, root: str | os.PathLike[str] | None = None) -> Workspace:
@@ -115,6 +119,55 @@ class Workspace:
         self._fd = fd
         self._resolver = Resolver(fd, prefixes, hidden=hidden, hidden_ident=ident)
         return self._resolver
+
+    def guarded(self, guard: Guard | None) -> Workspace:
+        """This workspace as one call sees it: every path the call touches is also put to
+        ``guard`` (a policy's ``PathGuard``: ``problem(parts, access)``), by its real path.
+
+        The view shares this workspace's root descriptor; closing it leaves this one open.
+        """
+        if guard is None:
+            return self
+        view = Workspace.__new__(Workspace)
+        view.given, view.root, view.confined = self.given, self.root, self.confined
+        view._lock = threading.Lock()
+        view._pinned = True
+        view._fd = -1
+        view._resolver = self.resolver
+        view._guard = guard
+        return view
+
+    @property
+    def guard(self) -> Guard | None:
+        """The paths this view of the workspace may not touch (None: no policy)."""
+        return self._guard
+
+    def check(self, parts: list[str], access: str, shown: str | None = None) -> None:
+        """WorkspaceError (``denied_by_policy``) when the guard refuses ``access`` ("read"
+        or "write") to the real path ``parts``; nothing without a guard."""
+        guard = self._guard
+        if guard is None:
+            return
+        problem = guard.problem(parts, access)
+        if problem is not None:
+            raise WorkspaceError(shown if shown is not None else "/".join(parts) or ".",
+                                 f"refused: {problem}", DENIED_BY_POLICY)
+
+    def _check_tree(self, where: Location) -> None:
+        """Refuse to remove or move a folder when anything inside it may not be written."""
+        guard = self._guard
+        if guard is None or not where.parts:
+            return
+        self.check(where.parts, WRITE, where.shown)
+        if not guard.inside_guarded(where.parts):
+            return
+        fd = where.open(os.O_RDONLY | _DIRECTORY)
+        try:
+            for entry in walk(fd, where.shown):
+                below = entry.relative.split("/")[-entry.depth:]
+                self.check([*where.parts, *below], WRITE, entry.relative)
+        finally:
+            os.close(fd)
 
     def state_notice(self) -> str | None:
         """What janito says at start when its own state folder lies within this workspace:
@@ -185,6 +238,7 @@ class Workspace:
         inner._pinned = True
         inner._fd = fd
         inner._resolver = Resolver(fd, (root,), hidden=hidden, hidden_ident=outer.hidden_ident)
+        inner._guard = None if self._guard is None else _Below(self._guard, parts)
         return inner
 
     def __enter__(self) -> Workspace:
@@ -267,8 +321,24 @@ class Workspace:
         with ``O_CREAT``, missing parent folders are an error (see :meth:`write_file` and
         :meth:`mkdir`).
         """
+        if self._guard is not None:
+            if flags & _WRITING:
+                # Checked and opened at the one place the walk found: nothing in between.
+                with self.locate(path, follow_symlinks=follow_symlinks) as where:
+                    self.check(where.parts, WRITE, where.shown)
+                    return where.open(flags, mode)
+            fd, parts = self.resolver.open(self._text(path), flags, mode, follow=follow_symlinks)
+            self._check_opened(fd, parts)
+            return fd
         fd, _parts = self.resolver.open(self._text(path), flags, mode, follow=follow_symlinks)
         return fd
+
+    def _check_opened(self, fd: int, parts: list[str]) -> None:
+        try:
+            self.check(parts, READ)
+        except BaseException:
+            os.close(fd)
+            raise
 
     def open_regular(self, path: object) -> tuple[int, os.stat_result, str]:
         """(descriptor, stat, shown path) of a regular file opened for reading.
@@ -278,6 +348,8 @@ class Workspace:
         The descriptor keeps O_NONBLOCK, which a regular file ignores; the caller closes it.
         """
         fd, parts = self.resolver.open(self._text(path), READ_FLAGS)
+        if self._guard is not None:
+            self._check_opened(fd, parts)
         try:
             shown = self.display(self.absolute(parts))
             return fd, check_regular(fd, shown), shown
@@ -302,6 +374,7 @@ class Workspace:
     def stat(self, path: object, *, follow_symlinks: bool = True) -> os.stat_result:
         """The stat of what ``path`` names (of a final link itself when not following)."""
         with self.locate(path, follow_symlinks=follow_symlinks) as where:
+            self.check(where.parts, READ, where.shown)
             return where.stat()
 
     def exists(self, path: object) -> bool:
@@ -322,10 +395,15 @@ class Workspace:
     def listdir(self, path: object = ".") -> list[str]:
         """The sorted names in folder ``path``."""
         fd, parts = self.resolver.open(self._text(path), os.O_RDONLY | _DIRECTORY)
+        if self._guard is not None:
+            self._check_opened(fd, parts)
         try:
             names = sorted(os.listdir(fd))
         finally:
             os.close(fd)
+        guard = self._guard
+        if guard is not None and guard.reads_guarded:
+            names = [n for n in names if not guard.hides([*parts, n])]
         hidden = self.resolver.hidden
         if hidden and len(hidden) == len(parts) + 1 and hidden[:-1] == parts:
             names = [n for n in names if n != hidden[-1]]
@@ -343,6 +421,7 @@ class Workspace:
         """
         try:
             with self.locate(path) as where:
+                self.check(where.parts, READ, where.shown)
                 fd = where.open(os.O_RDONLY | _DIRECTORY)
                 shown = where.shown
                 parts = where.parts
@@ -355,6 +434,8 @@ class Workspace:
             return
         resolver = self.resolver
         skip: frozenset[tuple[int, int]] = frozenset()
+        if self._guard is not None and self._guard.reads_guarded:
+            enter = _without_hidden(self._guard, parts, enter)
         if resolver.hidden is not None:
             enter = _without_state(resolver.hidden, parts, enter)
             if resolver.hidden_ident is not None:
@@ -484,6 +565,7 @@ class Location:
     def open(self, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
         """A descriptor of the target (``O_NOFOLLOW``: OSError(ELOOP) if it is a link)."""
         cloexec = getattr(os, "O_CLOEXEC", 0)
+        self.workspace.check(self.parts, WRITE if flags & _WRITING else READ, None)
         if not self.parts:
             return os.open(".", flags | cloexec, mode, dir_fd=self.dir_fd)
         return os.open(self.name, flags | getattr(os, "O_NOFOLLOW", 0) | cloexec, mode,
@@ -494,6 +576,7 @@ class Location:
         blocking on a FIFO or a device (see :meth:`Workspace.open_regular`)."""
         if not self.parts:
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", ".")
+        self.workspace.check(self.parts, READ, self.shown)
         return open_regular_at(self.dir_fd, self.name, self.shown)
 
     # -- changing -----------------------------------------------------------------------
@@ -510,6 +593,7 @@ class Location:
         """
         if not self.parts:
             raise IsADirectoryError(errno.EISDIR, "the path is the workspace folder", ".")
+        self.workspace.check(self.parts, WRITE, self.shown)
         return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
                         like=like)
 
@@ -522,6 +606,7 @@ class Location:
             if exist_ok:
                 return False
             raise FileExistsError(errno.EEXIST, "the workspace folder exists", ".")
+        self.workspace.check(self.parts, WRITE, self.shown)
         try:
             os.mkdir(self.name, dir_fd=self.dir_fd)
         except FileExistsError:
@@ -537,6 +622,7 @@ class Location:
         IsADirectoryError for a folder (see :meth:`rmdir`).
         """
         self._refuse_root("removed")
+        self.workspace.check(self.parts, WRITE, self.shown)
         info = self.stat()
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", self.shown)
@@ -554,6 +640,7 @@ class Location:
         info = self.stat()
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "the path is not a folder", self.shown)
+        self.workspace._check_tree(self)
         if recursive:
             counts = remove_tree(self.dir_fd, self.name, self.shown)
         else:
@@ -571,6 +658,11 @@ class Location:
         self._refuse_root("moved")
         target._refuse_root("replaced")
         info = self.stat()
+        if stat.S_ISDIR(info.st_mode):
+            self.workspace._check_tree(self)
+        else:
+            self.workspace.check(self.parts, WRITE, self.shown)
+        self.workspace.check(target.parts, WRITE, target.shown)
         if not overwrite or stat.S_ISDIR(info.st_mode):
             rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
         else:
@@ -584,6 +676,52 @@ class Location:
     def sync(self) -> None:
         """Flush the folder holding the target to disk (after a change of its entries)."""
         sync_folder(self.dir_fd)
+
+
+class Guard(Protocol):
+    """What :meth:`Workspace.guarded` takes: janito_core.policy.PathGuard is one."""
+
+    def problem(self, parts: Sequence[str], access: str) -> str | None: ...
+
+    def hides(self, parts: Sequence[str]) -> bool: ...
+
+    def inside_guarded(self, parts: Sequence[str]) -> bool: ...
+
+    @property
+    def reads_guarded(self) -> bool: ...
+
+
+class _Below:
+    """A guard seen from a folder of the workspace (the root of an inner workspace)."""
+
+    __slots__ = ("guard", "prefix")
+
+    def __init__(self, guard: Guard, prefix: list[str]) -> None:
+        self.guard = guard
+        self.prefix = list(prefix)
+
+    def problem(self, parts: Sequence[str], access: str) -> str | None:
+        return self.guard.problem([*self.prefix, *parts], access)
+
+    def hides(self, parts: Sequence[str]) -> bool:
+        return self.guard.hides([*self.prefix, *parts])
+
+    def inside_guarded(self, parts: Sequence[str]) -> bool:
+        return self.guard.inside_guarded([*self.prefix, *parts])
+
+    @property
+    def reads_guarded(self) -> bool:
+        return self.guard.reads_guarded
+
+
+def _without_hidden(guard: Guard, start: list[str], enter: Enter | None) -> Enter:
+    """``enter`` that also drops what the call's guard says it may not read."""
+    def keep(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+        below = folder.relative.split("/")[-folder.depth:] if folder.depth else []
+        here = [*start, *below]
+        entries = [e for e in entries if not guard.hides([*here, e.name])]
+        return entries if enter is None else enter(folder, entries)
+    return keep
 
 
 def _without_state(hidden: list[str], start: list[str], enter: Enter | None) -> Enter:

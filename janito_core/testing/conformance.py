@@ -713,7 +713,7 @@ class _Caller:
 
 
 def _result_problems(raw: Any) -> list[tuple[str, str, str]]:
-    from ..dispatch import _inspect
+    from .._shape import _inspect
 
     if not isinstance(raw, dict):
         return [("invalid_result", f"run() returned {type(raw).__name__} {_shorten(repr(raw), 60)}, "

@@ -1,0 +1,490 @@
+"""One tool call from a model: prepared (arguments, privileges, the policy), run, answered.
+
+``call_tool`` and ``acall_tool`` never raise for anything the model or the tool did: a
+refusal is a result, and so is whatever the tool raised.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from . import _gate
+from ._arguments import _json_kind, _parse_json, _said, _unknown_tool, _validate
+from ._context import active_registry, current_call_id
+from ._shape import _refused, normalise_result
+from .base_tool import runs_async
+from .cancellation import CallCancelled, CancelToken, _current, current_token
+from .errors import WorkspaceError
+from .registry import default_registry
+from .results import (
+    CANCELLED,
+    INVALID_ARGUMENTS,
+    INVALID_JSON,
+    PERMISSION_DENIED,
+    PLUGIN_ERROR,
+    REFUSED,
+    TIMEOUT,
+    TOOL_EXCEPTION,
+    UNAVAILABLE,
+    UNKNOWN_TOOL,
+    failure,
+)
+
+if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Awaitable
+
+    from .policy import Decision
+    from .registry import Registry, ToolRecord
+    from .workspace import Workspace
+
+
+class ToolCall:
+    """One validated call on its way to the tool, as the ``janito_tool_call`` hook sees it."""
+
+    __slots__ = ("_loop", "approvals", "approved", "arguments", "cancel_token", "decision", "id",
+                 "name", "raw_arguments", "record", "registry", "workspace")
+    _loop: asyncio.AbstractEventLoop | None
+
+    def __init__(self, record: ToolRecord, arguments: dict[str, Any], registry: Registry,
+                 raw_arguments: Any = None, call_id: str | None = None,
+                 cancel_token: CancelToken | None = None) -> None:
+        self.name = record.name
+        self.record = record
+        self.arguments = arguments
+        self.registry = registry
+        self.raw_arguments = raw_arguments
+        self.id = call_id
+        #: What the tool sees as its cancellation signal (None: nobody can cancel the call).
+        self.cancel_token = cancel_token
+        #: The registry's policy's decision (None: no policy), the decisions the caller
+        #: brought for asked calls, and whether a person approved this one.
+        self.decision: Decision | None = None
+        self.approvals: Mapping[str, Any] | None = None
+        self.approved = False
+        #: The workspace the tool gets: the registry's, guarded by the policy when there
+        #: is one (set when the call is admitted; None until then).
+        self.workspace: Workspace | None = None
+        # ``_loop``, set by acall_tool only (left unset here: every call would pay for it),
+        # is the loop an async tool runs on even when a hook calls run() from the worker
+        # thread the hooks run in.
+
+    @property
+    def permissions(self) -> str:
+        return self.record.permissions
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the tool's ``run()`` is ``async def``."""
+        return runs_async(self.record.cls)
+
+    def _workspace(self) -> Workspace:
+        workspace = self.workspace
+        return self.registry.workspace if workspace is None else workspace
+
+    def admit(self) -> dict[str, Any] | None:
+        """Settle the policy's decision now that the call is about to run: None to run it
+        (the tool then gets the guarded workspace), else the answer instead."""
+        decision = self.decision
+        if decision is None:
+            return None
+        self.approved, answer = _gate.admit(self.registry, self.record, self.arguments, self.id,
+                                            decision, self.approvals)
+        if answer is None:
+            self._guard()
+        return answer
+
+    async def aadmit(self) -> dict[str, Any] | None:
+        decision = self.decision
+        if decision is None:
+            return None
+        self.approved, answer = await _gate.aadmit(self.registry, self.record, self.arguments,
+                                                   self.id, decision, self.approvals)
+        if answer is None:
+            self._guard()
+        return answer
+
+    def _guard(self) -> None:
+        policy = self.registry.policy
+        assert policy is not None
+        guard = policy.guard(_gate.facts(self.record), self.arguments, approved=self.approved)
+        self.workspace = self.registry.workspace.guarded(guard)
+
+    def refuse(self, reason: str) -> dict[str, Any]:
+        """The result that denies this call, for a hook that decides it must not run."""
+        return failure(reason, REFUSED, tool=self.name)
+
+    def run(self) -> dict[str, Any]:
+        """Run the tool; an exception it raises becomes a ``tool_exception`` result.
+
+        An ``async def run()`` tool is run to completion here as well, so a hook sees its
+        finished result exactly as it sees a synchronous tool's: on the event loop of the
+        ``acall_tool`` that made the call, or else on the registry's background loop.
+        """
+        try:
+            result: dict[str, Any] = self.record.cls(self._workspace()).run(**self.arguments)
+        except (Exception, SystemExit) as exc:
+            return _failed(self.name, exc)
+        if type(result) is not dict and hasattr(result, "__await__"):
+            # An async run() (or a plain one handing back an awaitable) made a coroutine
+            # that has not started: asking first whether run() is async would cost every
+            # synchronous call the question.
+            return self._to_completion(result)
+        return result
+
+    def _to_completion(self, awaitable: Awaitable[Any]) -> dict[str, Any]:
+        import concurrent.futures
+
+        try:
+            loop: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
+            return self.registry.async_runner().run_coroutine(_guarded(self, awaitable), loop)
+        except concurrent.futures.CancelledError:  # the loop went away under the call
+            return failure(f"{self.name} stopped: its event loop was shut down", CANCELLED,
+                           tool=self.name)
+
+    async def _arun(self, awaitable: Awaitable[Any] | None = None) -> dict[str, Any]:
+        """Await the tool; a cancellation of the awaiting task is the tool's to see and
+        goes on up (``CancelledError`` is not an ``Exception``)."""
+        try:
+            if awaitable is None:
+                awaitable = self.record.cls(self._workspace()).run(**self.arguments)
+            result: dict[str, Any] = await awaitable
+            return result
+        except (Exception, SystemExit) as exc:
+            return _failed(self.name, exc)
+
+
+def _failed(name: str, exc: BaseException) -> dict[str, Any]:
+    """The result of a tool that raised ``exc``."""
+    if isinstance(exc, WorkspaceError):
+        return failure(str(exc), exc.error_type, tool=name)
+    if isinstance(exc, CallCancelled):
+        return failure(f"{name} stopped: {exc.reason}", CANCELLED, tool=name)
+    import logging
+
+    logging.getLogger("janito.dispatch").debug("tool %s raised", name, exc_info=exc)
+    text = str(exc) or type(exc).__name__
+    return failure(f"{name} raised {type(exc).__name__}: {text}", TOOL_EXCEPTION, tool=name)
+
+
+async def _guarded(call: ToolCall, awaitable: Awaitable[Any] | None = None,
+                   done: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Await an async tool in a task of its own, which the call's token cancels: the tool
+    sees the caller's token, its timeout, as ``CancelledError``.
+
+    ``done`` is called once the tool has finished, which may be after this coroutine when
+    the task awaiting it was cancelled (the tool's clean-up runs on).
+    """
+    import asyncio
+
+    token = current_token()
+    if token is None:
+        try:
+            return await call._arun(awaitable)
+        finally:
+            if done is not None:
+                done()
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(call._arun(awaitable))
+    if done is not None:
+        task.add_done_callback(lambda _: done())
+    forget = token.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel))
+    try:
+        await asyncio.wait((task,))
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        forget()
+    if task.cancelled():
+        return failure(f"{call.name} stopped: {token.reason or 'the call was cancelled'}",
+                       CANCELLED, tool=call.name)
+    return task.result()
+
+
+class _Signal:
+    """A call's own cancellation token: cancelled when the caller's token is, when the
+    call's ``timeout`` runs out, and (async entry points) when the task awaiting the call
+    is cancelled. A tool that stops because the time ran out answers ``timeout``."""
+
+    __slots__ = ("_forget", "message", "name", "seconds", "token")
+
+    def __init__(self, name: str, parent: CancelToken | None, seconds: float | None) -> None:
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {seconds!r}")
+        self.name = name
+        self.seconds = seconds
+        self.message = f"{name} did not finish within {seconds:g} s" if seconds else ""
+        self.token = token = CancelToken()
+        self._forget: Callable[[], None] | None = None
+        if parent is not None:
+            self._forget = parent.on_cancel(
+                lambda: token.cancel(parent.reason or "the call was cancelled"))
+
+    def expire(self) -> None:
+        self.token.cancel(self.message)
+
+    def release(self) -> None:
+        """Stop listening to the caller's token (the call is over)."""
+        forget, self._forget = self._forget, None
+        if forget is not None:
+            forget()
+
+    def close(self) -> None:
+        """Release the token's descriptor: once the tool can no longer use it."""
+        self.token.close()
+
+    @property
+    def expired(self) -> bool:
+        return bool(self.message) and self.token.reason == self.message
+
+    def answer(self, result: Any) -> Any:
+        """``result``, or the ``timeout`` failure it becomes when the time ran out and the
+        tool stopped; a tool that finished anyway keeps its answer."""
+        if not self.expired or not isinstance(result, dict):
+            return result
+        if result.get("success") is False and result.get("error_type") == CANCELLED:
+            return {**result, "error": f"{self.message} and was stopped", "error_type": TIMEOUT}
+        return result
+
+
+def _not_run(name: str, token: CancelToken) -> dict[str, Any]:
+    return failure(f"{name} was not run: {token.reason}", CANCELLED, tool=name)
+
+
+def call_tool(
+    name: Any,
+    arguments: str | bytes | Mapping[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+    call_id: str | None = None,
+    cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
+    approvals: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Execute one tool call from a model and return its result dict; never raises.
+
+    ``cancel_token``, when given, is what the tool sees as its cancellation signal
+    (``janito_core.cancellation``); a call cancelled before it starts does not run.
+    ``timeout`` (seconds) cancels the call when it runs out: the tool answers ``timeout``
+    if it stops (an async tool is cancelled; a synchronous one is told through its
+    token and is waited for). An ``async def run()`` tool is run to completion, on
+    its registry's background event loop; from inside a running loop, await ``acall_tool``
+    instead, which does not block that loop.
+
+    With a policy on the registry, a call the policy asks about runs only once approved
+    (see ``Registry``); ``approvals`` brings a person's decisions, ``{id: True|False}``,
+    for calls answered ``approval_required`` before.
+    """
+    if registry is None:
+        registry = default_registry()
+    call = _prepare(name, arguments, registry, call_id)
+    if type(call) is not ToolCall:
+        return call  # type: ignore[return-value]  # the failure that refused it
+    call.approvals = approvals
+    if timeout is not None or cancel_token is not None or call.decision is not None:
+        return _complete(call, cancel_token, timeout, max_result_chars)
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call_id) if call_id is not None else None
+    try:
+        result = _hooked(call) if registry.plugins.call_hooks_present() else call.run()
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(name, result, limit)
+
+
+def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
+             call_id: str | None) -> ToolCall | dict[str, Any]:
+    """The validated call, or the failure that refuses it before anything runs."""
+    if arguments is None or arguments == "{}":
+        parsed: Any = {}
+    elif isinstance(arguments, (str, bytes, bytearray)):
+        parsed, problem = _parse_json(arguments)
+        if problem is not None:
+            return _refused(failure(
+                f"the arguments are not valid JSON ({problem}); send one JSON object",
+                INVALID_JSON, tool=name if isinstance(name, str) else None,
+            ))
+    else:
+        parsed = arguments
+    if type(parsed) is not dict and not isinstance(parsed, Mapping):
+        return _refused(failure(
+            f"the arguments must be a JSON object, got {_json_kind(parsed)}",
+            INVALID_ARGUMENTS, tool=name if isinstance(name, str) else None,
+            details=[{"field": "(arguments)", "error": f"expected an object, got {_json_kind(parsed)}"}],
+        ))
+    if not isinstance(name, str):
+        return _refused(failure(f"the tool name must be a string, got {_json_kind(name)}", UNKNOWN_TOOL))
+    try:
+        record = registry.record(name)
+    except Exception as exc:  # a registry that cannot initialise still answers
+        return _refused(failure(f"the tool registry failed: {exc}", PLUGIN_ERROR, tool=name))
+    if record is None:
+        return _refused(_unknown_tool(name, registry))
+    if record.status == "skipped":
+        return _refused(failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name))
+    if record.status == "denied" or not registry.privileges.allows(record.permissions):
+        return _refused(failure(
+            f"{name} {registry.privileges.denied_reason(record.permissions)}",
+            PERMISSION_DENIED, tool=name,
+        ))
+    kwargs = _validate(record, parsed)
+    if isinstance(kwargs, list):
+        return _refused(failure(
+            f"invalid arguments for {name}: {_said(kwargs)}; see details and call again",
+            INVALID_ARGUMENTS, tool=name, details=kwargs,
+        ))
+    call = ToolCall(record, kwargs, registry, arguments, call_id)
+    policy = registry.policy
+    if policy is not None:
+        decision = _gate.decide(policy, record, kwargs, registry)
+        if decision.action == "deny":
+            return _refused(_gate.refusal(name, decision))
+        call.decision = decision
+    return call
+
+
+def _complete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
+              max_result_chars: int | None) -> dict[str, Any]:
+    """Run a prepared call on this thread and answer its normalised result."""
+    if cancel_token is not None and cancel_token.cancelled:
+        return _refused(_not_run(call.name, cancel_token))
+    registry = call.registry
+    signal = None
+    timer = None
+    token = cancel_token
+    if timeout is not None:
+        signal = _Signal(call.name, cancel_token, timeout)
+        token = signal.token
+        timer = threading.Timer(timeout, signal.expire)
+        timer.daemon = True
+    call.cancel_token = token
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call.id) if call.id is not None else None
+    cancel_var = _current.set(token) if token is not None else None
+    try:
+        if timer is not None:
+            timer.start()
+        refused = call.admit() if call.decision is not None else None
+        if refused is not None:
+            result = _refused(refused)
+        else:
+            result = _hooked(call) if registry.plugins.call_hooks_present() else call.run()
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+        if cancel_var is not None:
+            _current.reset(cancel_var)
+        if signal is not None:
+            timer.cancel()  # type: ignore[union-attr]
+            signal.release()
+            signal.close()
+    if signal is not None:
+        result = signal.answer(result)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(call.name, result, limit)
+
+
+def _hooked(call: ToolCall) -> Any:
+    """The call through the ``janito_tool_call`` hook (the plugins, then janito's runner)."""
+    try:
+        return call.registry.plugins.manager.hook.janito_tool_call(call=call)
+    except Exception as exc:
+        error = call.registry.plugins.blame(exc, "janito_tool_call")
+        return _refused(failure(error.reason, PLUGIN_ERROR, tool=call.name))
+
+
+async def acall_tool(
+    name: Any,
+    arguments: str | bytes | Mapping[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    max_result_chars: int | None = None,
+    call_id: str | None = None,
+    cancel_token: CancelToken | None = None,
+    timeout: float | None = None,
+    approvals: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``call_tool`` for a caller on an event loop; never raises for what the model or the
+    tool did.
+
+    An ``async def run()`` tool is awaited on this loop; any other runs in a worker
+    thread, so the loop is never blocked. The tool gets a token of its own, cancelled by
+    ``cancel_token``, by ``timeout`` and by the cancellation of the task awaiting this
+    coroutine: an async tool sees ``CancelledError``, a synchronous one its token. When
+    the awaiting task is cancelled, ``CancelledError`` is raised here as usual (a
+    synchronous tool still running is left to stop on its token); when the token or the
+    timeout stops the tool, the answer is ``cancelled`` or ``timeout``.
+
+    With ``janito_tool_call`` hook plugins installed, the hooks (synchronous functions)
+    run in a worker thread and an async tool still runs on this loop: a hook sees the
+    finished result of every tool, async or not.
+    """
+    if registry is None:
+        registry = default_registry()
+    call = _prepare(name, arguments, registry, call_id)
+    if isinstance(call, dict):
+        return call
+    call.approvals = approvals
+    return await _acomplete(call, cancel_token, timeout, max_result_chars)
+
+
+async def _acomplete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
+                     max_result_chars: int | None) -> dict[str, Any]:
+    """Run a prepared call from a coroutine and answer its normalised result."""
+    import asyncio
+
+    if cancel_token is not None and cancel_token.cancelled:
+        return _refused(_not_run(call.name, cancel_token))
+    registry = call.registry
+    loop = asyncio.get_running_loop()
+    signal = _Signal(call.name, cancel_token, timeout)
+    timer = loop.call_later(timeout, signal.expire) if timeout is not None else None
+    call.cancel_token = signal.token
+    call._loop = loop
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call.id) if call.id is not None else None
+    cancel_var = _current.set(signal.token)
+    try:
+        refused = await call.aadmit() if call.decision is not None else None
+        if refused is not None:
+            result = _refused(refused)
+        elif registry.plugins.call_hooks_present():
+            result = await _in_thread(_hooked, call, signal)
+        elif runs_async(call.record.cls):
+            result = await _guarded(call, None, signal.close)
+        else:
+            result = await _in_thread(ToolCall.run, call, signal)
+    except asyncio.CancelledError:
+        signal.token.cancel("the caller stopped waiting for the call")
+        raise
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+        _current.reset(cancel_var)
+        if timer is not None:
+            timer.cancel()
+        signal.release()
+    result = signal.answer(result)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(call.name, result, limit)
+
+
+async def _in_thread(function: Callable[[ToolCall], Any], call: ToolCall, signal: _Signal) -> Any:
+    """``function(call)`` in a worker thread, in this task's context; the token is closed
+    when the thread is done, which may be after the awaiting task was cancelled."""
+    import asyncio
+    import contextvars
+
+    context = contextvars.copy_context()
+    future = call.registry.async_runner().thread_pool().submit(context.run, function, call)
+    future.add_done_callback(lambda _: signal.close())
+    return await asyncio.wrap_future(future)
