@@ -112,12 +112,44 @@ def documentation(metadata: Iterable[Any]) -> str | None:
 
 
 def compile_pattern(pattern: str) -> Any:
+    """``pattern`` compiled to mean what JSON Schema says it means (ECMA-262), where it
+    differs from Python: ``$`` is the end of the text only, not also the place before a
+    last line feed (so ``^[^\n]*$`` refuses ``"x\n"``, as every validator of the
+    published schema does)."""
     import re
 
     try:
-        return re.compile(pattern)
+        return re.compile(_end_anchors(pattern))
     except re.error as exc:
         raise ValueError(f"Pattern({pattern!r}) is not a regular expression: {exc}") from None
+
+
+def _end_anchors(pattern: str) -> str:
+    """``pattern`` with each ``$`` outside a character class written as ``\Z``."""
+    if "$" not in pattern:
+        return pattern
+    out = []
+    escaped = in_class = False
+    opened = 0  # characters of the class read so far, as Python counts them
+    for char in pattern:
+        if escaped:
+            escaped = False
+            opened += 1
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            # Python reads "]" right after "[" (or "[^") as a member, not the end.
+            if char == "]" and opened > 0:
+                in_class = False
+            elif not (char == "^" and opened == 0):
+                opened += 1
+        elif char == "[":
+            in_class, opened = True, 0
+        elif char == "$":
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 # -- as JSON Schema ----------------------------------------------------------------------

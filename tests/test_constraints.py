@@ -108,6 +108,7 @@ def test_rules_are_written_into_the_schema() -> None:
     ({"name": ""}, "name"),
     ({"name": "x" * 21}, "name"),
     ({"code": "abc"}, "code"),
+    ({"code": "ABC\n"}, "code"),  # "$" ends the text, as in the published schema
     ({"arrival": "2025-02-30"}, "arrival"),
     ({"rooms": []}, "rooms"),
     ({"rooms": ["a", "b", "c", "d"]}, "rooms"),
