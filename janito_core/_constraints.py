@@ -125,7 +125,7 @@ def compile_pattern(pattern: str) -> Any:
 
 
 def _end_anchors(pattern: str) -> str:
-    """``pattern`` with each ``$`` outside a character class written as ``\Z``."""
+    r"""``pattern`` with each ``$`` outside a character class written as ``\Z``."""
     if "$" not in pattern:
         return pattern
     out = []

@@ -69,10 +69,16 @@ def build_registry(args: argparse.Namespace) -> Registry:
         if not os.path.isdir(args.workspace):
             raise UsageError(f"--workspace {args.workspace!r} is not a folder")
         workspace = Workspace(args.workspace)
-    registry = Registry(privileges=privileges, workspace=workspace)
     from .config import state_folder
+    from .policy import Policy, PolicyError
 
     root = os.path.realpath(getattr(args, "workspace", None) or os.getcwd())
+    try:
+        policy = Policy.load(root)
+    except PolicyError as exc:
+        raise UsageError(f"the policy cannot be read, so nothing runs: {exc}") from None
+    registry = Registry(privileges=privileges, workspace=workspace, policy=policy,
+                        approver=_terminal_approver())
     notice = state_folder(root).notice(root)
     if notice:
         _warn(f"note: {notice}")
@@ -84,6 +90,36 @@ def build_registry(args: argparse.Namespace) -> Registry:
             except (ToolsetNotFoundError, ToolsetNotAllowedError) as exc:
                 raise UsageError(str(exc)) from None
     return registry
+
+
+def _terminal_approver() -> Any:
+    """A prompt on the terminal for calls the policy asks about, or None (then such a call
+    answers ``approval_required``) when no one is at a terminal to answer."""
+    try:
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            return None
+    except (AttributeError, ValueError):
+        return None
+
+    def ask(request: Any) -> Any:
+        sys.stderr.write(f"\njanito: {request.summary()}\n  {request.reason}\n")
+        for path in request.paths:
+            sys.stderr.write(f"  {path['access']}s {path['path']}\n")
+        while True:
+            sys.stderr.write("  Allow it? [y]es, [n]o, [a]lways for this tool: ")
+            sys.stderr.flush()
+            line = sys.stdin.readline()
+            if not line:
+                return False  # end of input: no answer is a no
+            answer = line.strip().lower()
+            if answer in ("y", "yes"):
+                return True
+            if answer in ("n", "no", ""):
+                return False
+            if answer in ("a", "always"):
+                return "always"
+
+    return ask
 
 
 def _dump(data: Any) -> None:
@@ -158,12 +194,15 @@ def cmd_tools(args: argparse.Namespace) -> int:
     failures = _summarise_failures(registry)
     sandbox = {r.name: status for r in records
                if (status := _sandbox_status(r.cls)) is not None}
+    decided = _policy_marks(registry, records)
     if args.json:
         json_rows = []
         for record in records:
             row = record.as_row()
             if record.name in sandbox:
                 row["sandbox"] = sandbox[record.name]
+            if record.name in decided:
+                row["policy"] = decided[record.name]
             json_rows.append(row)
         json_rows.extend(e.as_row() for e in registry.load_errors)
         _say_notes(registry)  # not rows: a note is no failure, and rows are tools or failures
@@ -171,11 +210,20 @@ def cmd_tools(args: argparse.Namespace) -> int:
     else:
         out = []
         loaded = [r for r in records if r.status == "loaded"]
-        rows = [[r.name, r.toolset, r.permissions or "-", r.description] for r in loaded]
+        if any(r.name in decided for r in loaded):
+            rows = [[r.name, r.toolset, r.permissions or "-", _mark(decided.get(r.name)),
+                     r.description] for r in loaded]
+            header = ["TOOL", "TOOLSET", "PERMS", "POLICY", "DESCRIPTION"]
+        else:
+            rows = [[r.name, r.toolset, r.permissions or "-", r.description] for r in loaded]
+            header = ["TOOL", "TOOLSET", "PERMS", "DESCRIPTION"]
         if rows:
-            out.append(_table([["TOOL", "TOOLSET", "PERMS", "DESCRIPTION"], *rows]))
+            out.append(_table([header, *rows]))
         else:
             out.append("No tools are loaded.\n")
+        if any(m["conditional"] for m in decided.values()):
+            out.append("\n* a rule on the call's arguments or paths may ask or deny too "
+                       "(janito policy check TOOL --args JSON)\n")
         confined = [[r.name, sandbox[r.name]] for r in loaded if r.name in sandbox]
         if confined:
             out.append("\nSandbox of the code they run:\n")
@@ -198,6 +246,33 @@ def cmd_tools(args: argparse.Namespace) -> int:
             ], "  "))
         _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
+
+
+def _policy_marks(registry: Registry, records: list[Any]) -> dict[str, dict[str, Any]]:
+    """{tool: the policy's decision} for the tools its rules or its mode ask about or deny
+    whatever the arguments; ``conditional`` says a rule on arguments or paths may too."""
+    policy = registry.policy
+    if policy is None or (not policy.rules and policy.mode == "full-auto"):
+        return {}  # only janito's own places are guarded: nothing a listing needs to say
+    from .policy import ToolFacts
+
+    marks: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.status != "loaded":
+            continue
+        decision, conditional = policy.listing(
+            ToolFacts(record.name, record.toolset or "", record.permissions),
+            declares_writes=bool(getattr(record.cls, "writes_paths", None)))
+        if decision.action != "allow" or conditional:
+            marks[record.name] = {**decision.as_json(), "conditional": conditional}
+    return marks
+
+
+def _mark(decided: dict[str, Any] | None) -> str:
+    if decided is None:
+        return "-"
+    shown = "-" if decided["decision"] == "allow" else decided["decision"]
+    return shown + ("*" if decided["conditional"] else "")
 
 
 def _grouped_rows(records: list[Any], every: list[Any]) -> list[list[str]]:
@@ -416,7 +491,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 #: The failures dispatch answers before a tool runs.
 _REFUSALS = frozenset({"invalid_json", "invalid_arguments", "unknown_tool", "tool_unavailable",
-                       "permission_denied", "refused", "plugin_error"})
+                       "permission_denied", "refused", "plugin_error", "denied_by_policy",
+                       "approval_required", "approval_declined"})
 
 
 def _utf8_text(text: str) -> str:
@@ -512,6 +588,56 @@ def _restore_sigterm(previous: Any) -> None:
 
 
 # -- secrets ----------------------------------------------------------------------------
+
+
+def cmd_policy(args: argparse.Namespace) -> int:
+    """``janito policy show`` and ``janito policy check TOOL --args JSON``."""
+    import json
+
+    registry = build_registry(args)
+    policy = registry.policy
+    assert policy is not None
+    if args.action == "show":
+        data = policy.as_json()
+        if args.json:
+            _dump(data)
+            return EXIT_OK
+        files = ", ".join(data["files"]) or "none (no policy.toml here or in the configuration folder)"
+        lines = [f"mode: {data['mode']} ({data['mode_source']})", f"files: {files}"]
+        if not data["rules"]:
+            lines.append("rules: none")
+        for rule in data["rules"]:
+            lines.append(f"  {rule['text']}  ({rule['source']})")
+        lines.append("always: nothing writes .janito/; a write under .git/ asks a person")
+        _write("\n".join(lines) + "\n")
+        return EXIT_OK
+    try:
+        arguments = json.loads(args.args) if args.args is not None else {}
+    except ValueError as exc:
+        raise UsageError(f"--args is not valid JSON: {exc}") from None
+    if not isinstance(arguments, dict):
+        raise UsageError("--args must be a JSON object")
+    record = registry.record(args.tool_name)
+    if record is None or record.status == "skipped":
+        raise UsageError(f"no tool {args.tool_name!r} is loaded here ({_why_not_loaded(registry, args.tool_name)})")
+    from . import _gate
+    from ._arguments import _validate
+
+    if record.status == "denied" or not registry.privileges.allows(record.permissions):
+        answer = {"decision": "deny", "rule": None, "source": "privileges",
+                  "reason": f"{record.name} {registry.privileges.denied_reason(record.permissions)}"}
+    else:
+        validated = _validate(record, arguments)
+        if isinstance(validated, list):
+            raise UsageError(f"the arguments are not valid for {record.name}: "
+                             + "; ".join(f"{d['field']}: {d['error']}" for d in validated))
+        answer = _gate.decide(policy, record, validated, registry).as_json()
+    if args.json:
+        _dump(answer)
+    else:
+        rule = f" by {answer['rule']} ({answer['source']})" if answer.get("rule") else ""
+        _write(f"{answer['decision']}{rule}: {answer['reason']}\n")
+    return EXIT_OK
 
 
 def cmd_secrets(args: argparse.Namespace) -> int:
@@ -677,6 +803,20 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
         parser.set_defaults(run_options={
             option: action.nargs != 0 for action in run._actions for option in action.option_strings
         })
+
+    if wanted("policy"):
+        policy = sub.add_parser("policy", help="show the policy in force, or what it says of a call")
+        actions = policy.add_subparsers(dest="action", metavar="ACTION", required=True)
+        show = actions.add_parser("show", parents=[common()],
+                                  help="the merged rules, and where each came from")
+        show.add_argument("--json", action="store_true", help="machine-readable output")
+        show.set_defaults(handler=cmd_policy, tool_name=None, args=None)
+        check = actions.add_parser("check", parents=[common()],
+                                   help="what the policy decides for one call, and by which rule")
+        check.add_argument("tool_name", metavar="TOOL")
+        check.add_argument("--args", metavar="JSON", help="the call's arguments (default {})")
+        check.add_argument("--json", action="store_true", help="machine-readable output")
+        check.set_defaults(handler=cmd_policy)
 
     if wanted("secrets"):
         secrets = sub.add_parser("secrets", help="store credentials for toolsets")

@@ -291,6 +291,15 @@ class Policy:
         self._by_tool[tool] = known = (answer, depends)
         return known
 
+    def listing(self, tool: ToolFacts, *, declares_writes: bool = False) -> tuple[Decision, bool]:
+        """(what the policy says of ``tool`` when no rule on arguments or paths matches the
+        call, whether such a rule could change it): what ``janito tools`` shows. A tool
+        that ``declares_writes`` is taken to write inside the workspace."""
+        plain = [r for r in self.rules if r.matches_tool(tool) and not (r.args or r.paths)]
+        conditional = any(r.matches_tool(tool) and (r.args or r.paths) for r in self.rules)
+        inside = [PathUse("", "", WRITE)] if declares_writes else []
+        return self._decide(tool, plain, inside, {}), conditional
+
     def decide(self, tool: ToolFacts, arguments: Mapping[str, Any],
                paths: Sequence[PathUse] = ()) -> Decision:
         """The decision for one call of ``tool`` with ``arguments`` naming ``paths``."""

@@ -151,7 +151,7 @@ class Workspace:
         problem = guard.problem(parts, access)
         if problem is not None:
             raise WorkspaceError(shown if shown is not None else "/".join(parts) or ".",
-                                 f"refused: {problem}", DENIED_BY_POLICY)
+                                 problem, DENIED_BY_POLICY)
 
     def _check_tree(self, where: Location) -> None:
         """Refuse to remove or move a folder when anything inside it may not be written."""
