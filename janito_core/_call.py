@@ -84,11 +84,17 @@ class ToolCall:
         workspace = self.workspace
         return self.registry.workspace if workspace is None else workspace
 
+    @property
+    def asks(self) -> bool:
+        """Whether the policy asks about this call: it runs only once settled (``admit``)."""
+        decision = self.decision
+        return decision is not None and decision.action == "ask"
+
     def admit(self) -> dict[str, Any] | None:
         """Settle the policy's decision now that the call is about to run: None to run it
         (the tool then gets the guarded workspace), else the answer instead."""
         decision = self.decision
-        if decision is None:
+        if decision is None or self.workspace is not None:
             return None
         self.approved, answer = _gate.admit(self.registry, self.record, self.arguments, self.id,
                                             decision, self.approvals)
@@ -98,7 +104,7 @@ class ToolCall:
 
     async def aadmit(self) -> dict[str, Any] | None:
         decision = self.decision
-        if decision is None:
+        if decision is None or self.workspace is not None:
             return None
         self.approved, answer = await _gate.aadmit(self.registry, self.record, self.arguments,
                                                    self.id, decision, self.approvals)
@@ -109,8 +115,11 @@ class ToolCall:
     def _guard(self) -> None:
         policy = self.registry.policy
         assert policy is not None
-        guard = policy.guard(_gate.facts(self.record), self.arguments, approved=self.approved)
-        self.workspace = self.registry.workspace.guarded(guard)
+        tool = _gate.facts(self.record)
+        guards = policy.plan(tool).guards
+        guard = (guards[1 if self.approved else 0] if guards is not None
+                 else policy.guard(tool, self.arguments, approved=self.approved))
+        self.workspace = self.registry.guarded_workspace(guard)
 
     def refuse(self, reason: str) -> dict[str, Any]:
         """The result that denies this call, for a hook that decides it must not run."""
@@ -285,7 +294,7 @@ def call_tool(
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
     call.approvals = approvals
-    if timeout is not None or cancel_token is not None or call.decision is not None:
+    if timeout is not None or cancel_token is not None or call.asks:
         return _complete(call, cancel_token, timeout, max_result_chars)
     registry_var = active_registry.set(registry)
     call_var = current_call_id.set(call_id) if call_id is not None else None
@@ -347,6 +356,8 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
         if decision.action == "deny":
             return _refused(_gate.refusal(name, decision))
         call.decision = decision
+        if decision.action == "allow":
+            call._guard()  # nothing left to settle: the call runs as a plain one does
     return call
 
 
@@ -371,7 +382,7 @@ def _complete(call: ToolCall, cancel_token: CancelToken | None, timeout: float |
     try:
         if timer is not None:
             timer.start()
-        refused = call.admit() if call.decision is not None else None
+        refused = call.admit() if call.asks else None
         if refused is not None:
             result = _refused(refused)
         else:
@@ -453,7 +464,7 @@ async def _acomplete(call: ToolCall, cancel_token: CancelToken | None, timeout: 
     call_var = current_call_id.set(call.id) if call.id is not None else None
     cancel_var = _current.set(signal.token)
     try:
-        refused = await call.aadmit() if call.decision is not None else None
+        refused = await call.aadmit() if call.asks else None
         if refused is not None:
             result = _refused(refused)
         elif registry.plugins.call_hooks_present():

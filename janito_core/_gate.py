@@ -37,23 +37,35 @@ if TYPE_CHECKING:
 
 
 def facts(record: ToolRecord) -> ToolFacts:
-    return ToolFacts(record.name, record.toolset or "", record.permissions)
+    """What the policy looks at of ``record``'s tool (worked out once per record)."""
+    known = record.policy_facts
+    if known is None:
+        cls = record.cls
+        known = record.policy_facts = ToolFacts(
+            record.name, record.toolset or "", record.permissions,
+            bool(getattr(cls, "reads_paths", None)), bool(getattr(cls, "writes_paths", None)))
+    facts: ToolFacts = known
+    return facts
 
 
 def decide(policy: Policy, record: ToolRecord, arguments: Mapping[str, Any],
            registry: Registry) -> Decision:
     """The policy's decision for a validated call (the paths resolved only when needed)."""
     tool = facts(record)
-    known, _depends = policy.for_tool(tool)
-    if known is not None:
-        return known
-    return policy.decide(tool, arguments, uses(record.cls, arguments, registry.workspace))
+    fixed = policy.plan(tool).fixed
+    if fixed is not None:
+        return fixed
+    return policy.decide_call(
+        tool, arguments, lambda wanted: uses(record.cls, arguments, registry.workspace, wanted))
 
 
-def uses(cls: type, arguments: Mapping[str, Any], workspace: Workspace) -> list[PathUse]:
+def uses(cls: type, arguments: Mapping[str, Any], workspace: Workspace,
+         accesses: Any = (READ, WRITE)) -> list[PathUse]:
     """The paths a call of ``cls`` names in the arguments it declares as paths, resolved."""
     found: list[PathUse] = []
     for access, attribute in ((READ, "reads_paths"), (WRITE, "writes_paths")):
+        if access not in accesses:
+            continue
         names = getattr(cls, attribute, None) or ()
         if isinstance(names, str):
             names = (names,)

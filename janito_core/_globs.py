@@ -101,3 +101,21 @@ def name_regex(pattern: str) -> re.Pattern[str]:
 
 def name_matches(pattern: str, value: str) -> bool:
     return name_regex(pattern).fullmatch(value) is not None
+
+
+def name_pattern(pattern: str) -> str | None:
+    """The regex of one component when ``pattern`` matches by name at any depth (no slash
+    but a trailing one, no ``**``), else None."""
+    body = pattern.rstrip("/")
+    if "/" in body or body in ("", ".", "..") or "**" in body:
+        return None
+    return _segment(body, pattern)
+
+
+def first_literal(pattern: str) -> str | None:
+    """The first component of anchored ``pattern`` when it holds no wildcard, else None."""
+    body = pattern.strip("/")
+    first = body.split("/", 1)[0]
+    if not first or any(c in first for c in "*?[\\"):
+        return None
+    return first

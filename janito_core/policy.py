@@ -33,9 +33,9 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._globs import GlobError, name_matches, path_regex
+from ._globs import GlobError, first_literal, name_matches, name_pattern, path_regex
 
 if TYPE_CHECKING:
     import re
@@ -139,13 +139,34 @@ class Rule:
         return [path_regex(p) for p in self.paths]
 
 
-@dataclass(frozen=True)
-class ToolFacts:
-    """What a rule may look at of a tool."""
+class ToolFacts(NamedTuple):
+    """What a rule may look at of a tool; ``reads`` and ``writes`` say whether it declares
+    the paths it reads and writes (``reads_paths``, ``writes_paths``)."""
 
     name: str
     toolset: str = ""
     permissions: str = ""
+    reads: bool = False
+    writes: bool = False
+
+
+class _Plan:
+    """What the policy needs to decide the calls of one tool, worked out once.
+
+    ``fixed`` is the decision when nothing about a call can change it. Otherwise the
+    rules that could (on arguments, or on paths of an access the tool declares) are
+    kept, and ``reads``/``writes`` say which declared paths must be resolved first.
+    ``guards`` are the tool's guards, (not approved, approved), when no rule on
+    arguments changes what the tool may touch.
+    """
+
+    __slots__ = ("fixed", "guards", "reads", "relevant", "writes")
+
+    def __init__(self) -> None:
+        self.fixed: Decision | None = None
+        self.relevant: list[Rule] = []
+        self.reads = self.writes = False
+        self.guards: tuple[PathGuard, PathGuard] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,6 +214,7 @@ class Policy:
             raise PolicyError(self.mode_source, f"mode must be one of {', '.join(MODES)}, "
                                                 f"not {self.mode!r}")
         self._by_tool: dict[ToolFacts, tuple[Decision | None, bool]] = {}
+        self._plans: dict[ToolFacts, _Plan] = {}
 
     # -- reading ------------------------------------------------------------------------
 
@@ -306,6 +328,55 @@ class Policy:
         relevant = [r for r in self.rules if r.matches_tool(tool) and r.matches_args(arguments)]
         return self._decide(tool, relevant, paths, arguments)
 
+    def plan(self, tool: ToolFacts) -> _Plan:
+        """How calls of ``tool`` are decided (see :class:`_Plan`), worked out on first use."""
+        plan = self._plans.get(tool)
+        if plan is not None:
+            return plan
+        plan = _Plan()
+        relevant = [r for r in self.rules if r.matches_tool(tool)]
+        # A path rule can only be decided before the call on paths the tool declares; a
+        # deny on paths needs no decision beforehand, since the guard refuses the path
+        # itself as the tool touches it.
+        declared = {READ} if tool.reads else set()
+        if tool.writes:
+            declared.add(WRITE)
+        useful = [r for r in relevant if not r.paths or r.access & declared]
+        plan.relevant = useful
+        # Reads are resolved first only for a rule that must ask or allow on them: a deny
+        # needs no decision beforehand, since the guard refuses the path itself as the
+        # tool touches it. A write is always looked at (.janito/, .git/, auto-edit).
+        plan.reads = tool.reads and any(r.paths and READ in r.access and r.action != DENY
+                                        for r in useful)
+        plan.writes = tool.writes and ("w" in tool.permissions or "x" in tool.permissions)
+        if not any(r.args for r in useful) and not plan.reads and not plan.writes:
+            plan.fixed = self._decide(tool, [r for r in useful if not r.paths], [], {})
+        if not any(r.args for r in relevant if r.paths and r.action != ALLOW):
+            plan.guards = (self.guard(tool, {}, approved=False),
+                           self.guard(tool, {}, approved=True))
+        self._plans[tool] = plan
+        return plan
+
+    def decide_call(self, tool: ToolFacts, arguments: Mapping[str, Any],
+                    resolve: Any) -> Decision:
+        """The decision for a call, resolving (``resolve(accesses)`` -> PathUses) only the
+        declared paths some rule or janito's own places need."""
+        plan = self.plan(tool)
+        if plan.fixed is not None:
+            return plan.fixed
+        wanted = {access for access, needed in ((READ, plan.reads), (WRITE, plan.writes))
+                  if needed}
+        paths = resolve(wanted) if wanted else []
+        relevant = [r for r in plan.relevant if not r.args or r.matches_args(arguments)]
+        return self._decide(tool, relevant, paths, arguments)
+
+    def guard_for(self, tool: ToolFacts, arguments: Mapping[str, Any], *,
+                  approved: bool) -> PathGuard:
+        guards = self.plan(tool).guards
+        if guards is not None:
+            return guards[1 if approved else 0]
+        return self.guard(tool, arguments, approved=approved)
+
     def _decide(self, tool: ToolFacts, relevant: list[Rule], paths: Sequence[PathUse],
                 arguments: Mapping[str, Any]) -> Decision:
         writes = [p for p in paths if p.access == WRITE]
@@ -353,15 +424,15 @@ class Policy:
               approved: bool) -> PathGuard:
         """What the tool may touch while it runs: the path patterns of the rules that
         apply to this call, and janito's own places."""
-        denied: list[tuple[re.Pattern[str], frozenset[str], Rule]] = []
-        asked: list[tuple[re.Pattern[str], frozenset[str], Rule]] = []
+        denied: list[tuple[str, frozenset[str], Rule]] = []
+        asked: list[tuple[str, frozenset[str], Rule]] = []
         for rule in self.rules:
             if not rule.paths or rule.action == ALLOW:
                 continue
             if not (rule.matches_tool(tool) and rule.matches_args(arguments)):
                 continue
             target = denied if rule.action == DENY else asked
-            target.extend((pattern, rule.access, rule) for pattern in rule.path_patterns())
+            target.extend((pattern, rule.access, rule) for pattern in rule.paths)
         if approved:
             asked = []
         return PathGuard(tuple(denied), tuple(asked), git_writable=approved)
@@ -423,14 +494,20 @@ class PathGuard:
     listings leave out what ``hides`` says a read may not see.
     """
 
-    __slots__ = ("asked", "denied", "git_writable")
+    __slots__ = ("_index", "asked", "denied", "git_writable")
 
-    def __init__(self, denied: tuple[tuple[re.Pattern[str], frozenset[str], Rule], ...] = (),
-                 asked: tuple[tuple[re.Pattern[str], frozenset[str], Rule], ...] = (), *,
+    def __init__(self, denied: tuple[tuple[str, frozenset[str], Rule], ...] = (),
+                 asked: tuple[tuple[str, frozenset[str], Rule], ...] = (), *,
                  git_writable: bool = False) -> None:
         self.denied = denied
         self.asked = asked
         self.git_writable = git_writable
+        # Per access, what finds a path some pattern covers in a match or two, whatever
+        # the number of rules: one expression for the patterns that match a name at any
+        # depth (tried on each component), one per first folder for anchored patterns
+        # that start with a plain name, and one for the rest.
+        self._index: dict[str, _Index | None] = {READ: _Index.of(denied, asked, READ),
+                                                 WRITE: _Index.of(denied, asked, WRITE)}
 
     def problem(self, parts: Sequence[str], access: str) -> str | None:
         """Why the path at real ``parts`` (from the workspace root) may not be touched with
@@ -443,14 +520,15 @@ class PathGuard:
         if access == WRITE and parts[0] == GIT_FOLDER and not self.git_writable:
             return (f"a write under {GIT_FOLDER}/ needs a person's approval, and this call "
                     "was not approved")
-        if not self.denied and not self.asked:
+        index = self._index[access]
+        if index is None or not index.covers(parts):
             return None
         relative = "/".join(parts)
         for pattern, access_set, rule in self.denied:
-            if access in access_set and pattern.fullmatch(relative):
+            if access in access_set and path_regex(pattern).fullmatch(relative):
                 return f"the policy denies it ({rule.text}, {rule.source})"
         for pattern, access_set, rule in self.asked:
-            if access in access_set and pattern.fullmatch(relative):
+            if access in access_set and path_regex(pattern).fullmatch(relative):
                 return (f"the policy asks a person first ({rule.text}, {rule.source}), and "
                         "this call was not approved for it")
         return None
@@ -461,16 +539,70 @@ class PathGuard:
     def inside_guarded(self, parts: Sequence[str]) -> bool:
         """Whether something below folder ``parts`` could be refused a write (removing or
         moving the folder then looks at each entry)."""
-        return any(WRITE in a for _, a, _ in (*self.denied, *self.asked))
+        return self._index[WRITE] is not None
 
     @property
     def reads_guarded(self) -> bool:
         """Whether any read can be refused (walks then look at every entry)."""
-        return any(READ in a for _, a, _ in self.denied) or any(READ in a for _, a, _ in self.asked)
+        return self._index[READ] is not None
 
     def masked(self) -> list[str]:
         """The patterns whose paths sandboxed code must not see (read-denied)."""
-        return sorted({p.pattern for p, a, _ in (*self.denied, *self.asked) if READ in a})
+        return sorted({p for p, a, _ in (*self.denied, *self.asked) if READ in a})
+
+
+class _Index:
+    """Whether any of a guard's patterns (for one access) covers a path, quickly."""
+
+    __slots__ = ("by_first", "names", "rest")
+
+    def __init__(self, names: re.Pattern[str] | None, by_first: dict[str, re.Pattern[str]],
+                 rest: re.Pattern[str] | None) -> None:
+        self.names = names
+        self.by_first = by_first
+        self.rest = rest
+
+    @classmethod
+    def of(cls, denied: Sequence[tuple[str, frozenset[str], Rule]],
+           asked: Sequence[tuple[str, frozenset[str], Rule]], access: str) -> _Index | None:
+        import re
+
+        patterns = [p for p, a, _ in (*denied, *asked) if access in a]
+        if not patterns:
+            return None
+        names: list[str] = []
+        firsts: dict[str, list[str]] = {}
+        rest: list[str] = []
+        for pattern in patterns:
+            name = name_pattern(pattern)
+            if name is not None:
+                names.append(name)
+                continue
+            first = first_literal(pattern)
+            if first is not None:
+                firsts.setdefault(first, []).append(path_regex(pattern).pattern)
+            else:
+                rest.append(path_regex(pattern).pattern)
+
+        def combined(items: list[str]) -> re.Pattern[str] | None:
+            return re.compile("|".join(f"(?:{i})" for i in items), re.S) if items else None
+
+        # A name at any depth: one folder or file of the path is that name.
+        any_name = (re.compile("(?:[^/]+/)*(?:" + "|".join(names) + ")(?:/.*)?", re.S)
+                    if names else None)
+        return cls(any_name, {k: combined(v) for k, v in firsts.items()},  # type: ignore[misc]
+                   combined(rest))
+
+    def covers(self, parts: Sequence[str]) -> bool:
+        relative = "/".join(parts)
+        names = self.names
+        if names is not None and names.fullmatch(relative) is not None:
+            return True
+        first = self.by_first.get(parts[0]) if self.by_first else None
+        if first is not None and first.fullmatch(relative) is not None:
+            return True
+        rest = self.rest
+        return rest is not None and rest.fullmatch(relative) is not None
 
 
 def _under(relative: str, folder: str) -> bool:

@@ -41,7 +41,7 @@ class ToolRecord:
     "denied" (the running privileges do not grant its permissions).
     """
 
-    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "reason",
+    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "policy_facts", "reason",
                  "status", "toolset")
 
     def __init__(self, name: str, cls: type, toolset: str, distribution: str, permissions: str,
@@ -55,6 +55,8 @@ class ToolRecord:
         self.reason = reason
         self.failed = False  # skipped because of a fault (should_load raised, bad annotations)
         self._wrapper: ToolWrapper | None = None
+        #: What a policy looks at of the tool (``janito_core._gate.facts``), once known.
+        self.policy_facts: Any = None
 
     def __repr__(self) -> str:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"
@@ -128,6 +130,7 @@ class Registry:
         self.always_approved: set[str] = set()
         self._pending: dict[str, ApprovalRequest] = {}
         self._approval_key: bytes | None = None
+        self._views: dict[int, tuple[Any, Workspace, Workspace]] = {}
         self._privileges = privileges or ALL_PRIVILEGES
         self._workspace = workspace
         self._autoload = tuple(AUTOLOAD_TOOLSETS if autoload is None else autoload)
@@ -240,6 +243,19 @@ class Registry:
     @workspace.setter
     def workspace(self, value: Workspace) -> None:
         self._workspace = value
+        self._views = {}
+
+    def guarded_workspace(self, guard: Any) -> Workspace:
+        """The workspace as a call under ``guard`` sees it (one view per guard, kept)."""
+        workspace = self.workspace
+        views = self._views
+        view = views.get(id(guard))
+        if view is None or view[0] is not guard or view[1] is not workspace:
+            view = (guard, workspace, workspace.guarded(guard))
+            if len(views) > 256:  # guards made per call (rules on arguments) are not kept
+                views.clear()
+            views[id(guard)] = view
+        return view[2]
 
     # -- approvals --------------------------------------------------------------------
 

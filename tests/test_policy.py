@@ -211,7 +211,12 @@ def test_refusals_name_the_rule_and_its_source(root: Path, tmp_path: Path) -> No
     text = 'mode = "full-auto"\n\n[[rules]]\naction = "deny"\npaths = [".env"]\nreason = "keys"\n'
     policy = Policy.from_toml(text, str(tmp_path / "policy.toml"))
     registry = _registry(root, policy)
+    # Refused as the tool opens the path: the error names the rule and its place.
     result = call_tool("ReadThing", {"path": "env-link"}, registry=registry)
+    assert result["error_type"] == "denied_by_policy"
+    assert f"deny paths .env: keys, {tmp_path / 'policy.toml'}:3" in result["error"]
+    # Refused before the tool runs (a write is looked at first): the rule in its fields.
+    result = call_tool("WriteThing", {"path": "env-link"}, registry=registry)
     assert result["error_type"] == "denied_by_policy"
     assert result["source"] == f"{tmp_path / 'policy.toml'}:3"
     assert result["rule"] == "deny paths .env: keys"
