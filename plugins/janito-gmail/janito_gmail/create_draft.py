@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from janito_core import tool
 from janito_core.constraints import Pattern
@@ -17,6 +17,8 @@ from ._settings import Settings
 @tool(permissions="w")
 class CreateDraft(MailTool):
     """Save a new email as a draft in the Drafts folder (to, cc, bcc, subject, body, attachments), to send later."""
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("attachments",)
 
     def run(self, body: str = "", to: Addresses | None = None, subject: OneLine = "",
             cc: Addresses | None = None, bcc: Addresses | None = None,

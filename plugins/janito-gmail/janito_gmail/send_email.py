@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from janito_core import tool
 from janito_core.constraints import MinLen, Pattern
@@ -17,6 +17,8 @@ from ._settings import Settings
 @tool(permissions="w")
 class SendEmail(MailTool):
     """Send an email (to, cc, bcc, subject, body, attachments), optionally as a reply threaded under a message."""
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("attachments",)
 
     def run(self, to: Annotated[Addresses, MinLen(1)], body: str, subject: OneLine | None = None,
             cc: Addresses | None = None, bcc: Addresses | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from janito_core import tool
 
@@ -16,6 +16,8 @@ from ._settings import Settings
 @tool(permissions="w")
 class UpdateDraft(MailTool):
     """Change a draft: recipients, subject, body or attachments; the rest is kept."""
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("attachments",)
 
     def run(self, id: MessageId, to: Addresses | None = None, subject: OneLine | None = None,
             body: str | None = None, cc: Addresses | None = None,

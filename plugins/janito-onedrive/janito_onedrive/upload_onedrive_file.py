@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.constraints import ExactlyOneOf
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 @tool(permissions="w")
 class UploadOneDriveFile(BaseTool):
     """Upload text or a workspace file to OneDrive; large files go in resumable chunks."""
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("local_path",)
 
     open_world = True  # Microsoft Graph
 
