@@ -18,7 +18,8 @@ from .results import counted
 if TYPE_CHECKING:
     from .registry import Registry
 
-BUILTIN_COMMANDS = ("tools", "toolsets", "schema", "run", "secrets", "plugins", "new-toolset")
+BUILTIN_COMMANDS = ("tools", "toolsets", "schema", "run", "policy", "secrets", "plugins",
+                    "new-toolset")
 
 EXIT_OK = 0
 EXIT_FAILED = 1

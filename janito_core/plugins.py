@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._marker import MARK
 from .discovery import LoadError, PluginSpec, describe_exception, import_module
+from .errors import PluginValidationError
 from .reporter import ReportEvent, render
 
 if TYPE_CHECKING:
@@ -333,6 +334,7 @@ class PluginHost:
     def register_commands(self, subparsers: Any) -> None:
         """Let every plugin add its subcommands; one that raises does not stop the others."""
         hook = self.manager.hook.janito_register_commands
+        subparsers = _CommandNames(subparsers)
         impls = hook.get_hookimpls()
         if any(impl.wrapper or impl.hookwrapper for impl in impls):
             try:  # wrappers need pluggy's own calling: one call for all of them
@@ -353,6 +355,28 @@ class PluginHost:
             (name, self.owners.get(name, (name, None))[1])
             for name, _ in manager.list_name_plugin()
         )
+
+
+class _CommandNames:
+    """The ``subparsers`` a plugin receives, refusing a command name already taken.
+
+    argparse before 3.11 lets a second ``add_parser("tools")`` replace the first without
+    a word, so a plugin could quietly take over a built-in command on one interpreter and
+    fail on another; here it fails the same way everywhere, naming the command.
+    """
+
+    def __init__(self, subparsers: Any) -> None:
+        self._subparsers = subparsers
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        taken = self._subparsers.choices
+        for wanted in (name, *kwargs.get("aliases", ())):
+            if wanted in taken:
+                raise PluginValidationError(f"the command {wanted!r} is taken already")
+        return self._subparsers.add_parser(name, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._subparsers, attribute)
 
 
 def _implements(plugin: object, hook: str) -> bool:

@@ -125,6 +125,36 @@ def test_plugins_can_add_subcommands() -> None:
                             "RuntimeError: no commands today")
 
 
+def test_a_plugin_cannot_take_a_command_that_exists(tmp_path: Path) -> None:
+    """On every Python: argparse before 3.11 would let the second one win without a word."""
+    host = PluginHost([])
+
+    class Usurper:
+        @hookimpl
+        def janito_register_commands(self, subparsers: Any) -> None:
+            subparsers.add_parser("tools", help="not janito's")
+
+    class Alias:
+        @hookimpl
+        def janito_register_commands(self, subparsers: Any) -> None:
+            subparsers.add_parser("mine", aliases=["policy"])
+
+    host.register(Usurper(), "acme-tools:tools", "acme-tools")
+    host.register(Alias(), "acme-alias:alias", "acme-alias")
+    subparsers = argparse.ArgumentParser(prog="janito").add_subparsers(dest="command")
+    builtin = subparsers.add_parser("tools")
+    subparsers.add_parser("policy")
+    host.register_commands(subparsers)
+    assert subparsers.choices["tools"] is builtin and "mine" not in subparsers.choices
+    reasons = sorted((e.distribution, e.reason) for e in host.errors if e.kind == "hook")
+    assert reasons == [
+        ("acme-alias", "plugin 'acme-alias:alias' raised in janito_register_commands: "
+                       "PluginValidationError: the command 'policy' is taken already"),
+        ("acme-tools", "plugin 'acme-tools:tools' raised in janito_register_commands: "
+                       "PluginValidationError: the command 'tools' is taken already"),
+    ]
+
+
 def test_toolset_loaded_hook_sees_each_toolset(testkit_dir: Path) -> None:
     seen: list[tuple[str, list[str]]] = []
 

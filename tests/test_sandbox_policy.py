@@ -76,7 +76,7 @@ SANDBOXED = {
 # A plugin subcommand built like `janito mcp serve`: the shared options, its own handler.
 SERVE_LIKE = {
     "acme_policy_plugin.py": '''
-        """A hook plugin adding `janito policy`, which prints the sandbox policy it sees."""
+        """A hook plugin adding `janito show-sandbox`, which prints the sandbox policy it sees."""
         import sys
 
         from janito_core import hookimpl
@@ -91,7 +91,7 @@ SERVE_LIKE = {
 
         @hookimpl
         def janito_register_commands(subparsers):
-            parser = subparsers.add_parser("policy", parents=[registry_options()])
+            parser = subparsers.add_parser("show-sandbox", parents=[registry_options()])
             parser.set_defaults(handler=show)
     ''',
 }
@@ -213,15 +213,15 @@ def test_the_option_reaches_the_call(site: Path, tmp_path: Path) -> None:
         assert json.loads(done.stdout) == {"success": True, "policy": "off"}
 
 
-@pytest.mark.parametrize("args", [("--sandbox", "read-only", "policy"),
-                                  ("policy", "--sandbox", "read-only")])
+@pytest.mark.parametrize("args", [("--sandbox", "read-only", "show-sandbox"),
+                                  ("show-sandbox", "--sandbox", "read-only")])
 def test_the_option_reaches_plugin_commands(site: Path, tmp_path: Path,
                                             args: tuple[str, ...]) -> None:
     """Such as `janito mcp serve`, whose calls run in the same process."""
     done = janito(site, tmp_path / "config", *args)
     assert done.returncode == 0, done
     assert done.stdout == "read-only\n"
-    assert janito(site, tmp_path / "config", "policy").stdout == "workspace-write\n"
+    assert janito(site, tmp_path / "config", "show-sandbox").stdout == "workspace-write\n"
 
 
 @pytest.mark.parametrize("args", [("--sandbox", "bogus", "tools"), ("--sandbox",),
