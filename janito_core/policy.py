@@ -552,13 +552,23 @@ class PathGuard:
 
 
 class _Index:
-    """Whether any of a guard's patterns (for one access) covers a path, quickly."""
+    """Whether any of a guard's patterns (for one access) covers a path, quickly.
 
-    __slots__ = ("by_first", "names", "rest")
+    Patterns that match a name at any depth are looked up per component: plain names in a
+    set, ``*.pem`` and ``id_rsa*`` as suffixes and prefixes, and only the other globs as a
+    regex (a single expression over the whole path backtracks at every slash, and costs
+    more than the rest of a small call together).
+    """
 
-    def __init__(self, names: re.Pattern[str] | None, by_first: dict[str, re.Pattern[str]],
-                 rest: re.Pattern[str] | None) -> None:
+    __slots__ = ("by_first", "names", "other_names", "prefixes", "rest", "suffixes")
+
+    def __init__(self, names: frozenset[str], prefixes: tuple[str, ...],
+                 suffixes: tuple[str, ...], other_names: re.Pattern[str] | None,
+                 by_first: dict[str, re.Pattern[str]], rest: re.Pattern[str] | None) -> None:
         self.names = names
+        self.prefixes = prefixes
+        self.suffixes = suffixes
+        self.other_names = other_names
         self.by_first = by_first
         self.rest = rest
 
@@ -570,13 +580,24 @@ class _Index:
         patterns = [p for p, a, _ in (*denied, *asked) if access in a]
         if not patterns:
             return None
-        names: list[str] = []
+        names: set[str] = set()
+        prefixes: list[str] = []
+        suffixes: list[str] = []
+        other_names: list[str] = []
         firsts: dict[str, list[str]] = {}
         rest: list[str] = []
         for pattern in patterns:
             name = name_pattern(pattern)
             if name is not None:
-                names.append(name)
+                body = pattern.rstrip("/")
+                if not _has_wildcard(body):
+                    names.add(body)
+                elif body.startswith("*") and not _has_wildcard(body[1:]):
+                    suffixes.append(body[1:])
+                elif body.endswith("*") and not _has_wildcard(body[:-1]):
+                    prefixes.append(body[:-1])
+                else:
+                    other_names.append(name)
                 continue
             first = first_literal(pattern)
             if first is not None:
@@ -587,22 +608,27 @@ class _Index:
         def combined(items: list[str]) -> re.Pattern[str] | None:
             return re.compile("|".join(f"(?:{i})" for i in items), re.S) if items else None
 
-        # A name at any depth: one folder or file of the path is that name.
-        any_name = (re.compile("(?:[^/]+/)*(?:" + "|".join(names) + ")(?:/.*)?", re.S)
-                    if names else None)
-        return cls(any_name, {k: combined(v) for k, v in firsts.items()},  # type: ignore[misc]
+        return cls(frozenset(names), tuple(prefixes), tuple(suffixes), combined(other_names),
+                   {k: combined(v) for k, v in firsts.items()},  # type: ignore[misc]
                    combined(rest))
 
     def covers(self, parts: Sequence[str]) -> bool:
-        relative = "/".join(parts)
-        names = self.names
-        if names is not None and names.fullmatch(relative) is not None:
-            return True
+        names, prefixes, suffixes, other = (self.names, self.prefixes, self.suffixes,
+                                            self.other_names)
+        for part in parts:
+            if (part in names or (suffixes and part.endswith(suffixes))
+                    or (prefixes and part.startswith(prefixes))
+                    or (other is not None and other.fullmatch(part) is not None)):
+                return True
         first = self.by_first.get(parts[0]) if self.by_first else None
-        if first is not None and first.fullmatch(relative) is not None:
+        if first is not None and first.fullmatch("/".join(parts)) is not None:
             return True
         rest = self.rest
-        return rest is not None and rest.fullmatch(relative) is not None
+        return rest is not None and rest.fullmatch("/".join(parts)) is not None
+
+
+def _has_wildcard(text: str) -> bool:
+    return any(c in text for c in "*?[\\")
 
 
 def _under(relative: str, folder: str) -> bool:

@@ -495,3 +495,33 @@ def test_tool_level_decisions_are_known_without_arguments() -> None:
     assert policy.for_tool(ToolFacts("ReadFile", "files", "r"))[0].action == "allow"
     with pytest.raises(PolicyError):
         Rule(action="deny")
+
+
+def test_the_guard_finds_a_covered_path_as_each_pattern_alone_would() -> None:
+    """The guard's index (names in a set, prefixes, suffixes, then regexes) agrees with
+    matching every pattern on its own, over patterns and paths that mix them."""
+    from itertools import combinations
+
+    from janito_core._globs import path_matches
+    from janito_core.policy import PathGuard, Rule
+
+    patterns = [".env", "*.pem", "id_rsa*", ".env.*", "s?cret", "[ab]*.key", "secrets/**",
+                "/build", "config/prod.toml", "**/cache", "a/**/b", "x\\*y", "*", "deep/"]
+    paths = ["", ".env", "src/.env", ".env/inner", ".envrc", "a.pem", "pem", "k/id_rsa.pub",
+             "id_rs", ".env.local", "secret", "sacret/f", "b1.key", "c1.key", "secrets",
+             "secrets/x/y", "src/secrets/z", "build", "src/build", "config/prod.toml",
+             "x/config/prod.toml", "p/q/cache", "cache", "a/b", "a/m/n/b", "x*y", "xzy",
+             "deep/f", "deep", "n/deep/f"]
+    rule = Rule.__new__(Rule)
+    for size in (1, 2, 3):
+        for chosen in combinations(patterns, size):
+            if size == 3 and "*" in chosen:
+                continue
+            guard = PathGuard(tuple((p, frozenset({"read"}), rule) for p in chosen))
+            for path in paths:
+                parts = [p for p in path.split("/") if p]
+                if not parts:
+                    continue
+                expected = any(path_matches(p, path) for p in chosen)
+                assert guard.reads_guarded
+                assert guard._index["read"].covers(parts) is expected, (chosen, path)
