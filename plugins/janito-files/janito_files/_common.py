@@ -10,6 +10,7 @@ import stat
 from typing import TYPE_CHECKING, Any
 
 from janito_core import WorkspaceError, failure
+from janito_core.cancellation import current_token
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -37,6 +38,15 @@ _ERRNO_TYPES = {
     errno.EFBIG: "file_too_large",
     errno.EBUSY: "busy",
 }
+
+
+def check_cancelled() -> None:
+    """Raise CallCancelled when this call was cancelled or ran out of time (its timeout
+    cancels it): checked between the blocks of every read whose length the file decides,
+    so a huge file never holds a call past its caller's patience."""
+    token = current_token()
+    if token is not None:
+        token.check()
 
 
 def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:
@@ -208,7 +218,10 @@ LINE_CHARS = 500
 """Characters of one line a result shows before :func:`clip_line` cuts it."""
 
 
-def clip_line(text: str, limit: int = LINE_CHARS) -> str:
-    if len(text) <= limit:
+def clip_line(text: str, limit: int = LINE_CHARS, total: int | None = None) -> str:
+    """``text`` cut to ``limit`` characters with a marker saying so; ``total``: the length
+    of the whole line when ``text`` is only its start."""
+    total = len(text) if total is None else total
+    if total <= limit:
         return text
-    return text[:limit] + f" [... line cut: {limit} of {len(text)} characters shown]"
+    return text[:limit] + f" [... line cut: {limit} of {total} characters shown]"

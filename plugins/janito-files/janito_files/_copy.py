@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from janito_core.workspace import Location, NotRegularFile
 
+from ._common import check_cancelled
+
 if TYPE_CHECKING:
     from janito_core import Workspace
 
@@ -27,7 +29,10 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _blocks(fd: int) -> Iterator[bytes]:
+    """The blocks of the file open as ``fd``; a cancelled call stops here, and the copy
+    under way is removed (the source is never removed before its copy is whole)."""
     while True:
+        check_cancelled()
         block = os.read(fd, _BLOCK)
         if not block:
             return

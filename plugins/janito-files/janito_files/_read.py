@@ -8,7 +8,7 @@ from typing import Any, BinaryIO
 from janito_core import failure
 from janito_core.results import counted
 
-from ._common import SNIFF_BYTES, decode, is_binary
+from ._common import SNIFF_BYTES, check_cancelled, decode, is_binary
 
 # Past this size the lines after the shown range are not counted (total_lines is None).
 COUNT_LIMIT = 256 * 1024 * 1024
@@ -21,6 +21,7 @@ def _count_lines(handle: BinaryIO) -> int:
     lines = 0
     last = b""
     while True:
+        check_cancelled()
         block = handle.read(1 << 20)
         if not block:
             break
@@ -40,6 +41,7 @@ def _line_offset(handle: BinaryIO, line: int) -> int | None:
     offset = 0
     wanted = line - 1
     while wanted > 0:
+        check_cancelled()
         block = handle.read(1 << 20)
         if not block:
             return None

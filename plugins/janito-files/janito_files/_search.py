@@ -1,17 +1,21 @@
 """The search engine of SearchText and SearchRegex: walking, reading, matching, the result.
 
-Each file is read once as bytes. A plain-text query is found with ``bytes.find`` over the
-whole buffer; a regular expression runs once over the decoded text (see
-:func:`matching_lines`). Only the lines around matches are decoded and returned."""
+Each file is read once as bytes: whole when it fits in one block (:data:`BLOCK_BYTES`),
+else block by block, each block cut after its last line feed, so that a search holds a
+bounded part of any file whatever its size (:data:`MEMORY_BOUND`). A plain-text query is
+found with ``bytes.find`` over a buffer of whole lines; a regular expression runs once over
+the buffer's decoded text (see :func:`matching_lines`). Only the lines around matches are
+decoded and returned, and a count is a number, never a list of what it counted."""
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import time
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
@@ -20,6 +24,7 @@ from janito_core.workspace import open_regular_at
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
+    check_cancelled,
     clip_line,
     echoed,
     safe_text,
@@ -32,6 +37,24 @@ if TYPE_CHECKING:
 
 # Files larger than this are not searched (they are named in ``skipped_large``).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+BLOCK_BYTES = 1 << 20
+"""How much of a file a search reads at a time; a file no larger is read whole."""
+
+LINE_BYTES = 2 << 20
+"""The longest line (in bytes, its line feed left out) a regular expression is matched
+against: it sees a line whole, and a longer one is named in ``skipped_long_lines``. A
+plain-text query is found in lines of any length, fed to it a block at a time. Never
+less than BLOCK_BYTES, so that a line held whole never outgrows one block and the
+unfinished line before it."""
+
+MEMORY_BOUND = 32 << 20
+"""What one search holds of the files it reads, whatever their size (measured: 28 MiB
+at worst, with lines just under LINE_BYTES of one-byte characters and one four-byte
+one): a block and the unfinished line before it (at most BLOCK_BYTES + LINE_BYTES) and a
+few copies of them (the buffer of whole lines, its lower-case form, its decoded text, at
+up to four bytes a character). The matches it returns come on top: at most max_results
+lines, each clipped to LINE_CHARS characters."""
 
 MAX_RESULTS_LIMIT = 10_000
 """The most matching lines one search may return (each line up to LINE_CHARS characters)."""
@@ -106,6 +129,8 @@ class RegexTooLarge(ValueError):
 Lines = tuple[list[int], list[str]]
 """The matching lines of one file: their numbers (from 1) and their texts, in order."""
 
+T = TypeVar("T")
+
 
 def finished_lines(texts: list[str], crlf: bool) -> list[str]:
     """``texts`` (lines without their line feed) as a result shows them: without trailing
@@ -115,6 +140,16 @@ def finished_lines(texts: list[str], crlf: bool) -> list[str]:
     if max(map(len, texts), default=0) > LINE_CHARS:
         texts = [text if len(text) <= LINE_CHARS else clip_line(text) for text in texts]
     return texts
+
+
+def shown_line(text: str, start: int, end: int) -> str:
+    """Line ``text[start:end]`` as :func:`finished_lines` shows it, without copying more
+    of a long line than is shown."""
+    while end > start and text[end - 1] == "\r":
+        end -= 1
+    if end - start <= LINE_CHARS:
+        return text[start:end]
+    return clip_line(text[start:start + LINE_CHARS], total=end - start)
 
 
 def decoded_lines(joined: bytes, crlf: bool) -> list[str]:
@@ -173,37 +208,33 @@ except ImportError:  # built without a C compiler: the same steps in Python
 
 
 class BytesMatcher:
-    """Literal search on the raw bytes: ``bytes.find`` over the whole buffer, no decoding.
+    """Literal search on the raw bytes: ``bytes.find`` over a buffer of whole lines, no
+    decoding.
 
     With ``fold`` (an ASCII query searched without case), the buffer and the needle are
     lower-cased first; ``bytes.lower`` changes only ASCII letters, so offsets are kept.
-    Only the lines that match are cut out and decoded.
+    Only the lines that match are cut out and decoded. Whether the buffer is binary is the
+    caller's question.
     """
 
     def __init__(self, needle: bytes, fold: bool) -> None:
         self.needle = needle
         self.fold = fold
 
-    def lines(self, data: bytes, limit: int) -> Lines | None:
-        """The first ``limit`` matching lines; None for a binary file."""
+    def lines(self, data: bytes, limit: int, later: bool = False) -> Lines:
+        """The first ``limit`` matching lines of ``data``, numbered from 1 in it."""
         hay = data.lower() if self.fold else data
         needle = self.needle
         if limit <= 0 or hay.find(needle) < 0:
             return [], []
-        if b"\x00" in data:
-            return None
         numbers, joined = literal_lines(hay, data, needle, limit)
         return numbers, decoded_lines(joined, b"\r" in data)
 
-    def count(self, data: bytes) -> int | None:
-        """How many lines match; None for a binary file."""
+    def count(self, data: bytes, later: bool = False) -> int:
+        """How many lines of ``data`` match."""
         hay = data.lower() if self.fold else data
         needle = self.needle
         at = hay.find(needle)
-        if at < 0:
-            return 0
-        if b"\x00" in data:
-            return None
         lines = 0
         while at >= 0:
             lines += 1
@@ -212,6 +243,63 @@ class BytesMatcher:
                 break
             at = hay.find(needle, end + 1)
         return lines
+
+    def long_line(self, shown: bool) -> LongLine:
+        """What follows one line longer than LINE_BYTES; ``shown``: the result shows it."""
+        return LongLine(self.needle, self.fold, shown)
+
+
+class LongLine:
+    """A line longer than :data:`LINE_BYTES`, fed to a literal search in parts: whether it
+    holds the needle, and (``shown``) the line as a result shows it: its start, clipped to
+    LINE_CHARS, and its length in characters. The end of each part is kept for the next,
+    so a match cut in two by a part's end is found as if the line were whole."""
+
+    skipped = False
+
+    def __init__(self, needle: bytes, fold: bool, shown: bool) -> None:
+        self.needle = needle
+        self.fold = fold
+        self.found = False
+        self.tail = b""
+        self.head = b""
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace") if shown else None
+        self.chars = 0
+        self.returns = 0  # carriage returns at the end of what was fed so far
+
+    def feed(self, part: bytes) -> None:
+        if not self.found:
+            hay = self.tail + (part.lower() if self.fold else part)
+            self.found = hay.find(self.needle) >= 0
+            keep = len(self.needle) - 1
+            self.tail = hay[len(hay) - keep:] if keep else b""
+        if self.decoder is None:
+            return
+        if len(self.head) < 4 * LINE_CHARS + 4:  # LINE_CHARS characters, whatever their width
+            self.head += part[:4 * LINE_CHARS + 4 - len(self.head)]
+        self.chars += len(self.decoder.decode(part))
+        kept = part.rstrip(b"\r")
+        self.returns = self.returns + len(part) if not kept else len(part) - len(kept)
+
+    def text(self) -> str:
+        """The line as a result shows it (a line this long is always clipped)."""
+        assert self.decoder is not None
+        total = self.chars + len(self.decoder.decode(b"", final=True)) - self.returns
+        return clip_line(self.head.decode("utf-8", "replace"), total=total)
+
+
+class TooLong:
+    """A line longer than :data:`LINE_BYTES` under a regular expression, which is matched
+    against whole lines only: the line is named in the result, not searched."""
+
+    skipped = True
+    found = False
+
+    def feed(self, part: bytes) -> None:
+        pass
+
+    def text(self) -> str:
+        raise AssertionError("a line that was not searched has no match to show")
 
 
 Scan = Callable[[str, int, int], Any]
@@ -229,9 +317,10 @@ def line_scanner(pattern: str, verbose: bool) -> str:
     return "(?:" + pattern + ("\n)" if verbose else ")") + REST_OF_LINE
 
 
-def matching_lines(text: str, finditer: Scan, rest: int,
-                   search: Scan) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line of ``text`` that holds a match, in order.
+def matching_lines(text: str, finditer: Scan, rest: int, search: Scan,
+                   pos: int = 0) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line of ``text`` from ``pos`` (a line's start) that holds a
+    match, in order.
 
     ``finditer`` runs the pattern made by :func:`line_scanner` over the whole text from the
     first line not yet looked at (its group ``rest`` is :data:`REST_OF_LINE`); ``search`` is
@@ -239,7 +328,7 @@ def matching_lines(text: str, finditer: Scan, rest: int,
     alone (pos/endpos bound the search), so a match never spans a line break, as with grep.
     """
     size = len(text)
-    pos = 0  # the start of the first line not yet looked at
+    # pos: the start of the first line not yet looked at
     while True:
         for found in finditer(text, pos, size):
             at = found.start()
@@ -276,13 +365,15 @@ class RegexMatcher:
         self.scanner = scanner
         self.left = time_limit
 
-    def _spans(self, text: str, limit: int | None) -> list[tuple[int, int]]:
-        """(start, end) of the first ``limit`` lines of ``text`` holding a match (None: all)."""
+    def _matched(self, text: str, pos: int,
+                 consume: Callable[[Iterator[tuple[int, int]]], T]) -> T:
+        """``consume`` applied to (start, end) of each line of ``text`` from ``pos`` that
+        holds a match (see :func:`matching_lines`), within the time left."""
         pattern = self.pattern
         scanner = self.scanner
         if self.left is None:
-            return list(islice(matching_lines(text, scanner.finditer, scanner.groups,
-                                              pattern.search), limit))
+            return consume(matching_lines(text, scanner.finditer, scanner.groups,
+                                          pattern.search, pos))
         budget = self.left
         started = time.perf_counter()
 
@@ -299,34 +390,43 @@ class RegexMatcher:
             return pattern.search(text, pos, endpos, timeout=timeout())
 
         try:
-            return list(islice(matching_lines(text, finditer, scanner.groups, search), limit))
+            return consume(matching_lines(text, finditer, scanner.groups, search, pos))
         except TimeoutError:
             raise RegexTooSlow from None
         finally:
             self.left = budget - (time.perf_counter() - started)
 
-    def lines(self, data: bytes, limit: int) -> Lines | None:
-        """The first ``limit`` matching lines; None for a binary file."""
-        if b"\x00" in data:
-            return None
-        text = data.decode("utf-8", "replace")
+    @staticmethod
+    def _text(data: bytes, later: bool) -> tuple[str, int]:
+        """(the decoded text of ``data``, where its first line starts in it). A buffer that
+        does not start the file (``later``) follows a line feed, so that ``\\A`` matches
+        only at the file's start and ``^`` and lookbehinds see a line start there."""
+        if later:
+            return (b"\n" + data).decode("utf-8", "replace"), 1
+        return data.decode("utf-8", "replace"), 0
+
+    def lines(self, data: bytes, limit: int, later: bool = False) -> Lines:
+        """The first ``limit`` matching lines of ``data``, numbered from 1 in it."""
+        text, pos = self._text(data, later)
         numbers: list[int] = []
         texts: list[str] = []
         count = text.count
         line_no = 1
-        counted = 0
-        for start, end in self._spans(text, limit):
+        counted = pos
+        for start, end in self._matched(text, pos, lambda found: list(islice(found, limit))):
             line_no += count("\n", counted, start)
             counted = start
             numbers.append(line_no)
-            texts.append(text[start:end])
-        return numbers, finished_lines(texts, "\r" in text)
+            texts.append(shown_line(text, start, end))
+        return numbers, texts
 
-    def count(self, data: bytes) -> int | None:
-        """How many lines match; None for a binary file."""
-        if b"\x00" in data:
-            return None
-        return len(self._spans(data.decode("utf-8", "replace"), None))
+    def count(self, data: bytes, later: bool = False) -> int:
+        """How many lines of ``data`` match, counted as they are found (never listed)."""
+        text, pos = self._text(data, later)
+        return self._matched(text, pos, lambda found: sum(1 for _ in found))
+
+    def long_line(self, shown: bool) -> TooLong:
+        return TooLong()
 
 
 def _parser() -> Any:
@@ -459,6 +559,45 @@ def search_echo(paths: str | list[str], name: str, term: str) -> dict[str, Any]:
     return {"paths": echoed(paths), name: echoed(term)}
 
 
+class _Finds:
+    """What a search found in one file read block by block, kept until the file is read
+    to its end (a NUL byte anywhere makes the whole file binary once it matched)."""
+
+    def __init__(self, matcher: BytesMatcher | RegexMatcher, count_only: bool,
+                 limit: int) -> None:
+        self.matcher = matcher
+        self.count_only = count_only
+        self.limit = limit
+        self.numbers: list[int] = []
+        self.texts: list[str] = []
+        self.skipped: list[int] = []
+        self.count = 0
+        self.full = False
+
+    def lines(self, data: bytes, first: int) -> None:
+        """Search ``data``, whole lines of which the first is number ``first``."""
+        later = first > 1
+        if self.count_only:
+            self.count += self.matcher.count(data, later)
+            return
+        numbers, texts = self.matcher.lines(data, self.limit - len(self.numbers), later)
+        self.numbers.extend(number + first - 1 for number in numbers)
+        self.texts.extend(texts)
+        self.count = len(self.numbers)
+        self.full = self.count >= self.limit
+
+    def long(self, long: LongLine | TooLong, number: int) -> None:
+        """Take the answer for line ``number``, fed whole to ``long``."""
+        if long.skipped:
+            self.skipped.append(number)
+        elif long.found:
+            self.count += 1
+            if not self.count_only:
+                self.numbers.append(number)
+                self.texts.append(long.text())
+                self.full = self.count >= self.limit
+
+
 class _Scan:
     """The state of one search: what was found, counted and skipped."""
 
@@ -475,6 +614,7 @@ class _Scan:
         self.binary: list[str] = []
         self.binary_count = 0
         self.large: list[str] = []
+        self.long_lines: list[str] = []
         self.unreadable: list[str] = []
         self.files_matched = 0
         self.full = False
@@ -484,6 +624,7 @@ class _Scan:
         """Search every start (a file, or a folder walked to depth ``limit``) until full."""
         workspace = self.tool.workspace
         for _path, shown, kind in starts:
+            check_cancelled()
             if kind != "directory":
                 if exclude and exclude.excludes(os.path.basename(shown),
                                                 os.path.basename(shown), False):
@@ -491,54 +632,144 @@ class _Scan:
                 # a FIFO or a device named by the model is reported as not searchable
                 try:
                     fd, info, _ = workspace.open_regular(shown)
-                    data = read_open(fd, info.st_size, SNIFF_BYTES, MAX_FILE_BYTES)
+                    self.stream(fd, info.st_size, shown, explicit=True)
                 except (OSError, ValueError) as exc:
                     self.unreadable.append(f"{safe_text(shown)}: "
                                            f"{getattr(exc, 'strerror', None) or exc}")
-                    continue
-                self.file(data, shown, explicit=True)
             else:
                 for entry in walk(self.tool, shown, max_depth=limit,
                                   gitignore=respect_gitignore, errors=self.unreadable,
                                   exclude=exclude):
                     if entry.kind == "file":
+                        check_cancelled()
                         try:
                             data = read_searchable_at(entry.dir_fd, entry.name, SNIFF_BYTES,
-                                                      MAX_FILE_BYTES)
+                                                      min(BLOCK_BYTES, MAX_FILE_BYTES))
+                            if data is None:  # more than one block: searched block by block
+                                fd, info = open_regular_at(entry.dir_fd, entry.name)
+                                self.stream(fd, info.st_size, entry.relative)
+                            else:
+                                self.file(data, entry.relative)
                         except OSError as exc:
                             self.unreadable.append(f"{safe_text(entry.relative)}: "
                                                    f"{exc.strerror or exc}")
                             continue
-                        self.file(data, entry.relative)
                         if self.full:
                             break
             if self.full:
                 break
 
-    def file(self, data: bytes | None, path: str, explicit: bool = False) -> None:
-        """Search the bytes :func:`read_open` gave for the file at ``path``."""
-        if data is None:
-            self.large.append(path)
-            return
+    def file(self, data: bytes, path: str, explicit: bool = False) -> None:
+        """Search the bytes :func:`read_open` gave for the whole file at ``path`` (one
+        block at most)."""
         if data.find(b"\x00", 0, SNIFF_BYTES) >= 0:
             self._binary(path, explicit)
             return
+        # A NUL byte past the sniffed head makes the file binary only when it matched.
         if self.count_only:
             count = self.matcher.count(data)
-            if count is None:
+            if count and b"\x00" in data:
+                self._binary(path, explicit)
+            else:
+                self._counted(path, count)
+            return
+        numbers, texts = self.matcher.lines(data, self.max_results - len(self.matches))
+        if numbers and b"\x00" in data:
+            self._binary(path, explicit)
+        else:
+            self._listed(path, numbers, texts)
+
+    def stream(self, fd: int, size: int, path: str, explicit: bool = False) -> None:
+        """Search the regular file open as ``fd`` (closed here), whose size was ``size``,
+        block by block: what it holds never costs more than :data:`MEMORY_BOUND`.
+
+        Each block is cut after its last line feed and the lines before the cut are
+        searched; the rest begins the next buffer. A line longer than LINE_BYTES is fed
+        to the matcher in parts (:class:`LongLine`, :class:`TooLong`). The answers are
+        those of :meth:`file` for the same bytes.
+        """
+        try:
+            if size > MAX_FILE_BYTES:
+                self.large.append(path)
+                return
+            self._stream(fd, path, explicit)
+        finally:
+            os.close(fd)
+
+    def _stream(self, fd: int, path: str, explicit: bool) -> None:
+        finds = _Finds(self.matcher, self.count_only, self.max_results - len(self.matches))
+        line = 1  # the number of the first line not searched yet
+        carry = b""  # its start, when it began in a block before
+        long: LongLine | TooLong | None = None
+        nul = False
+        total = 0
+        while True:
+            check_cancelled()
+            block = os.read(fd, BLOCK_BYTES)
+            if not block:
+                break
+            if not total and block.find(b"\x00", 0, SNIFF_BYTES) >= 0:
                 self._binary(path, explicit)
                 return
-            self.files_searched += 1
-            if count:
-                self.total += count
-                self.counts.append({"path": safe_text(path), "count": count})
-            return
-        found = self.matcher.lines(data, self.max_results - len(self.matches))
-        if found is None:
+            total += len(block)
+            if total > MAX_FILE_BYTES:  # it grew past the limit while it was read
+                self.large.append(path)
+                return
+            nul = nul or b"\x00" in block
+            if nul and finds.count:
+                self._binary(path, explicit)
+                return
+            if finds.full:
+                continue  # only a NUL byte further on could change the answer now
+            if carry:
+                ends = block.find(b"\n")
+                if len(carry) + (ends if ends >= 0 else len(block)) > LINE_BYTES:
+                    long = self.matcher.long_line(not self.count_only)
+                    long.feed(carry)
+                    carry = b""
+            if long is not None:
+                ends = block.find(b"\n")
+                if ends < 0:
+                    long.feed(block)
+                    continue
+                long.feed(block[:ends])
+                finds.long(long, line)
+                line += 1
+                long = None
+                block = block[ends + 1:]
+                if finds.full:
+                    continue
+            data = carry + block if carry else block
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                lines = data[:cut] if cut < len(data) else data
+                finds.lines(lines, line)
+                line += lines.count(b"\n")
+            # Never more than LINE_BYTES: a block is no larger, and a line that grows
+            # past it is followed as a long line from the next block on.
+            carry = data[cut:] if cut else data
+        if not finds.full:
+            if long is not None:
+                finds.long(long, line)
+            elif carry:  # the last line, without a line feed
+                finds.lines(carry, line)
+        if nul and finds.count:
             self._binary(path, explicit)
             return
+        self.long_lines.extend(f"{path}:{number}" for number in finds.skipped)
+        if self.count_only:
+            self._counted(path, finds.count)
+        else:
+            self._listed(path, finds.numbers, finds.texts)
+
+    def _counted(self, path: str, count: int) -> None:
         self.files_searched += 1
-        numbers, texts = found
+        if count:
+            self.total += count
+            self.counts.append({"path": safe_text(path), "count": count})
+
+    def _listed(self, path: str, numbers: list[int], texts: list[str]) -> None:
+        self.files_searched += 1
         if numbers:
             name = safe_text(path)
             self.files_matched += 1
@@ -575,6 +806,8 @@ class _Scan:
             out["skipped_binary"] = [safe_text(p) for p in self.binary]
         if self.large:
             out["skipped_large"] = [safe_text(p) for p in self.large[:50]]
+        if self.long_lines:
+            out["skipped_long_lines"] = [safe_text(p) for p in self.long_lines[:50]]
         if self.unreadable:
             out["unreadable"] = [safe_text(u) for u in self.unreadable[:50]]
         if problems:

@@ -5,15 +5,21 @@ from __future__ import annotations
 import codecs
 import os
 import sys
+import time
 from typing import Annotated, Any
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge
-from janito_core.results import counted
+from janito_core.results import CANCELLED, TIMEOUT, counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_for_reading, os_failure, safe_text
 
 BLOCK = 1 << 20
+
+TIME_LIMIT: float | None = 20.0
+"""Seconds one count may read for (None: no bound). A model waits for its answer, and a
+file of many gigabytes (a sparse one costs no disk) takes minutes to read: past this the
+call answers ``timeout`` with how far it got, and max_bytes counts the start instead."""
 
 
 @tool(permissions="r")
@@ -21,6 +27,9 @@ class WordCount(BaseTool):
     """Count words, lines, characters and bytes in a text file.
 
     Words are runs of non-whitespace; a last line without a final newline counts as a line.
+    A call that is cancelled, or reads for longer than TIME_LIMIT seconds or its caller's
+    timeout, stops at the next block and answers "cancelled" or "timeout" with the bytes
+    counted so far.
     """
 
     def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> dict[str, Any]:
@@ -35,9 +44,11 @@ class WordCount(BaseTool):
         opened, refused = open_for_reading(self, filepath, "filepath")
         if opened is None:
             return refused or invalid("no path given", **echo)
-        fd, _info, shown = opened
+        fd, info, shown = opened
         path = safe_text(shown)
         self.report_start(f"Counting words in {path}")
+        token = self.cancel_token
+        deadline = None if TIME_LIMIT is None else time.monotonic() + TIME_LIMIT
         lines = words = chars = size = replaced = genuine = 0
         in_word = False
         last = ""
@@ -47,6 +58,10 @@ class WordCount(BaseTool):
             with os.fdopen(fd, "rb") as handle:
                 first = True
                 while True:
+                    if token is not None and token.cancelled:
+                        return self._stopped(token.reason, path, size, info.st_size, echo)
+                    if deadline is not None and size and time.monotonic() > deadline:
+                        return self._too_slow(path, size, info.st_size, echo)
                     want = BLOCK if max_bytes is None else min(BLOCK, max_bytes - size)
                     block = handle.read(want) if want > 0 else b""
                     if first:
@@ -93,6 +108,23 @@ class WordCount(BaseTool):
                     "counted (max_bytes)")
             result["note"] = f"{result['note']}; {note}" if "note" in result else note
         return result
+
+    def _stopped(self, reason: str | None, path: str, done: int, size: int,
+                 echo: dict[str, Any]) -> dict[str, Any]:
+        message = (f"counting {path} was stopped after {counted(done, 'byte')} of "
+                   f"{counted(size, 'byte')}: {reason or 'the call was cancelled'}")
+        self.report_error(message)
+        return failure(message, CANCELLED, **echo, path=path, bytes_counted=done, size=size)
+
+    def _too_slow(self, path: str, done: int, size: int,
+                  echo: dict[str, Any]) -> dict[str, Any]:
+        assert TIME_LIMIT is not None
+        message = (f"counting {path} took more than {counted(TIME_LIMIT, 'second')} and was "
+                   f"stopped after {counted(done, 'byte')} of {counted(size, 'byte')}; pass "
+                   "max_bytes to count the start of the file")
+        self.report_error(message)
+        return failure(message, TIMEOUT, **echo, path=path, bytes_counted=done, size=size,
+                       time_limit_seconds=TIME_LIMIT)
 
 
 def main(argv: list[str] | None = None) -> int:
