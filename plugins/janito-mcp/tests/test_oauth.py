@@ -51,7 +51,8 @@ def _login(config_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess
 def test_login_then_mount_then_refresh(kind: str, tmp_path: Path, config_dir: Path,
                                        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     grants = tmp_path / "grants.log"
-    server_env = child_env(config_dir, OAUTH_LOG=str(grants), OAUTH_TOKEN_TTL="3")
+    expired = tmp_path / "expired.txt"
+    server_env = child_env(config_dir, OAUTH_LOG=str(grants), OAUTH_EXPIRED=str(expired))
     argv = [sys.executable, str(OAUTH_SERVER), "{port}"] + (["--sse"] if kind == "sse" else [])
     server = Started(argv, server_env)
     _mount.reset()
@@ -84,7 +85,15 @@ def test_login_then_mount_then_refresh(kind: str, tmp_path: Path, config_dir: Pa
         assert result["text"] == "a signed-in janito"
         _mount.reset()
 
-        time.sleep(3.5)  # the access token expires; the next mount refreshes it
+        # The access token expires, for the server and in janito's store (as the clock
+        # would make it, without waiting on the clock): the next mount refreshes it.
+        expired.write_text(tokens["access_token"] + "\n", encoding="utf-8")
+        secrets_file = config_dir / "secrets.json"
+        store = json.loads(secrets_file.read_text())
+        entry = json.loads(store["mcp_oauth_guarded"])
+        entry["expires_at"] = time.time() - 60
+        store["mcp_oauth_guarded"] = json.dumps(entry)
+        secrets_file.write_text(json.dumps(store), encoding="utf-8")
         registry = load(workspace, "r")
         assert call_tool("guarded__whoami", {}, registry=registry)["success"] is True
         assert grants.read_text().split() == ["register", "authorization_code", "refresh_token"]

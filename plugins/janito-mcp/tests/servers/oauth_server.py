@@ -5,8 +5,9 @@ Written with the SDK: ``MCPServer`` serves the MCP endpoint (streamable HTTP, or
 server (metadata, dynamic client registration, ``/authorize``, ``/token``) through an
 in-memory ``OAuthAuthorizationServerProvider`` that approves every request at once, as a
 person clicking "allow" would. Access tokens live ``OAUTH_TOKEN_TTL`` seconds (default
-3600); every grant is appended to the file ``OAUTH_LOG`` names, so a test sees whether a
-token was refreshed.
+3600), and one listed in the file ``OAUTH_EXPIRED`` names has expired already, so a test
+ends a token's life when it chooses rather than by waiting on the clock; every grant is
+appended to the file ``OAUTH_LOG`` names, so a test sees whether a token was refreshed.
 
     python oauth_server.py PORT [--sse]
 """
@@ -33,6 +34,14 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 warnings.simplefilter("ignore")
 
 TTL = int(os.environ.get("OAUTH_TOKEN_TTL", "3600"))
+
+
+def _expired() -> set[str]:
+    path = os.environ.get("OAUTH_EXPIRED")
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as listed:
+        return set(listed.read().split())
 
 
 def _log(line: str) -> None:
@@ -104,6 +113,8 @@ class Approving:
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
         if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        if token in _expired():
             return None
         return found
 
