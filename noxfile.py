@@ -460,7 +460,9 @@ def _copy_suite(dist: Dist, dest: Path, *, skip_test_dirs: Sequence[str] = ()) -
 
 
 def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
-                  *args: str, success_codes: Iterable[int] = (0,)) -> None:
+                  *args: str, success_codes: Iterable[int] = (0,)) -> bool:
+    """Run one suite against installed wheels; whether it passed (the session goes on to
+    the next suite either way, so one run reports every suite)."""
     junit: list[str] = []
     junit_dir = os.environ.get("JANITO_JUNIT_DIR")
     if junit_dir:
@@ -473,9 +475,13 @@ def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
         "PATH": os.pathsep.join([str(env.path / "bin"), os.environ.get("PATH", "")]),
     }
     with session.chdir(suite):
-        session.run(env.python, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-ra",
-                    *PYTEST_WORKERS, *args, *junit, *session.posargs, external=True,
-                    env=activated, success_codes=list(success_codes))
+        try:
+            session.run(env.python, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                        "-ra", *PYTEST_WORKERS, *args, *junit, *session.posargs,
+                        external=True, env=activated, success_codes=list(success_codes))
+        except nox.command.CommandFailed:
+            return False
+    return True
 
 
 def _assert_installed(session: nox.Session, env: Venv, modules: Iterable[str],
@@ -592,6 +598,7 @@ def _installed(session: nox.Session, work: Path) -> None:
 
     # 4. the suites whose default runs include "wheels", against the installed wheels,
     #    each in its own environment, run from a copy of its tests outside the repository.
+    failed: list[str] = []
     for dist in DISTS:
         if "wheels" not in _runs_of(dist.name):
             continue
@@ -607,7 +614,8 @@ def _installed(session: nox.Session, work: Path) -> None:
         suite = _copy_suite(dist, work / "suites" / dist.short,
                             skip_test_dirs=CROSS_DIST_TEST_DIRS if dist.is_core else ())
         _assert_installed(session, env, ["janito_core", *dist.packages], suite)
-        _run_suite_in(session, env, suite, dist.short, "tests")
+        if not _run_suite_in(session, env, suite, dist.short, "tests"):
+            failed.append(dist.name)
 
     folders = [d for d in ("reliability", "integration") if (ROOT / "tests" / d).is_dir()]
     if folders and "wheels" in _runs_of("integration"):
@@ -617,8 +625,11 @@ def _installed(session: nox.Session, work: Path) -> None:
         suite = _copy_suite(CORE, work / "suites" / "integration",
                             skip_test_dirs=("packaging",))
         _assert_installed(session, env, [p for d in DISTS for p in d.packages], suite)
-        _run_suite_in(session, env, suite, "integration", *(f"tests/{f}" for f in folders),
-                      success_codes=(0, 5))
+        if not _run_suite_in(session, env, suite, "integration",
+                             *(f"tests/{f}" for f in folders), success_codes=(0, 5)):
+            failed.append("integration")
+    if failed:
+        session.error(f"suites that failed against the wheels: {', '.join(failed)}")
 
 
 @nox.session(python=[NEWEST])
