@@ -86,6 +86,8 @@ class FindFiles(BaseTool):
     what ".gitignore" excludes are skipped.
     """
 
+    reads_paths: ClassVar[tuple[str, ...]] = ("paths",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "include_gitignored": "replaced by 'respect_gitignore' (false finds what .gitignore "
                               "excludes)",

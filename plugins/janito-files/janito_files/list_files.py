@@ -32,6 +32,8 @@ class ListFiles(BaseTool):
     excludes are left out.
     """
 
+    reads_paths: ClassVar[tuple[str, ...]] = ("directory",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "paths": "renamed to 'directory' (one folder)",
         "path": "renamed to 'directory'",

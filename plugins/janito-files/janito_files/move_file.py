@@ -21,6 +21,10 @@ class MoveFile(BaseTool):
     when overwrite is true, and never when it is a folder.
     """
 
+    # The source is read (a copy, across filesystems) as well as removed: a rule on what
+    # may be read binds a move too.
+    reads_paths: ClassVar[tuple[str, ...]] = ("source",)
+
     writes_paths: ClassVar[tuple[str, ...]] = ("source", "destination")
 
     renamed_parameters: ClassVar[dict[str, str]] = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, Le
@@ -21,6 +21,8 @@ class ReadFile(BaseTool):
     where to continue. Binary files are refused; bytes that are not UTF-8 are shown as
     U+FFFD and counted in "decode_errors".
     """
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(
         self,

@@ -23,6 +23,8 @@ class ReadMultipleFiles(BaseTool):
     visible marker, and files after the budget is spent are listed as not read.
     """
 
+    reads_paths: ClassVar[tuple[str, ...]] = ("filepaths",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {"paths": "renamed to 'filepaths'"}
 
     def run(

@@ -19,6 +19,8 @@ class SearchRegex(BaseTool):
     seconds matching: a pattern that backtracks without end answers "regex_timeout".
     """
 
+    reads_paths: ClassVar[tuple[str, ...]] = ("paths",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "query": "renamed to 'pattern' here (SearchText takes a plain-text 'query')",
         "use_regex": "not needed: SearchRegex always takes a regular expression",

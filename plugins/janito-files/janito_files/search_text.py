@@ -20,6 +20,8 @@ class SearchText(BaseTool):
     binary files and symbolic links. Each match gives the file, the line number and the line.
     """
 
+    reads_paths: ClassVar[tuple[str, ...]] = ("paths",)
+
     renamed_parameters: ClassVar[dict[str, str]] = {
         "use_regex": "removed: use the SearchRegex tool (its 'pattern' is the regular "
                      "expression)",

@@ -6,7 +6,7 @@ import codecs
 import os
 import sys
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge
@@ -31,6 +31,8 @@ class WordCount(BaseTool):
     timeout, stops at the next block and answers "cancelled" or "timeout" with the bytes
     counted so far.
     """
+
+    reads_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> dict[str, Any]:
         """Count words, lines and characters in a text file.
