@@ -2,10 +2,16 @@
 file or the new one, never a part.
 
 The new content goes to a hidden temporary file in the same folder (``.NAME.XXXXXXXX.tmp``,
-so the final rename stays on one filesystem), is flushed with ``fsync``, takes the mode
-(and, where allowed, the owner) of the file it replaces, and is renamed over the target in
-one step; the folder is synced afterwards so the rename itself survives a power cut. Every
-call is relative to the folder's descriptor: the target's name is never a path to walk.
+so the final rename stays on one filesystem), is flushed with ``fsync``, takes the mode,
+the extended attributes (and, where allowed, the owner) of the file it replaces, and is
+renamed over the target in one step; the folder is synced afterwards so the rename itself
+survives a power cut. Every call is relative to the folder's descriptor: the target's name
+is never a path to walk.
+
+A rename replaces a file whatever the file's own mode says, so a file marked read-only
+(no write bit for the caller) is refused here, as an ``open()`` for writing would refuse it,
+unless the caller sets the new file's mode itself (janito's own private files, which it
+always writes 0600).
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from ._renameat import rename_noreplace
 TEMP_SUFFIX = ".tmp"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_PATH = getattr(os, "O_PATH", 0)
 
 
 class TargetExists(FileExistsError):
@@ -68,15 +77,108 @@ def write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
         view = view[written:]
 
 
-def copy_metadata(fd: int, existing: os.stat_result | None) -> None:
-    """Give a new file the mode and, where allowed, the owner of the file it replaces."""
-    if existing is None:
-        return
-    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+class ReadOnly(PermissionError):
+    """The file to replace is marked read-only by its mode."""
+
+
+def read_only(info: os.stat_result) -> bool:
+    """Whether the mode of file ``info`` forbids this process to write it.
+
+    Decided by the bits, never by access(): root passes every access check, yet a file its
+    owner made read-only (``chmod a-w``) is not janito's to replace. So for root, a file no
+    one may write; for anyone else, the write bit of their class (owner, group or others,
+    the first that applies, as the kernel decides).
+    """
+    mode = info.st_mode
+    if not hasattr(os, "geteuid"):
+        return not mode & stat.S_IWUSR
+    uid = os.geteuid()
+    if uid == 0:
+        return not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    if uid == info.st_uid:
+        return not mode & stat.S_IWUSR
+    if info.st_gid == os.getegid() or info.st_gid in os.getgroups():
+        return not mode & stat.S_IWGRP
+    return not mode & stat.S_IWOTH
+
+
+def copy_owner_and_mode(fd: int, like: os.stat_result) -> None:
+    """Give a new file the owner (where allowed) and then the mode of ``like``: in this
+    order, since a change of owner clears the set-user-ID and set-group-ID bits."""
     if hasattr(os, "fchown"):
         with contextlib.suppress(OSError):
-            if (existing.st_uid, existing.st_gid) != os.fstat(fd)[4:6]:
-                os.fchown(fd, existing.st_uid, existing.st_gid)
+            if (like.st_uid, like.st_gid) != os.fstat(fd)[4:6]:
+                os.fchown(fd, like.st_uid, like.st_gid)
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))
+
+
+def copy_xattrs(dir_fd: int, name: str, existing: os.stat_result, fd: int) -> None:
+    """Give the new file ``fd`` the extended attributes of ``name``, the file it replaces
+    (``existing`` is its stat), where this system has them.
+
+    Each attribute is copied on its own: user.* ones wherever the filesystem keeps them,
+    security.* and trusted.* ones where this process may set them (root, or a security
+    module allowing it), so one refused attribute does not stop the others. ACLs
+    (system.posix_acl_*) come after the mode, which they agree with.
+    """
+    if not hasattr(os, "listxattr"):
+        return
+    # Opened by name in the folder held open: never following a link, never blocking on a
+    # FIFO put there meanwhile, and used only while it is still the file stat'ed.
+    try:
+        source = os.open(name, os.O_RDONLY | _NONBLOCK | _NOCTTY | _NOFOLLOW | _CLOEXEC,
+                         dir_fd=dir_fd)
+        where: int | str = source
+    except PermissionError:
+        # A file its owner may not read (mode 0200) is reached by an O_PATH descriptor,
+        # whose attributes Linux gives through /proc/self/fd.
+        try:
+            source = os.open(name, _PATH | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+        except OSError:
+            return
+        where = f"/proc/self/fd/{source}"
+    except OSError:
+        return
+    try:
+        info = os.fstat(source)
+        if (info.st_dev, info.st_ino) != (existing.st_dev, existing.st_ino):
+            return
+        xattrs_between(where, fd)
+    except OSError:
+        return
+    finally:
+        os.close(source)
+
+
+def copy_xattrs_of(source: int, dir_fd: int, name: str) -> None:
+    """Give file ``name`` of folder ``dir_fd``, a copy just made, the extended attributes
+    of the file open as ``source``, each on its own and where this process may set it."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        target = os.open(name, os.O_RDONLY | _NONBLOCK | _NOCTTY | _NOFOLLOW | _CLOEXEC,
+                         dir_fd=dir_fd)
+    except OSError:
+        return
+    try:
+        xattrs_between(source, target)
+    finally:
+        os.close(target)
+
+
+def xattrs_between(source: int | str, target: int) -> None:
+    """Copy each extended attribute of ``source`` (a descriptor, or a path that is one in
+    /proc/self/fd) to the file open as ``target``; one refused (security.*, trusted.* for
+    anyone but root, user.* where the filesystem keeps none) does not stop the others."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        return
+    for attribute in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(target, attribute, os.getxattr(source, attribute))
 
 
 def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
@@ -108,12 +210,16 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
     replaced.
 
     Raises TargetExists when ``name`` exists and ``overwrite`` is false, IsADirectoryError
-    when it is a folder, and the OSError of the writing; in every failure the target is left
-    as it was and the temporary file is removed. ``expect``: the state the caller read the
-    file in; ChangedMeanwhile is raised, and nothing written, when it changed since.
-    ``like``: the stat whose mode (and owner, where allowed) the new file takes, instead of
-    the replaced file's (a copy keeps its source's). ``mode``: the new file's mode whatever
-    the umask and the replaced file, set before any byte is written.
+    when it is a folder, ReadOnly (a PermissionError) when its mode marks it read-only for
+    this process (see :func:`read_only`; not when ``mode`` is given), and the OSError of
+    the writing; in every failure
+    the target is left as it was and the temporary file is removed. ``expect``: the state
+    the caller read the file in; ChangedMeanwhile is raised, and nothing written, when it
+    changed since. ``like``: the stat whose mode (and owner, where allowed) the new file
+    takes, instead of the replaced file's (a copy keeps its source's). ``mode``: the new
+    file's mode whatever the umask and the replaced file, set before any byte is written.
+    The replaced file's extended attributes are kept, except by a copy (``like``), which
+    is the source's to give (see :func:`copy_xattrs_of`).
     """
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -126,6 +232,9 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
             raise TargetExists(errno.EEXIST, "the file exists", name)
         if stat.S_ISLNK(existing.st_mode):
             existing = None  # the link itself is replaced; a link has no mode to keep
+        elif mode is None and read_only(existing):
+            raise ReadOnly(errno.EACCES, f"the file is marked read-only (mode "
+                           f"{stat.S_IMODE(existing.st_mode):04o}) and is left as it is", name)
     if expect is not None:
         check_unchanged(dir_fd, name, expect)
     # the umask applies to new files, as with open()
@@ -139,8 +248,11 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
             else:
                 for chunk in chunks:
                     write_all(fd, chunk)
-            if mode is None:
-                copy_metadata(fd, like or existing)
+            kept = like or existing
+            if mode is None and kept is not None:
+                copy_owner_and_mode(fd, kept)
+            if existing is not None and like is None:
+                copy_xattrs(dir_fd, name, existing, fd)
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -56,14 +56,24 @@ def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:
 
 def os_failure(exc: OSError, action: str, **echo: Any) -> dict[str, Any]:
     """The failure for an operating-system error, typed by its errno."""
+    from janito_core._atomic import ReadOnly
     from janito_core.workspace import NotRegularFile
 
+    if isinstance(exc, ReadOnly):
+        return read_only_failure(action, exc.strerror, **echo)
     if isinstance(exc, NotRegularFile):
         return failure(f"could not {action}: it is not a regular file (a FIFO, socket or "
                        "device)", "not_a_file", **echo)
     kind = _ERRNO_TYPES.get(exc.errno or 0, "os_error")
     reason = exc.strerror or str(exc) or type(exc).__name__
     return failure(f"could not {action}: {reason}", kind, **echo)
+
+
+def read_only_failure(action: str, why: str | None, **echo: Any) -> dict[str, Any]:
+    """The failure for a file whose mode marks it read-only: a person made it so, and a
+    tool never replaces it silently (the file is left as it is)."""
+    return failure(f"could not {action}: {why or 'the file is marked read-only'}; make it "
+                   "writable first if it should change", "read_only_file", **echo)
 
 
 def invalid(message: str, **echo: Any) -> dict[str, Any]:

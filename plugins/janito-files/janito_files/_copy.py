@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from janito_core._atomic import copy_xattrs_of, xattrs_between
 from janito_core.workspace import Location, NotRegularFile
 
 from ._common import check_cancelled
@@ -46,10 +47,12 @@ def _keep_times(dir_fd: int, name: str, info: os.stat_result) -> None:
 
 
 def copy_file(source: Location, target: Location, *, overwrite: bool) -> None:
-    """Copy regular file ``source`` to ``target`` (content, mode, times), atomically."""
+    """Copy regular file ``source`` to ``target`` (content, mode, extended attributes,
+    times), atomically."""
     fd, info = source.open_regular()
     try:
         target.write(_blocks(fd), overwrite=overwrite, like=info)
+        copy_xattrs_of(fd, target.dir_fd, target.name)
     finally:
         os.close(fd)
     _keep_times(target.dir_fd, target.name, info)
@@ -129,6 +132,7 @@ def _fill(workspace: Workspace, source_path: str, base: int) -> None:
                             view = memoryview(block)
                             while view:
                                 view = view[os.write(out, view):]
+                        xattrs_between(fd, out)
                         os.fchmod(out, stat.S_IMODE(info.st_mode))
                         os.fsync(out)
                     finally:

@@ -8,8 +8,9 @@ import sys
 from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
+from janito_core._atomic import read_only
 
-from ._common import echoed, invalid, kind_of, locate, os_failure, safe_text
+from ._common import echoed, invalid, kind_of, locate, os_failure, read_only_failure, safe_text
 
 
 @tool(permissions="w")
@@ -96,6 +97,10 @@ class MoveFile(BaseTool):
             if src_kind == "directory":
                 return failure(f"cannot replace the file {dest_shown} with a folder",
                                "file_exists", **echo)
+            if stat.S_ISREG(dest_info.st_mode) and read_only(dest_info):
+                return read_only_failure(
+                    f"replace {dest_shown}", f"it is marked read-only (mode "
+                    f"{stat.S_IMODE(dest_info.st_mode):04o}) and is left as it is", **echo)
         self.report_start(f"Moving {src_shown} to {dest_shown}")
         try:
             if dest_info is not None and (dest_info.st_dev, dest_info.st_ino) == \

@@ -12,6 +12,7 @@ from janito_core.constraints import MinLen
 from janito_core.results import counted
 
 from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
+from ._shown import REPLACEMENT, ShownText, escaped
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
 LOCK_WAIT_SECONDS = 30.0
@@ -75,7 +76,9 @@ class ReplaceTextInFile(BaseTool):
     (text not found, found several times without replace_all, write error) it is untouched.
     Edits of one file run one after the other, and an edit made by another program since
     the file was read is never overwritten (the call answers "conflict"; read and retry).
-    Bytes that are not UTF-8 and line endings are preserved.
+    Bytes that are not UTF-8 and line endings are preserved. Such bytes read as U+FFFD
+    (as ReadFile shows them): a U+FFFD in old_str matches them, and when new_str holds as
+    many U+FFFD as old_str, each keeps the bytes its counterpart matched.
     """
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
@@ -143,6 +146,12 @@ class ReplaceTextInFile(BaseTool):
                            "edited", "binary_file", **echo)
         # surrogateescape keeps bytes that are not UTF-8 exactly as they were.
         text = data.decode("utf-8", "surrogateescape")
+        # The model saw such bytes as U+FFFD (ReadFile, the searches) and sends them so:
+        # old_str is then looked for in the text as it was shown.
+        view = ShownText(text) if REPLACEMENT in search and escaped(text) \
+            and not escaped(search) else None
+        if view is not None:
+            text = view.shown
         count = text.count(search)
         line_endings = None
         crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
@@ -176,8 +185,12 @@ class ReplaceTextInFile(BaseTool):
                            "multiple_matches", **echo, path=path, occurrences=count,
                            lines=lines)
         first_line = text.count("\n", 0, text.index(search)) + 1
-        new_text = text.replace(search, replacement) if replace_all else text.replace(
-            search, replacement, 1)
+        kept = 0
+        if view is not None:
+            new_text, kept = view.replace(search, replacement, replace_all)
+        else:
+            new_text = text.replace(search, replacement) if replace_all else text.replace(
+                search, replacement, 1)
         try:
             new_data = new_text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError as exc:
@@ -206,6 +219,11 @@ class ReplaceTextInFile(BaseTool):
         }
         if line_endings:
             result["line_endings"] = line_endings
+        if view is not None:
+            result["note"] = (f"old_str's U+FFFD matched bytes of {path} that are not UTF-8"
+                              + (f"; new_str's {counted(kept, 'U+FFFD', 'U+FFFD')} kept those bytes as "
+                                 "they were" if kept else
+                                 "; new_str's U+FFFD, if any, were written as that character"))
         return result
 
     @classmethod
