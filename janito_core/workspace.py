@@ -211,6 +211,16 @@ class Workspace:
         """
         dir_fd, name, parts = self.resolver.locate(self._text(path), follow=follow_symlinks,
                                                    make_parents=make_parents)
+        guard = self._guard
+        if guard is not None and parts:
+            # What may be neither read nor written is refused here, before anything is
+            # learned of it (that it exists, its kind and size); a path only one access
+            # is refused for is checked as it is used.
+            problem = guard.problem(parts, READ)
+            if problem is not None and guard.problem(parts, WRITE) is not None:
+                close_quietly(dir_fd)
+                raise WorkspaceError(self.display(self.absolute(parts)), problem,
+                                     DENIED_BY_POLICY)
         return Location(self, dir_fd, name, parts)
 
     def within(self, path: object) -> Workspace:
@@ -550,15 +560,25 @@ class Location:
     # -- looking ------------------------------------------------------------------------
 
     def stat(self) -> os.stat_result:
-        """The target's stat, of a link itself (FileNotFoundError when it does not exist)."""
+        """The target's stat, of a link itself (FileNotFoundError when it does not exist).
+
+        What the call's policy hides from reads is refused (``denied_by_policy``) whether
+        it exists or not, as its content is: its kind, size and times, even that it is
+        there, are a read of it (a listing given a denied file as its start named it).
+        """
+        self.workspace.check(self.parts, READ, None)
+        return self._stat()
+
+    def _stat(self) -> os.stat_result:
         if not self.parts:
             return os.stat(".", dir_fd=self.dir_fd)
         return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
 
     def lookup(self) -> os.stat_result | None:
-        """:meth:`stat`, or None when nothing is there."""
+        """The target's stat, or None when nothing is there. Not checked against the
+        policy: it is what a write looks at before it writes, and the write is checked."""
         try:
-            return self.stat()
+            return self._stat()
         except FileNotFoundError:
             return None
 
@@ -623,7 +643,7 @@ class Location:
         """
         self._refuse_root("removed")
         self.workspace.check(self.parts, WRITE, self.shown)
-        info = self.stat()
+        info = self._stat()
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", self.shown)
         os.unlink(self.name, dir_fd=self.dir_fd)
@@ -637,7 +657,7 @@ class Location:
         The root is refused (``invalid_path``); NotADirectoryError for a file or a link.
         """
         self._refuse_root("removed")
-        info = self.stat()
+        info = self._stat()
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "the path is not a folder", self.shown)
         self.workspace._check_tree(self)
@@ -657,7 +677,7 @@ class Location:
         """
         self._refuse_root("moved")
         target._refuse_root("replaced")
-        info = self.stat()
+        info = self._stat()
         if stat.S_ISDIR(info.st_mode):
             self.workspace._check_tree(self)
         else:
