@@ -632,7 +632,10 @@ def cmd_policy(args: argparse.Namespace) -> int:
         if isinstance(validated, list):
             raise UsageError(f"the arguments are not valid for {record.name}: "
                              + "; ".join(f"{d['field']}: {d['error']}" for d in validated))
-        answer = _gate.decide(policy, record, validated, registry).as_json()
+        # Every declared path resolved and put to every rule: a call decides a deny on a
+        # read only as the tool opens the path, but this answer must name it beforehand.
+        answer = policy.decide(_gate.facts(record), validated,
+                               _gate.uses(record.cls, validated, registry.workspace)).as_json()
     if args.json:
         _dump(answer)
     else:

@@ -170,9 +170,6 @@ def test_a_denied_path_is_denied_before_the_call_in_every_spelling(
         assert call_tool(tool, allowed, registry=registry)["success"] is True, allowed
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "janito policy check decides through _gate.decide, which leaves a deny on read paths "
-    "to the guard at run time and so answers allow; the call itself is refused (above)"))
 def test_janito_policy_check_answers_deny_for_each_file_tool(workspace: Path,
                                                               tmp_path: Path) -> None:
     config = tmp_path / "config"
