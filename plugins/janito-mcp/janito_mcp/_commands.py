@@ -12,6 +12,13 @@ from typing import Any
 
 from janito_core import hookimpl
 
+from ._guard import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+)
+
 DEFAULT_PORT = 8000
 
 
@@ -60,6 +67,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--workers", type=int, default=1, dest="mcp_workers", metavar="N",
                        help="with --transport http --stateless: N worker processes accept on "
                        "one port (default 1)")
+    serve.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT,
+                       dest="mcp_header_timeout", metavar="SECONDS",
+                       help="with --transport http: a connection that has not sent a "
+                       "request's complete headers this long after it opened or after its "
+                       f"previous response is answered 408 and closed (default "
+                       f"{DEFAULT_HEADER_TIMEOUT:g})")
+    serve.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT,
+                       dest="mcp_body_timeout", metavar="SECONDS",
+                       help="with --transport http: a request body not complete this long "
+                       f"after its headers is answered 408 (default {DEFAULT_BODY_TIMEOUT:g})")
+    serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                       dest="mcp_max_connections", metavar="N",
+                       help="with --transport http: connections held at once; more are "
+                       f"answered 503 (default {DEFAULT_MAX_CONNECTIONS}, lowered when the "
+                       "descriptor limit cannot hold it)")
+    serve.add_argument("--max-connections-per-client", type=int,
+                       default=DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+                       dest="mcp_max_connections_per_client", metavar="N",
+                       help="with --transport http: connections held at once from one client "
+                       f"address; more are answered 429 (default "
+                       f"{DEFAULT_MAX_CONNECTIONS_PER_CLIENT})")
     serve.add_argument("--worker-fd", type=int, default=None, dest="mcp_worker_fd",
                        help=argparse.SUPPRESS)
     serve.add_argument("--allow-private-network", action="store_true",
@@ -134,6 +162,10 @@ def serve_command(args: argparse.Namespace) -> int:
         allow_private_network=bool(args.mcp_allow_private_network),
         stateless=bool(args.mcp_stateless),
         workers=int(args.mcp_workers),
+        header_timeout=float(args.mcp_header_timeout),
+        body_timeout=float(args.mcp_body_timeout),
+        max_connections=int(args.mcp_max_connections),
+        max_connections_per_client=int(args.mcp_max_connections_per_client),
     )
     if args.mcp_worker_fd is not None:
         from ._serve import serve_worker

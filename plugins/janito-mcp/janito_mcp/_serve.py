@@ -13,7 +13,8 @@ messages is ever written to stdout.
 Each call has a ``CancelToken``: the SDK cancels the request's handler when the client
 sends ``notifications/cancelled`` or the session ends (the client disconnected), and the
 handler then cancels the token, which a synchronous tool sees as ``self.cancel_token`` and
-an async one as ``CancelledError``. Calls run
+an async one as ``CancelledError``. HTTP connections go through
+``_guard`` (read timeouts, connection limits). Calls run
 under the private-network policy of the server (refused unless ``--allow-private-network``
 or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
 makes every request carry ``Authorization: Bearer <token>``.
@@ -31,6 +32,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from janito_core import Privileges, Registry, failure, hookimpl
+
+from ._guard import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    Limits,
+)
 
 if TYPE_CHECKING:
     from janito_core.cancellation import CancelToken
@@ -68,6 +77,17 @@ class ServeOptions:
     stateless: bool = False
     #: Processes accepting on the one listening socket (stateless HTTP only).
     workers: int = 1
+    #: Seconds a connection has to send a request's headers, and then its body (HTTP).
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    #: Connections held at once, in all and from one client address (HTTP).
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_connections_per_client: int = DEFAULT_MAX_CONNECTIONS_PER_CLIENT
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.header_timeout, self.body_timeout, self.max_connections,
+                      self.max_connections_per_client)
 
     @property
     def privileges(self) -> Privileges:
@@ -455,6 +475,9 @@ def _check_scale_out(options: ServeOptions) -> None:
     if options.workers > 1 and not options.stateless:
         raise UsageError("--workers needs --stateless: an MCP session lives in one process, so "
                          "several processes behind one port can only serve stateless requests")
+    problems = options.limits.problems()
+    if problems:
+        raise UsageError("; ".join(problems))
 
 
 def serve_worker(options: ServeOptions, fd: int) -> int:
@@ -499,7 +522,7 @@ def is_loopback(host: str) -> bool:
     """Whether ``host`` (what ``--host`` names) is only reachable from this machine."""
     import ipaddress
 
-    if host.lower() == "localhost":
+    if host.lower().rstrip(".") == "localhost":
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
@@ -531,13 +554,14 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
     """The listening socket for HTTP, bound before anything slow happens (port 0: any free one)."""
     import socket
 
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    host = bare_host(options.host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto=IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only when
     # the listening socket says TCP, and without it small responses wait for delayed ACKs.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((options.host, options.port))
+        sock.bind((host, options.port))
         # Many clients at once (a load balancer, a benchmark) connect faster than one
         # process accepts; a short queue would refuse them.
         sock.listen(1024)
@@ -553,17 +577,38 @@ def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
               token: str | None, err: TextIO) -> int:
     import uvicorn
 
-    app = served.http_app(options.host, options.path, token, stateless=options.stateless)
+    from ._guard import GuardMiddleware, Table, fit_descriptors, protocol_factory
+
+    limits, _ = fit_descriptors(options.limits)
+    app: Any = served.http_app(options.host, options.path, token, stateless=options.stateless)
+    table = Table(limits)
+    app = GuardMiddleware(app, table)
     announce(options, sock, token, err)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    # h11, not httptools: the guard wraps the one protocol whose behaviour it was measured
+    # with; h11 also bounds the size of a request's headers (16 KiB by default).
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                            http=protocol_factory(table))  # type: ignore[arg-type]
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
+def bare_host(host: str) -> str:
+    """``--host`` without the brackets an IPv6 address may be written with."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
 def announce(options: ServeOptions, sock: socket.socket, token: str | None, err: TextIO) -> None:
     """The lines that say where and how the server listens (tests and scripts read the URL)."""
+    from ._guard import describe, fit_descriptors
+
     port = sock.getsockname()[1]
-    host = f"[{options.host}]" if sock.family == socket.AF_INET6 else options.host
+    host = bare_host(options.host)
+    host = f"[{host}]" if sock.family == socket.AF_INET6 else host
+    # the same fit as each server process makes (workers inherit the raised limit)
+    limits, lowered = fit_descriptors(options.limits)
+    if lowered:
+        print(f"janito mcp: {lowered}", file=err)
+    print(f"janito mcp: {describe(limits)}", file=err)
     if token is None and not is_loopback(options.host):
         print(f"janito mcp: warning: {options.host} is not a loopback address and --no-auth "
               "turned authentication off: anyone who can reach it can call the exposed tools",

@@ -36,7 +36,11 @@ def worker_command(options: ServeOptions, fd: int) -> list[str]:
     argv = [sys.executable, "-m", "janito_mcp", "serve", "--transport", "http",
             "--host", options.host, "--port", str(options.port), "--path", options.path,
             "--stateless", "--workers", str(options.workers), "--worker-fd", str(fd),
-            "--workspace", os.path.abspath(options.workspace or os.getcwd())]
+            "--workspace", os.path.abspath(options.workspace or os.getcwd()),
+            "--header-timeout", repr(options.header_timeout),
+            "--body-timeout", repr(options.body_timeout),
+            "--max-connections", str(options.max_connections),
+            "--max-connections-per-client", str(options.max_connections_per_client)]
     for toolset in options.toolsets:
         argv += ["-t", toolset]
     if options.write:

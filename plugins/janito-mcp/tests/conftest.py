@@ -87,15 +87,17 @@ class HttpServer:
     """``janito mcp serve --transport http --port 0`` in a subprocess, and its URL."""
 
     def __init__(self, workspace: Path, config_dir: Path, *flags: str,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None,
+                 preexec: Callable[[], None] | None = None) -> None:
         self.workspace = workspace
         self.process = subprocess.Popen(
             [*SERVE, "-t", "mcptest", "--transport", "http", "--port", "0", *flags],
             cwd=workspace, env=child_env(config_dir, **(env or {})), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec,
         )
         self.banner: list[str] = []
         self.url = self._wait_for_url()
+        self.port = int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
 
     def _wait_for_url(self) -> str:
         assert self.process.stderr is not None
