@@ -16,11 +16,17 @@ parsed:
   take every place;
 - the process's soft limit on descriptors is raised to cover the cap plus a margin for
   everything else the server opens, or the cap is lowered to what the hard limit allows.
+
+A server on a loopback address also checks Host and Origin (``LoopbackHostCheck``): a
+page whose name a hostile resolver points at the server's address (DNS rebinding) sends
+its own name as Host and Origin, and is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import re
 import resource
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -313,3 +319,93 @@ def connection_of(request: Any) -> Connection | None:
     scope = getattr(request, "scope", None)
     found = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
     return found if isinstance(found, Connection) else None
+
+
+# -- Host and Origin on loopback ---------------------------------------------------------
+
+_PORT = re.compile(r"[0-9]*")
+_ORIGIN = re.compile(r"(?i)(https?)://(\[[0-9a-f:.]+\]|[^/:@\[\]?#]+)(?::([0-9]+))?")
+
+
+def _name(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | str | None:
+    """An address, or ``localhost``, as a Host or Origin names it; None for anything else."""
+    if text.startswith("["):
+        if not text.endswith("]"):
+            return None
+        try:
+            return ipaddress.IPv6Address(text[1:-1])
+        except ValueError:
+            return None
+    lowered = text.lower()
+    if lowered.endswith("."):
+        lowered = lowered[:-1]
+    if lowered == "localhost":
+        return "localhost"
+    try:
+        return ipaddress.IPv4Address(lowered)
+    except ValueError:
+        return None
+
+
+def _split_host(value: str) -> str | None:
+    """The name part of a Host header (``name``, ``name:port``, ``[v6]:port``), or None."""
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[:end + 1], value[end + 1:]
+        if rest and not (rest.startswith(":") and _PORT.fullmatch(rest[1:])):
+            return None
+        return name
+    name, _, port = value.partition(":")
+    return name if _PORT.fullmatch(port) else None
+
+
+def _plain(status: int, text: str) -> list[Any]:
+    body = (text + "\n").encode("utf-8")
+    start = {"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode("ascii"))]}
+    return [start, {"type": "http.response.body", "body": body}]
+
+
+class LoopbackHostCheck:
+    """Answers only requests whose Host names the served address (any spelling of it) or
+    ``localhost`` (any case), and whose Origin, when sent, is http or https on a loopback
+    address or ``localhost``: 421 for another Host, 403 for another Origin."""
+
+    def __init__(self, app: Any, served: str) -> None:
+        self.app = app
+        self.served = ipaddress.ip_address(served)
+
+    def host_ok(self, value: str) -> bool:
+        name = _split_host(value)
+        found = _name(name) if name else None
+        return found == "localhost" or (found is not None and found == self.served)
+
+    @staticmethod
+    def origin_ok(value: str) -> bool:
+        match = _ORIGIN.fullmatch(value)
+        if match is None:
+            return False
+        found = _name(match.group(2))
+        return found == "localhost" or (not isinstance(found, str) and found is not None
+                                        and found.is_loopback)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        hosts = [v for k, v in scope.get("headers", ()) if k == b"host"]
+        origins = [v for k, v in scope.get("headers", ()) if k == b"origin"]
+        refusal = None
+        if len(hosts) != 1 or not self.host_ok(hosts[0].decode("latin-1")):
+            refusal = _plain(421, "this server answers only its own loopback name in Host "
+                             "(a request naming another is refused against DNS rebinding)")
+        elif len(origins) > 1 or (origins and not self.origin_ok(origins[0].decode("latin-1"))):
+            refusal = _plain(403, "this server answers only pages from a loopback origin")
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        for message in refusal:
+            await send(message)

@@ -14,7 +14,7 @@ Each call has a ``CancelToken``: the SDK cancels the request's handler when the 
 sends ``notifications/cancelled`` or the session ends (the client disconnected), and the
 handler then cancels the token, which a synchronous tool sees as ``self.cancel_token`` and
 an async one as ``CancelledError``. HTTP connections go through
-``_guard`` (read timeouts, connection limits). Calls run
+``_guard`` (read timeouts, connection limits, Host and Origin on loopback). Calls run
 under the private-network policy of the server (refused unless ``--allow-private-network``
 or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
 makes every request carry ``Authorization: Bearer <token>``.
@@ -328,9 +328,16 @@ class JanitoServer:
                  stateless: bool = False) -> Any:
         """The streamable HTTP app; with ``token``, every request must carry it as a bearer
         token. ``stateless``: the SDK's stateless mode, no session between requests."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        # The SDK checks Host and Origin only for three exact spellings of loopback, and
+        # refuses some of their own (LOCALHOST, a Host without a port): LoopbackHostCheck
+        # does it for every loopback address instead (see _run_http).
+        unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         if not token:
             return self.server.streamable_http_app(streamable_http_path=path, host=host,
-                                                   stateless_http=stateless)
+                                                   stateless_http=stateless,
+                                                   transport_security=unchecked)
         from mcp.server.auth.settings import AuthSettings
 
         # The SDK's settings require an issuer URL; with no authorization server and no
@@ -338,7 +345,8 @@ class JanitoServer:
         auth = AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)
         return self.server.streamable_http_app(streamable_http_path=path, host=host, auth=auth,
                                                token_verifier=StaticTokenVerifier(token),
-                                               stateless_http=stateless)
+                                               stateless_http=stateless,
+                                               transport_security=unchecked)
 
 
 def wrapped_output_schema(declared: dict[str, Any]) -> dict[str, Any]:
@@ -577,10 +585,12 @@ def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
               token: str | None, err: TextIO) -> int:
     import uvicorn
 
-    from ._guard import GuardMiddleware, Table, fit_descriptors, protocol_factory
+    from ._guard import GuardMiddleware, LoopbackHostCheck, Table, fit_descriptors, protocol_factory
 
     limits, _ = fit_descriptors(options.limits)
     app: Any = served.http_app(options.host, options.path, token, stateless=options.stateless)
+    if is_loopback(options.host):
+        app = LoopbackHostCheck(app, sock.getsockname()[0])
     table = Table(limits)
     app = GuardMiddleware(app, table)
     announce(options, sock, token, err)
