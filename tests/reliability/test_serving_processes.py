@@ -154,3 +154,75 @@ def test_a_client_killed_mid_call_leaves_no_process(mechanism: str, tmp_path: Pa
         for pid in survivors(marker):
             os.kill(pid, 9)
     rel.count("served calls whose client was killed, none left")
+
+
+KILLED_HTTP_CLIENT = textwrap.dedent('''
+    import sys
+    import anyio
+    from mcp.client import Client
+
+    async def main():
+        async with Client(sys.argv[1], mode=sys.argv[2]) as client:
+            await client.call_tool("RunBashCode", {"code": sys.argv[3], "timeout": 600})
+
+    anyio.run(main)
+''')
+
+
+def serve_http(workspace: Path, log: Path, *flags: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``janito mcp serve -x -w --transport http --port 0``, and the URL it printed."""
+    import re
+
+    command = rel.janito_command()
+    with log.open("wb") as err:
+        server = subprocess.Popen([*command, "mcp", "serve", "-x", "-w", "--transport", "http",
+                                   "--port", "0", *flags], cwd=workspace,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        found = re.search(r"listening on (http://\S+)", log.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            return server, found.group(1)
+        time.sleep(0.05)
+    server.kill()
+    raise AssertionError("the HTTP server did not start:\n" + log.read_text(errors="replace"))
+
+
+@pytest.mark.parametrize(("mode", "flags"), [("legacy", ()), ("legacy", ("--stateless",)),
+                                             ("auto", ())],
+                         ids=["session", "stateless", "per-request"])
+def test_a_dropped_http_connection_stops_its_served_call(mode: str, flags: tuple[str, ...],
+                                                         tmp_path: Path) -> None:
+    """The MCP SDK's client over streamable HTTP, killed while RunBashCode sleeps: the
+    connection that carried the call closes, and every process of the call ends, in the
+    session mode of the handshake era as in the stateless and per-request ones."""
+    marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = tmp_path / "client.py"
+    script.write_text(KILLED_HTTP_CLIENT, encoding="utf-8")
+    server, url = serve_http(workspace, tmp_path / "server.log", *flags)
+    client = None
+    try:
+        client = subprocess.Popen([sys.executable, str(script), url, mode, escaping_code(marker)],
+                                  cwd=workspace, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        wait_for(workspace / f"started-{marker}")
+        assert len(survivors(marker)) >= 4
+        client.kill()  # no goodbye, no cancellation, no DELETE of the session
+        client.wait(20)
+        left = wait_for_none(marker)
+        assert left == [], f"processes outlived the dropped connection: {left}"
+        assert server.poll() is None, "the server went down with its client"
+    finally:
+        if client is not None and client.poll() is None:
+            client.kill()
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        for pid in survivors(marker):
+            os.kill(pid, 9)
+    rel.count("served HTTP calls whose connection dropped, none left")

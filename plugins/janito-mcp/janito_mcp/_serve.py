@@ -13,7 +13,9 @@ messages is ever written to stdout.
 Each call has a ``CancelToken``: the SDK cancels the request's handler when the client
 sends ``notifications/cancelled`` or the session ends (the client disconnected), and the
 handler then cancels the token, which a synchronous tool sees as ``self.cancel_token`` and
-an async one as ``CancelledError``. HTTP connections go through
+an async one as ``CancelledError``. Over HTTP the connection a call's request came on is
+watched too: in session mode the SDK keeps the handler when it drops, though the answer
+could go nowhere else, so the drop cancels the token as well. HTTP connections go through
 ``_guard`` (read timeouts, connection limits, Host and Origin on loopback). Calls run
 under the private-network policy of the server (refused unless ``--allow-private-network``
 or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
@@ -275,6 +277,9 @@ class JanitoServer:
         import mcp_types as types
 
         from janito_core.cancellation import CancelToken
+        from janito_core.results import CANCELLED
+
+        from ._guard import connection_of
 
         arguments = dict(params.arguments or {})
         name = str(params.name)
@@ -284,12 +289,34 @@ class JanitoServer:
         token = CancelToken()
         # The call is a task of its own, so that a cancelled request can tell the tool
         # through the token and give it CANCEL_GRACE to stop before letting go of it.
-        call = asyncio.get_running_loop().create_task(
-            self._dispatch(call_id, name, arguments, token))
+        loop = asyncio.get_running_loop()
+        call = loop.create_task(self._dispatch(call_id, name, arguments, token))
+        # Over HTTP the answer can only travel on the connection the request came on: in
+        # session mode the SDK keeps the session (and the handler) when that connection
+        # drops, and with no event store nothing could ever resume the stream, so a drop
+        # cancels the call as a notifications/cancelled would.
+        connection = connection_of(ctx.request)
+        dropped: asyncio.Future[None] = loop.create_future()
+
+        def on_drop() -> None:
+            if not dropped.done():
+                dropped.set_result(None)
+
+        if connection is not None:
+            if connection.closed:
+                on_drop()
+            else:
+                connection.on_close.append(on_drop)
         try:
-            await asyncio.wait((call,))
-            result = call.result()
-            await channel.flush()
+            await asyncio.wait((call, dropped), return_when=asyncio.FIRST_COMPLETED)
+            if call.done():
+                result = call.result()
+                await channel.flush()
+            else:
+                token.cancel(CANCELLED_REASON)
+                await asyncio.wait((call,), timeout=CANCEL_GRACE)
+                result = call.result() if call.done() else failure(
+                    f"{name}: {CANCELLED_REASON}", CANCELLED, tool=name)
         except anyio.get_cancelled_exc_class():
             token.cancel(CANCELLED_REASON)
             with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
@@ -297,6 +324,8 @@ class JanitoServer:
             raise
         finally:
             self.forwarder.channels.pop(call_id, None)
+            if connection is not None and on_drop in connection.on_close:
+                connection.on_close.remove(on_drop)
         text = json.dumps(result, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],

@@ -40,7 +40,7 @@ async def _await_file(path: Path, seconds: float = 30) -> None:
 
 
 def _assert_cancelled(workspace: Path, marker: str) -> None:
-    _wait_for(workspace / f"{marker}.cancelled", 10)
+    _wait_for(workspace / f"{marker}.cancelled", 60)
     reason = (workspace / f"{marker}.cancelled").read_text(encoding="utf-8")
     assert "cancelled the call or disconnected" in reason
     assert not (workspace / marker).exists(), "the tool ran to its end: it was not cancelled"
@@ -100,33 +100,43 @@ KILLED_CLIENT = textwrap.dedent('''
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     async def main():
-        if sys.argv[1] == "stdio":
-            params = StdioServerParameters(command=sys.executable, args=sys.argv[3:],
+        transport, mode, marker = sys.argv[1:4]
+        if transport == "stdio":
+            params = StdioServerParameters(command=sys.executable, args=sys.argv[4:],
                                            cwd=os.getcwd(), env=dict(os.environ))
             target = stdio_client(params)
         else:
-            target = sys.argv[3]
-        async with Client(target) as client:
+            target = sys.argv[4]
+        async with Client(target, mode=mode) as client:
             async with anyio.create_task_group() as group:
                 group.start_soon(client.call_tool, "WaitForCancel",
-                                 {"marker": sys.argv[2], "seconds": 30})
+                                 {"marker": marker, "seconds": 30})
                 await anyio.sleep(60)
 
     anyio.run(main)
 ''')
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_client_killed_in_the_middle_of_a_call(transport: str, workspace: Path, config_dir: Path,
+@pytest.mark.parametrize(("transport", "mode", "flags"), [
+    ("stdio", "auto", ()),
+    ("http", "auto", ()),
+    ("http", "legacy", ()),
+    ("http", "legacy", ("--stateless",)),
+], ids=["stdio", "http-per-request", "http-session", "http-stateless"])
+def test_client_killed_in_the_middle_of_a_call(transport: str, mode: str, flags: tuple[str, ...],
+                                               workspace: Path, config_dir: Path,
                                                tmp_path: Path) -> None:
     """A client process that dies (SIGKILL: no goodbye, no cancellation) cancels its call:
-    over stdio the server sees its input end, over HTTP the connection drop."""
+    over stdio the server sees its input end, over HTTP the stream of the call's request
+    close. In session mode (the handshake era's ``Mcp-Session-Id``) the session outlives
+    the connection, and the call is still stopped: with no event store, nothing the
+    call answered could reach a client again."""
     script = tmp_path / "client.py"
     script.write_text(KILLED_CLIENT, encoding="utf-8")
-    server = HttpServer(workspace, config_dir, "-w") if transport == "http" else None
+    server = HttpServer(workspace, config_dir, "-w", *flags) if transport == "http" else None
     client = None
     try:
-        args = [sys.executable, str(script), transport, "killed"]
+        args = [sys.executable, str(script), transport, mode, "killed"]
         args += [server.url] if server is not None else [*SERVE[1:], "-t", "mcptest", "-w"]
         client = subprocess.Popen(args, cwd=workspace, env=child_env(config_dir),
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -135,6 +145,12 @@ def test_client_killed_in_the_middle_of_a_call(transport: str, workspace: Path, 
         client.kill()  # the client only: a stdio server is left with a closed input
         client.wait(20)
         _assert_cancelled(workspace, "killed")
+        if server is not None:
+            async def still_serving() -> Any:
+                async with Client(server.url, mode=mode) as again:
+                    return await again.call_tool("EchoText", {"text": "after"})
+
+            assert run_async(still_serving).structured_content["text"] == "after"
     finally:
         if client is not None:
             try:
