@@ -145,8 +145,6 @@ def main() -> int:
 
 def starts(runs: int, bash: str, auto: str | None) -> None:
     """Print what starting ``bash -c true`` costs behind each mechanism, without janito."""
-    import subprocess
-
     from janito_system import _sandbox
     from janito_system._supervisor import DEVICE_FILES, options
 
@@ -154,25 +152,36 @@ def starts(runs: int, bash: str, auto: str | None) -> None:
 
     folder = os.path.realpath(tempfile.mkdtemp(prefix="janito-bench-starts-"))
     command = [bash, "--noprofile", "--norc", "-c", "true"]
-    commands: dict[str, list[str]] = {"bash -c true": command}
-    bwrap = shutil.which("bwrap")
+    commands: dict[str, Callable[[], list[str]]] = {"bash -c true": lambda: command}
+    bwrap = _sandbox.trusted_bwrap().path
     if auto == "bubblewrap" and bwrap is not None:
         for name in ("workspace-write", "workspace-write+network", "off"):
             policy = SandboxPolicy(name, "bench")
             tmpdir = folder if policy.confined else None
-            commands[f"bwrap, {name}"] = [*_sandbox.bwrap_argv(
-                bwrap, policy, workspace=folder, tmpdir=tmpdir, cwd=folder), *command]
+            argv = [*_sandbox.bwrap_argv(bwrap, policy, workspace=folder, tmpdir=tmpdir,
+                                         cwd=folder), *command]
+            commands[f"bwrap, {name}"] = lambda argv=argv: argv
     read_end, write_end = os.pipe()
     os.set_inheritable(read_end, True)
-    for name, confine in (("workspace-write", True), ("off", False)):
-        settings = {"parent": os.getpid(), "control": read_end, "cwd": folder,
-                    "confine": confine, "write": [folder], "devices": list(DEVICE_FILES)}
-        commands[f"supervisor, {name}"] = [*_sandbox.supervisor_command(), *options(settings),
-                                           "--", *command]
-    commands["python -I -S -c pass"] = [sys.executable, "-I", "-S", "-c", "pass"]
+    python = _sandbox.trusted_python().path
+    code_fds: list[int] = []
+    if python is not None:
+        for name, confine in (("workspace-write", True), ("off", False)):
+            settings = {"parent": os.getpid(), "control": read_end, "cwd": folder,
+                        "confine": confine, "write": [folder], "devices": list(DEVICE_FILES)}
+
+            def supervised(settings: dict[str, object] = settings) -> list[str]:
+                # the supervisor reads its code from a pipe, once: a new pipe per start
+                code = _sandbox.code_pipe()
+                os.set_inheritable(code, True)
+                code_fds.append(code)
+                return [*_sandbox.supervisor_command(python, code), *options(settings), "--",
+                        *command]
+
+            commands[f"supervisor, {name}"] = supervised
+    commands["python -I -S -c pass"] = lambda: [sys.executable, "-I", "-S", "-c", "pass"]
     try:
-        subprocess.run(commands["supervisor, off"], check=True, pass_fds=(read_end,))
-        medians = alternate_with_fds(commands, runs, read_end)
+        medians = alternate_with_fds(commands, runs, read_end, code_fds)
     finally:
         os.close(read_end)
         os.close(write_end)
@@ -183,20 +192,25 @@ def starts(runs: int, bash: str, auto: str | None) -> None:
         print(f"  {name:<36} {value.wall * 1e3:6.2f} ms {value.cpu * 1e3:13.2f} ms")
 
 
-def alternate_with_fds(commands: dict[str, list[str]], runs: int, fd: int) -> dict[str, Timing]:
-    """Median wall and children-CPU time of each command (``fd`` passed on), interleaved."""
+def alternate_with_fds(commands: dict[str, Callable[[], list[str]]], runs: int, fd: int,
+                       code_fds: list[int]) -> dict[str, Timing]:
+    """Median wall and children-CPU time of each command (``fd`` passed on), interleaved;
+    ``code_fds`` collects the descriptors a command line made, closed after its run."""
     import subprocess
 
     walls: dict[str, list[float]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, argv in commands.items():
+        for name, make in commands.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            subprocess.run(argv, check=True, pass_fds=(fd,), stdout=subprocess.DEVNULL)
+            argv = make()
+            subprocess.run(argv, check=True, pass_fds=(fd, *code_fds), stdout=subprocess.DEVNULL)
             walls[name].append(time.perf_counter() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            while code_fds:
+                os.close(code_fds.pop())
     return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
             for name in commands}
 

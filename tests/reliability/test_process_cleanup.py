@@ -11,7 +11,9 @@ containment mechanism this machine has (bubblewrap, the supervisor). After the c
 returns, the process table (``/proc/*/cmdline``, zombies excluded) must hold no process
 with the marker. The same is checked through ``janito run``: with a timeout, and when
 that command is interrupted with SIGINT, asked to stop with SIGTERM, hung up on (SIGHUP),
-quit (SIGQUIT) or killed (SIGKILL) while a tool runs.
+quit (SIGQUIT) or killed (SIGKILL) while a tool runs. A host that holds 1,100 open
+descriptors (the sandbox's own pipes are then numbered above 1024, where ``select()``
+cannot go) runs code under each mechanism as any other host does.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def survivors(marker: str) -> list[tuple[int, str]]:
     return found
 
 
-def settle(marker: str, seconds: float = 5.0) -> list[tuple[int, str]]:
+def settle(marker: str, seconds: float = 60.0) -> list[tuple[int, str]]:
     """Survivors after a short grace period (SIGKILL is delivered asynchronously)."""
     deadline = time.monotonic() + seconds
     while True:
@@ -137,6 +139,15 @@ def test_no_process_outlives_the_call(tool: str, kind: str, tmp_path: Path) -> N
 MECHANISMS = ("bubblewrap", "supervisor")
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The calls' workspace: beside janito's state folder (``tmp_path/janito-config``), not
+    around it, since the supervisor runs no code in a workspace that holds that folder."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
 def mechanism_problem(name: str) -> str | None:
     """Why containment mechanism ``name`` cannot run here (None when it can)."""
     from janito_system import _sandbox
@@ -173,7 +184,7 @@ def sleepers(marker: str) -> list[tuple[int, str]]:
     return [(pid, cmdline) for pid, cmdline in survivors(marker) if cmdline.startswith(marker)]
 
 
-def wait_for_sleepers(marker: str, count: int, seconds: float = 30) -> None:
+def wait_for_sleepers(marker: str, count: int, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while len(sleepers(marker)) < count:
         assert time.monotonic() < deadline, f"only {sleepers(marker)} of {count} started"
@@ -190,9 +201,9 @@ def escaping_code(kind: str, marker: str, end: str) -> str:
 @pytest.mark.parametrize("end", ["normal end", "timeout", "cancel"])
 @pytest.mark.parametrize("kind", sorted(ESCAPES))
 def test_no_escape_outlives_the_call(kind: str, end: str, mechanism: str,
-                                     tmp_path: Path) -> None:
+                                     workspace: Path) -> None:
     marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
-    registry = rel.make_registry(tmp_path, "rwx", ("system",))
+    registry = rel.make_registry(workspace, "rwx", ("system",))
     args = {"code": escaping_code(kind, marker, end), "timeout": 6 if end == "timeout" else 60}
     token = CancelToken()
     results: list[dict[str, Any]] = []
@@ -201,8 +212,8 @@ def test_no_escape_outlives_the_call(kind: str, end: str, mechanism: str,
     try:
         caller.start()
         if end == "cancel":
-            deadline = time.monotonic() + 30
-            while not (tmp_path / "started").exists():
+            deadline = time.monotonic() + 60
+            while not (workspace / "started").exists():
                 assert time.monotonic() < deadline, "the escape never started"
                 time.sleep(0.01)
             token.cancel("cancelled by the reliability suite")
@@ -224,7 +235,7 @@ def test_no_escape_outlives_the_call(kind: str, end: str, mechanism: str,
     rel.count("processes: escapes started and checked")
 
 
-def test_a_python_daemon_outlives_neither_tool(mechanism: str, tmp_path: Path) -> None:
+def test_a_python_daemon_outlives_neither_tool(mechanism: str, workspace: Path) -> None:
     """The double fork from Python itself, through RunPythonCode and RunPythonFile."""
     marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
     code = ("import os, time\n"
@@ -235,8 +246,8 @@ def test_a_python_daemon_outlives_neither_tool(mechanism: str, tmp_path: Path) -
             "    os._exit(0)\n"
             "os.wait()\n"
             "print('daemonised')\n")
-    (tmp_path / "daemon.py").write_text(code, encoding="utf-8")
-    registry = rel.make_registry(tmp_path, "rwx", ("system",))
+    (workspace / "daemon.py").write_text(code, encoding="utf-8")
+    registry = rel.make_registry(workspace, "rwx", ("system",))
     try:
         for tool, args in (("RunPythonCode", {"code": code}),
                            ("RunPythonFile", {"file_path": "daemon.py"})):
@@ -246,6 +257,38 @@ def test_a_python_daemon_outlives_neither_tool(mechanism: str, tmp_path: Path) -
     finally:
         reap(marker)
     rel.count("processes: escapes started and checked", 2)
+
+
+@pytest.fixture
+def busy_host() -> Any:
+    """1,100 more descriptors held open in this process for the length of a test."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 1_400
+    if soft < wanted:
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip(f"the descriptor limit here is {hard}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    held = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC) for _ in range(1_100)]
+    try:
+        yield held
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_host_holding_1100_descriptors_runs_code(busy_host: Any, mechanism: str,
+                                                   workspace: Path) -> None:
+    assert max(busy_host) >= 1_100
+    registry = rel.make_registry(workspace, "rwx", ("system",))
+    for tool, args in (("RunBashCode", {"code": "echo ok"}),
+                       ("RunPythonCode", {"code": "print('ok')"})):
+        result = rel.swept(call_tool(tool, args, registry=registry), tool)
+        assert result["success"] is True, f"{tool} under {mechanism}: {result}"
+        assert result["stdout"] == "ok\n"
+    rel.count("processes: calls from a host holding 1,100 descriptors")
 
 
 def sigint_at_default() -> None:
@@ -263,10 +306,12 @@ def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
         code = "".join(ESCAPES[kind].format(m=marker) for kind in sorted(ESCAPES)) + code
     env = rel.base_env(tmp_path / "config", {"JANITO_SANDBOX_MECHANISM": mechanism}
                        if mechanism else None)
+    workspace = tmp_path / "ws"  # beside the state folder, as the supervisor needs
+    workspace.mkdir(exist_ok=True)
     return subprocess.Popen(
         [*rel.janito_command(), "run", "-x", "RunBashCode", "--args",
          json.dumps({"code": code, "timeout": timeout})],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        cwd=workspace, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, preexec_fn=sigint_at_default)
 
 

@@ -177,14 +177,20 @@ class RunCall:
         except SandboxPolicyError as exc:
             tool.report_error(str(exc))
             return failure(f"cannot run {what}: {exc}", _sandbox.SANDBOX_UNAVAILABLE, **base)
-        choice = _sandbox.choose(policy, probe=True)
+        workspace = tool.workspace.root
+        choice = _sandbox.choose(policy, probe=True, workspace=workspace)
         if choice.mechanism is None:
             reason = _sandbox.refusal(policy, choice.why)
             tool.report_error(reason)
             return failure(f"cannot run {what}: {reason}", _sandbox.SANDBOX_UNAVAILABLE, **base)
+        hidden = _sandbox.hidden_state(policy, choice.mechanism, workspace)
+        if hidden.refusal is not None:
+            tool.report_error(hidden.refusal)
+            return failure(f"cannot run {what}: {hidden.refusal}", _sandbox.SANDBOX_UNAVAILABLE,
+                           **base)
         try:
-            launch = _sandbox.prepare(policy, choice, argv, cwd=cwd,
-                                      workspace=tool.workspace.root, env=env)
+            launch = _sandbox.prepare(policy, choice, argv, cwd=cwd, workspace=workspace,
+                                      env=env, hide=hidden.folder)
             outcome = run_process(
                 argv, cwd=cwd, timeout=timeout, capture_stdout=self.capture_output,
                 capture_stderr=self.capture_errors, input_data=input_data, launch=launch,
@@ -214,6 +220,17 @@ class RunCall:
             result["output_incomplete"] = True
             result["notes"] = outcome.notes
         seconds = f"{outcome.duration_ms / 1000:.2f} s"
+        ended = not (outcome.timed_out or outcome.cancelled or outcome.interrupted)
+        broken = ended and _sandbox.sandbox_failure(launch.mechanism, outcome.report,
+                                                    result.get("stderr", ""))
+        if broken:
+            # The exit status is the sandbox's, not the code's: never report it as the code's.
+            result.pop("exit_code")
+            result["error"] = (f"cannot run {what}: {broken}; the exit status says nothing "
+                               "about the code, which may not have run at all")
+            result["error_type"] = _sandbox.SANDBOX_UNAVAILABLE
+            tool.report_error(broken)
+            return result
         if outcome.timed_out:
             result["error"] = (
                 f"{what} did not finish within {counted(timeout, 'second')} and was killed with every "
@@ -249,7 +266,8 @@ class RunCall:
                 result["error"] = f"{what} exited with code {code}"
             result["error_type"] = "nonzero_exit"
             tool.report_error(f"{result['error']} ({seconds})")
-        note = _sandbox.refusal_note(policy, launch.mechanism, result.get("stderr", ""))
+        note = _sandbox.refusal_note(policy, launch.mechanism, result.get("stderr", ""),
+                                     result.get("signal"))
         if note is not None:
             result["sandbox"] = note
         return result

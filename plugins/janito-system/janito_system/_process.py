@@ -43,7 +43,7 @@ PROCESS_GROUP = "process group"
 
 _READ_SIZE = 65_536
 _POLL_MAX = 0.05
-_WAIT_MAX = 3600.0  # one select() call; the platform limit is far above, but finite
+_WAIT_MAX = 3600.0  # one wait of the selector (epoll on Linux): finite on every platform
 
 
 class CappedBuffer:
@@ -100,9 +100,12 @@ class Launch:
     supervisor to stop (it also closes if janito dies). ``polite``: ask the child to stop
     (SIGTERM) and give it ``STOP_SECONDS`` before SIGKILL, since it cleans up after the
     command. ``tmpdir``, the call's private temporary folder, is removed at the end.
+    ``report``: the read end of a pipe on which the sandbox says whether it ran the command
+    to its end (read into ``Outcome.report`` once the child has exited).
     """
 
-    __slots__ = ("argv", "child_fds", "control", "env", "mechanism", "polite", "tmpdir")
+    __slots__ = ("argv", "child_fds", "control", "env", "mechanism", "polite", "report",
+                 "tmpdir")
 
     def __init__(self, argv: list[str], env: dict[str, str] | None, *,
                  mechanism: str = PROCESS_GROUP, tmpdir: str | None = None) -> None:
@@ -112,6 +115,7 @@ class Launch:
         self.tmpdir = tmpdir
         self.child_fds: tuple[int, ...] = ()
         self.control: int | None = None
+        self.report: int | None = None
         self.polite = False
 
     def started(self) -> None:
@@ -126,10 +130,26 @@ class Launch:
         if control is not None:
             _close(control)
 
+    def read_report(self) -> bytes | None:
+        """What the sandbox wrote on the report pipe, without waiting (None: no pipe)."""
+        if self.report is None:
+            return None
+        chunks = []
+        try:
+            os.set_blocking(self.report, False)
+            while chunk := os.read(self.report, _READ_SIZE):
+                chunks.append(chunk)
+        except OSError:  # nothing more for now; a writer still alive cannot hold the call
+            pass
+        return b"".join(chunks)
+
     def cleanup(self) -> None:
         """Release every descriptor and remove the temporary folder (never raises)."""
         self.started()
         self.release()
+        report, self.report = self.report, None
+        if report is not None:
+            _close(report)
         tmpdir, self.tmpdir = self.tmpdir, None
         if tmpdir is not None:
             import shutil
@@ -148,11 +168,12 @@ class Outcome:
     """What became of one child process."""
 
     __slots__ = ("cancelled", "duration_ms", "exit_code", "interrupted", "notes",
-                 "output_incomplete", "stderr", "stdout", "timed_out")
+                 "output_incomplete", "report", "stderr", "stdout", "timed_out")
 
     def __init__(self, *, exit_code: int | None, timed_out: bool, interrupted: bool,
                  duration_ms: int, stdout: CappedBuffer | None, stderr: CappedBuffer | None,
-                 output_incomplete: bool = False, cancelled: bool = False) -> None:
+                 output_incomplete: bool = False, cancelled: bool = False,
+                 report: bytes | None = None) -> None:
         self.exit_code = exit_code
         self.timed_out = timed_out
         self.interrupted = interrupted
@@ -161,6 +182,7 @@ class Outcome:
         self.stdout = stdout
         self.stderr = stderr
         self.output_incomplete = output_incomplete
+        self.report = report
         self.notes: list[str] = []
 
     def streams(self) -> dict[str, Any]:
@@ -380,6 +402,7 @@ def run_process(
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
             pass
+        report = launch.read_report()
         launch.cleanup()
     duration_ms = int((time.monotonic() - started) * 1000)
     exit_code = proc.returncode
@@ -392,6 +415,7 @@ def run_process(
         stdout=stdout_buffer,
         stderr=stderr_buffer,
         output_incomplete=incomplete,
+        report=report,
     )
     if incomplete:
         outcome.notes.append(

@@ -1,14 +1,16 @@
 """The fallback sandbox of the run tools: one small supervisor process per call.
 
 Used where bubblewrap is missing or cannot create namespaces. janito starts it as
-``python -I -S -c BOOT PACKAGE_DIR OPTIONS -- ARGV...`` (``_sandbox.supervisor_command``:
-no site-packages, nothing from the current folder on the import path; this module is
-imported from its folder, appended to the path, and calls ``main``). It imports the
-standard library only, and as little of it as it can, since every call pays for the
-start of this interpreter. The options:
-``--parent PID`` (janito), ``--control FD``, ``--cwd DIR``, ``--confine``, ``--network``,
-``--tmpdir DIR`` (the call's temporary folder), ``--write PATH`` and ``--device FILE``
-(repeatable). It:
+``PYTHON -I -S -c BOOT CODE_FD OPTIONS -- ARGV...`` (``_sandbox.supervisor_command``):
+PYTHON is a trusted interpreter (a real file no folder the code can write holds), and the
+code of this module is not read from disk by the supervisor: janito compiled it once, in
+its own process, and hands the bytecode over through a pipe (CODE_FD), so code that
+rewrote this file in a writable folder changes nothing. It imports the standard library
+only, and as little of it as it can, since every call pays for the start of this
+interpreter. The options:
+``--parent PID`` (janito), ``--control FD``, ``--report FD``, ``--cwd DIR``,
+``--confine``, ``--network``, ``--tmpdir DIR`` (the call's temporary folder), ``--hide
+DIR`` (janito's state folder), ``--write PATH`` and ``--device FILE`` (repeatable). It:
 
 - becomes a child subreaper, so every process the call starts stays its descendant,
   whatever session or process group it moves to and however often it forks;
@@ -16,13 +18,17 @@ start of this interpreter. The options:
   holds open for the length of the call, so it notices janito going away either way;
 - runs ARGV in a child that, under a confining policy, drops every capability, sets
   ``no_new_privs``, restricts itself with Landlock (writes only beneath the allowed
-  folders; from Landlock ABI 6 no signals to processes outside the sandbox) and, with the
-  network off, installs a seccomp filter that refuses every socket but Unix and netlink
-  ones (and io_uring, which could make sockets without the socket call);
+  folders; reads everywhere but in the hidden folder; from Landlock ABI 6 no signals to
+  processes outside the sandbox) and, with the network off, installs a seccomp filter
+  that refuses every socket but Unix and netlink ones, io_uring (which could make
+  sockets without the socket call) and every system call of another ABI (i386, x32);
 - when that child ends, when janito goes away or when it is told to stop (SIGTERM, SIGHUP,
   SIGINT, or the pipe closing), kills every descendant and exits with the child's status
   (128 + N after death by signal N, as a shell and bubblewrap report it); when janito
-  is gone, it also removes the call's temporary folder, which janito would have removed.
+  is gone, it also removes the call's temporary folder, which janito would have removed;
+- writes ``ok`` on the report pipe when it supervised the command to its end, or a line
+  ``failed: WHY`` when it, or the confining of the child, failed: janito then answers
+  with a sandbox failure, never with an exit status that would read as the code's.
 
 The functions are also imported by janito itself (``landlock_abi``, ``seccomp_supported``)
 to say what the machine offers; ctypes is imported only when they are called.
@@ -31,11 +37,13 @@ to say what the machine offers; ctypes is imported only when they are called.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 
 TYPE_CHECKING = False  # typing itself is not imported: it would cost every call's start
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 try:
@@ -52,7 +60,10 @@ _SYS_LANDLOCK_ADD_RULE = 445
 _SYS_LANDLOCK_RESTRICT_SELF = 446
 _LANDLOCK_CREATE_RULESET_VERSION = 1
 _LANDLOCK_RULE_PATH_BENEATH = 1
+_FS_EXECUTE = 1 << 0
 _FS_WRITE_FILE = 1 << 1
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
 _FS_REMOVE_DIR = 1 << 4
 _FS_REMOVE_FILE = 1 << 5
 _FS_MAKE_CHAR = 1 << 6
@@ -76,12 +87,15 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _CAPABILITY_VERSION_3 = 0x20080522
 
-# seccomp: (native audit arch, socket syscall numbers), (compat arch, socketcall, socket)
+# seccomp: the audit architecture of the native ABI and its socket() numbers. Any other
+# architecture a call can come in on (i386 or 32-bit arm compat, any other) and, on x86_64,
+# an x32 call (its number has bit 30 set) is refused wholesale: those entries have socket
+# calls, io_uring and more of their own, and nothing janito runs needs them.
 _AF_UNIX, _AF_NETLINK = 1, 16
-_SECCOMP_ARCHES: dict[str, tuple[int, tuple[int, ...], int, tuple[int, ...], tuple[int, ...]]] = {
-    # machine: (arch, socket numbers, compat arch, compat socketcall numbers, compat socket numbers)
-    "x86_64": (0xC000003E, (41, 41 | 0x40000000), 0x40000003, (102,), (359,)),
-    "aarch64": (0xC00000B7, (198,), 0x40000028, (), (281,)),
+_SECCOMP_ARCHES: dict[str, tuple[int, tuple[int, ...], int]] = {
+    # machine: (audit arch, socket numbers, bits that mark another ABI's call numbers)
+    "x86_64": (0xC000003E, (41,), 0x40000000),
+    "aarch64": (0xC00000B7, (198,), 0),
 }
 _IO_URING_SETUP = 425  # the same number on x86_64 and aarch64
 
@@ -146,7 +160,7 @@ def _drop_capabilities(libc: Any) -> None:
 
 
 def _landlock(libc: Any, abi: int, writable: list[str], devices: list[str],
-              network: bool) -> None:
+              network: bool, hide: str | None) -> None:
     import ctypes
 
     class RulesetAttr(ctypes.Structure):
@@ -166,7 +180,13 @@ def _landlock(libc: Any, abi: int, writable: list[str], devices: list[str],
     if abi >= 3:
         folder_rights |= _FS_TRUNCATE
         file_rights |= _FS_TRUNCATE
-    attr = RulesetAttr(folder_rights, 0, 0)
+    read_folder = read_file = 0
+    if hide is not None:
+        # Landlock only allows: to keep one folder unreadable, reading is handled too and
+        # granted beneath every entry of its ancestors but the one on the way to it.
+        read_file = _FS_EXECUTE | _FS_READ_FILE
+        read_folder = read_file | _FS_READ_DIR
+    attr = RulesetAttr(folder_rights | read_folder, 0, 0)
     size = 8
     if abi >= 4 and not network:
         attr.net = _NET_BIND_TCP | _NET_CONNECT_TCP
@@ -178,23 +198,27 @@ def _landlock(libc: Any, abi: int, writable: list[str], devices: list[str],
                            ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
         _fail("landlock_create_ruleset")
+
+    def allow(fd: int, folder: int, file: int, path: str) -> None:
+        rule = PathBeneath(folder if stat.S_ISDIR(os.fstat(fd).st_mode) else file, fd)
+        if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset),
+                        ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
+                        ctypes.c_uint32(0)) != 0:
+            _fail(f"landlock_add_rule {path}")
+
     try:
-        for path, rights in [*((p, folder_rights) for p in writable),
-                             *((p, file_rights) for p in devices)]:
+        for path, rights in [*((p, folder_rights | read_folder) for p in writable),
+                             *((p, file_rights | read_file) for p in devices)]:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue  # a device this machine lacks, a folder removed meanwhile
             try:
-                if rights == folder_rights and not os.path.isdir(path):
-                    rights = file_rights  # a file named as writable: only file rights apply
-                rule = PathBeneath(rights, fd)
-                if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset),
-                                ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
-                                ctypes.c_uint32(0)) != 0:
-                    _fail(f"landlock_add_rule {path}")
+                allow(fd, rights, rights & (file_rights | read_file), path)
             finally:
                 os.close(fd)
+        if hide is not None:
+            _allow_all_but(hide, lambda fd, path: allow(fd, read_folder, read_file, path))
         if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset),
                         ctypes.c_uint32(0)) != 0:
             _fail("landlock_restrict_self")
@@ -202,37 +226,60 @@ def _landlock(libc: Any, abi: int, writable: list[str], devices: list[str],
         os.close(ruleset)
 
 
+def _allow_all_but(hidden: str, allow: Callable[[int, str], None]) -> None:
+    """Call ``allow`` on every entry of each folder above ``hidden`` (a real path) but
+    the one on the way to it; OSError when an ancestor cannot be listed.
+
+    A link is skipped, not followed: whatever it names is reached through its target's
+    own entry, so a link to the hidden folder grants nothing.
+    """
+    folder = "/"
+    for name in hidden.strip("/").split("/"):
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == name or entry.is_symlink():
+                    continue
+                try:
+                    fd = os.open(entry.path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+                except OSError:
+                    continue  # gone meanwhile
+                try:
+                    allow(fd, entry.path)
+                finally:
+                    os.close(fd)
+        folder = os.path.join(folder, name)
+
+
 def seccomp_program(machine: str) -> bytes:
     """A classic BPF program that refuses sockets other than Unix and netlink ones.
 
-    socket() of another family answers EACCES; io_uring_setup answers EPERM; a call from
-    an architecture the filter does not know answers EPERM. KeyError for an unknown machine.
+    socket() of another family answers EACCES; io_uring_setup answers EPERM; a call of
+    another ABI (another audit architecture, or an x32 call on x86_64) kills the process:
+    a program of that ABI could do nothing but fail anyway. KeyError for an unknown machine.
     """
     import struct
 
-    arch, socket_numbers, compat_arch, compat_socketcall, compat_socket = _SECCOMP_ARCHES[machine]
-    load, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    arch, socket_numbers, other_abi = _SECCOMP_ARCHES[machine]
+    # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_RET|BPF_K
+    codes = {"load": 0x20, "jeq": 0x15, "jset": 0x45, "ret": 0x06}
     allow, deny_eacces, deny_eperm = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1
-    # Each entry: (code, k, true label, false label) or (code, k) for loads and returns.
+    kill = 0x80000000  # SECCOMP_RET_KILL_PROCESS
+    # Each entry: (code, k, true label, false label) for jumps, (code, k) for the rest.
     program: list[tuple[Any, ...]] = [
         ("load", 4),
-        ("jeq", arch, "native", "other"),
-        ("label", "native"), ("load", 0),
+        ("jeq", arch, None, "kill"),
+        ("load", 0),
+        *([("jset", other_abi, "kill", None)] if other_abi else []),
         *(("jeq", nr, "family", None) for nr in socket_numbers),
         ("jeq", _IO_URING_SETUP, "eperm", None),
-        ("ret", allow),
-        ("label", "other"),
-        ("jeq", compat_arch, "compat", "eperm"),
-        ("label", "compat"), ("load", 0),
-        *(("jeq", nr, "eacces", None) for nr in compat_socketcall),
-        *(("jeq", nr, "family", None) for nr in compat_socket),
         ("ret", allow),
         ("label", "family"), ("load", 16),  # args[0], low 32 bits (little-endian)
         ("jeq", _AF_UNIX, "allow", None),
         ("jeq", _AF_NETLINK, "allow", None),
-        ("label", "eacces"), ("ret", deny_eacces),
+        ("ret", deny_eacces),
         ("label", "allow"), ("ret", allow),
         ("label", "eperm"), ("ret", deny_eperm),
+        ("label", "kill"), ("ret", kill),
     ]
     labels: dict[str, int] = {}
     index = 0
@@ -247,15 +294,13 @@ def seccomp_program(machine: str) -> bytes:
         kind = entry[0]
         if kind == "label":
             continue
-        if kind == "load":
-            out.append(struct.pack("=HBBI", load, 0, 0, entry[1]))
-        elif kind == "ret":
-            out.append(struct.pack("=HBBI", ret, 0, 0, entry[1]))
+        if kind in ("load", "ret"):
+            out.append(struct.pack("=HBBI", codes[kind], 0, 0, entry[1]))
         else:
             _, value, if_true, if_false = entry
             true_offset = 0 if if_true is None else labels[if_true] - index - 1
             false_offset = 0 if if_false is None else labels[if_false] - index - 1
-            out.append(struct.pack("=HBBI", jeq, true_offset, false_offset, value))
+            out.append(struct.pack("=HBBI", codes[kind], true_offset, false_offset, value))
         index += 1
     return b"".join(out)
 
@@ -286,7 +331,7 @@ def confine(settings: dict[str, Any]) -> None:
         raise OSError(0, "the kernel has no Landlock")
     network = bool(settings.get("network"))
     _landlock(libc, abi, list(settings.get("write", [])), list(settings.get("devices", [])),
-              network)
+              network, settings.get("hide"))
     if not network:
         _seccomp(libc)
 
@@ -295,7 +340,11 @@ def confine(settings: dict[str, Any]) -> None:
 
 
 def _exec_child(settings: dict[str, Any], command: list[str], close: list[int]) -> None:
-    """In the forked child: reset signals, confine, exec; never returns."""
+    """In the forked child: reset signals, confine, exec; never returns.
+
+    A failure to confine is the sandbox's, told on the report pipe; a command that cannot
+    be executed is the code's, told as a shell tells it (exit 127 or 126).
+    """
     try:
         signal.set_wakeup_fd(-1)
         for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT,
@@ -303,8 +352,17 @@ def _exec_child(settings: dict[str, Any], command: list[str], close: list[int]) 
             signal.signal(number, signal.SIG_DFL)
         for fd in close:
             os.close(fd)
-        if settings.get("confine"):
+    except BaseException as exc:
+        _report(settings, f"failed: cannot prepare the child: {type(exc).__name__}: {exc}")
+        os._exit(125)
+    if settings.get("confine"):
+        try:
             confine(settings)
+        except BaseException as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            _report(settings, f"failed: cannot confine the code: {why}")
+            os._exit(125)
+    try:
         os.chdir(settings["cwd"])
         os.execvp(command[0], command)
     except OSError as exc:
@@ -312,8 +370,19 @@ def _exec_child(settings: dict[str, Any], command: list[str], close: list[int]) 
         os.write(2, message.encode("utf-8", "replace"))
         os._exit(127 if exc.errno == 2 else 126)
     except BaseException as exc:  # nothing may escape into the supervisor's own code
-        os.write(2, f"janito sandbox: {type(exc).__name__}: {exc}\n".encode("utf-8", "replace"))
-        os._exit(126)
+        _report(settings, f"failed: {type(exc).__name__}: {exc}")
+        os._exit(125)
+
+
+def _report(settings: dict[str, Any], line: str) -> None:
+    """Tell janito how supervising went (one line on the report pipe; never raises)."""
+    fd = settings.get("report")
+    if fd is None:
+        return
+    try:
+        os.write(int(fd), (line.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
 
 
 def _process_table() -> dict[int, int]:
@@ -454,14 +523,14 @@ def _exit_code(status: int | None) -> int:
 
 def supervise(settings: dict[str, Any], command: list[str]) -> int:
     """Run ``command`` as described in the module docstring; the exit code to end with."""
-    import select
+    import select  # poll(), not select(): janito's descriptors may be numbered 1024 and up
 
     libc = _libc()
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != settings.get("parent"):
         return 125  # janito was gone before the request for its death signal took effect
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        os.write(2, b"janito sandbox: cannot become a child subreaper\n")
+        _report(settings, "failed: cannot become a child subreaper")
         return 125
     control = int(settings["control"])
     wake_read, wake_write = os.pipe()
@@ -472,13 +541,16 @@ def supervise(settings: dict[str, Any], command: list[str]) -> int:
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
         signal.signal(number, lambda signum, frame: stopped.append(signum))
     signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    watch = select.poll()
+    watch.register(control, select.POLLIN)
+    watch.register(wake_read, select.POLLIN)
     main = os.fork()
     if main == 0:
         _exec_child(settings, command, [control, wake_read, wake_write])
     status = None
     try:
         while status is None and not stopped:
-            ready, _, _ = select.select([control, wake_read], [], [])
+            ready = {fd for fd, _ in watch.poll()}
             if wake_read in ready:
                 try:
                     while os.read(wake_read, 512):
@@ -495,6 +567,7 @@ def supervise(settings: dict[str, Any], command: list[str]) -> int:
             import shutil
 
             shutil.rmtree(settings["tmpdir"], ignore_errors=True)
+    _report(settings, "ok")
     return _exit_code(status)
 
 
@@ -511,9 +584,9 @@ def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
         if index + 1 >= len(argv):
             raise ValueError(f"{option} needs a value")
         value = argv[index + 1]
-        if option in ("--parent", "--control"):
+        if option in ("--parent", "--control", "--report"):
             settings[option[2:]] = int(value)
-        elif option in ("--cwd", "--tmpdir"):
+        elif option in ("--cwd", "--tmpdir", "--hide"):
             settings[option[2:]] = value
         elif option == "--write":
             settings["write"].append(value)
@@ -532,9 +605,12 @@ def options(settings: dict[str, Any]) -> list[str]:
     """The command-line options that ``parse`` reads back as ``settings``."""
     out = ["--parent", str(settings["parent"]), "--control", str(settings["control"]),
            "--cwd", settings["cwd"]]
+    if settings.get("report") is not None:
+        out += ["--report", str(settings["report"])]
     out += [flag for flag in ("--confine", "--network") if settings.get(flag[2:])]
-    if settings.get("tmpdir"):
-        out += ["--tmpdir", settings["tmpdir"]]
+    for name in ("tmpdir", "hide"):
+        if settings.get(name):
+            out += [f"--{name}", settings[name]]
     for path in settings.get("write", ()):
         out += ["--write", path]
     for path in settings.get("devices", ()):
@@ -548,7 +624,17 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         os.write(2, f"janito sandbox: {exc}\n".encode())
         return 125
-    return supervise(settings, command)
+    report = settings.get("report")
+    if report is not None:
+        try:  # the code must not inherit it: janito reads it to tell its failures apart
+            os.set_inheritable(int(report), False)
+        except OSError:
+            pass
+    try:
+        return supervise(settings, command)
+    except BaseException as exc:  # an exit status would read as the code's: say why instead
+        _report(settings, f"failed: {type(exc).__name__}: {exc}")
+        return 125
 
 
 if __name__ == "__main__":

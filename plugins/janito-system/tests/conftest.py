@@ -1,4 +1,5 @@
-"""Shared fixtures: a real HTTP server on 127.0.0.1, a port nobody listens on."""
+"""Shared fixtures: a real HTTP server on 127.0.0.1, a port nobody listens on, and each
+sandbox mechanism this machine has (``mechanism``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from system_helpers import mechanism_problem
 
 #: Pages as sites serve them (documentation, news, encyclopedia, blog, Q&A), with their
 #: navigation, banners, scripts and footers; also what bench/bench_html_markdown.py reads.
@@ -243,3 +245,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture(params=("bubblewrap", "supervisor"))
+def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each sandbox mechanism in turn, pinned with JANITO_SANDBOX_MECHANISM; one this
+    machine lacks is skipped with the reason."""
+    name = str(request.param)
+    why = mechanism_problem(name)
+    if why is not None:
+        pytest.skip(f"{name} is not available here: {why}")
+    monkeypatch.setenv("JANITO_SANDBOX_MECHANISM", name)
+    return name

@@ -41,7 +41,7 @@ def sleepers(marker: str) -> list[tuple[int, str]]:
     return [(pid, text) for pid, text in survivors(marker) if text.startswith(marker)]
 
 
-def wait_for_sleepers(marker: str, count: int, limit: float = 30.0) -> None:
+def wait_for_sleepers(marker: str, count: int, limit: float = 60.0) -> None:
     """Wait until ``count`` marked sleepers run (AssertionError after ``limit`` seconds)."""
     end = time.monotonic() + limit
     while len(sleepers(marker)) < count:
@@ -49,8 +49,9 @@ def wait_for_sleepers(marker: str, count: int, limit: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-def settle(marker: str, limit: float = 5.0) -> list[tuple[int, str]]:
-    """The survivors left after a grace period (SIGKILL is delivered asynchronously)."""
+def settle(marker: str, limit: float = 60.0) -> list[tuple[int, str]]:
+    """The survivors left after a grace period: SIGKILL is delivered asynchronously, and a
+    machine running four test workers on two cores may take long to deliver it."""
     end = time.monotonic() + limit
     while True:
         left = survivors(marker)
@@ -68,3 +69,51 @@ def reap(marker: str) -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+SYSTEM_FOLDERS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin")
+"""Where janito may take bubblewrap from, and nowhere else."""
+
+
+def mechanism_problem(mechanism: str) -> str | None:
+    """Why the sandbox mechanism ``mechanism`` cannot run here (None when it can)."""
+    from janito_system import _sandbox
+
+    from janito_core.sandbox import SandboxPolicy
+
+    saved = os.environ.get(_sandbox.MECHANISM_ENV)
+    os.environ[_sandbox.MECHANISM_ENV] = mechanism
+    try:
+        choice = _sandbox.choose(SandboxPolicy("workspace-write", "test"), probe=True)
+    finally:
+        if saved is None:
+            del os.environ[_sandbox.MECHANISM_ENV]
+        else:
+            os.environ[_sandbox.MECHANISM_ENV] = saved
+    return None if choice.mechanism == mechanism else choice.why
+
+
+def system_bwrap() -> list[str]:
+    """The bwrap files of the system's own folders, as real paths (what janito may use)."""
+    found = []
+    for folder in SYSTEM_FOLDERS:
+        path = os.path.join(folder, "bwrap")
+        if os.path.lexists(path) and os.path.realpath(path) not in found:
+            found.append(os.path.realpath(path))
+    return found
+
+
+def with_system_bwrap_replaced(argv: list[str], replacement: str) -> list[str]:
+    """``argv`` run in a mount namespace where every system bwrap is ``replacement``
+    (``/dev/null``: none is left), so a test can take bubblewrap away for real.
+
+    Needs bubblewrap itself to make the namespace; raises LookupError when there is none
+    (then there is nothing to take away, and ``argv`` can run as it is).
+    """
+    found = system_bwrap()
+    if not found:
+        raise LookupError("no system bwrap")
+    outer = [found[0], "--dev-bind", "/", "/"]
+    for path in found:
+        outer += ["--ro-bind", replacement, path]
+    return [*outer, "--", *argv]

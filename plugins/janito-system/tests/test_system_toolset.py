@@ -143,7 +143,7 @@ def test_harness_get_url(tmp_path: Path, http_server: LoopbackServer) -> None:
     assert out.returncode == 0
     assert json.loads(out.stdout)["title"] == "Test page"
     plain = _harness("janito_system.get_url", http_server.base + "/json", cwd=tmp_path)
-    assert plain.stdout == '{"answer": 42}\n'
+    assert plain.stdout == '{"answer": 42}\n', plain.stderr
     bad = _harness("janito_system.get_url", "file:///etc/passwd", cwd=tmp_path)
     assert bad.returncode == 1
     assert "error (invalid_url)" in bad.stderr
