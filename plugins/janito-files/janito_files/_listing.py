@@ -72,8 +72,10 @@ def start_points(tool: BaseTool, paths: str | list[str]) -> tuple[list[Start],
                     problems.append({"path": safe_text(path),
                                      **os_failure(exc, f"open {safe_text(shown)}")})
                 else:
+                    # a policy's refusal keeps its own type (denied_by_policy)
                     problems.append({"path": safe_text(path),
-                                     **failure(str(exc), "invalid_path")})
+                                     **failure(str(exc), getattr(exc, "error_type",
+                                                                 "invalid_path"))})
                 continue
         if shown in seen:
             continue

@@ -190,3 +190,22 @@ def test_janito_policy_check_answers_deny_for_each_file_tool(workspace: Path,
         assert answer["source"] == f"{config / 'policy.toml'}:3", answer
         shown.append(tool)
     assert len(shown) == len(CALLS)
+
+
+def test_a_start_path_denied_for_reading_is_refused_as_the_policy_says(workspace: Path) -> None:
+    """A deny on reads only: FindFiles and ListFiles refuse the start path with the
+    policy's own error type, not as a path that cannot be read."""
+    registry = Registry(workspace=Workspace(str(workspace)), autoload=(), allowed=None,
+                        privileges=Privileges.from_string("rw"), reports="off",
+                        policy=Policy.from_data({"mode": "full-auto", "rules": [
+                            {"action": "deny", "paths": [".env", "secrets/"],
+                             "access": "read"}]}))
+    registry.add_toolset("files")
+    for tool, arguments in (("FindFiles", {"paths": ".env", "pattern": "*"}),
+                            ("FindFiles", {"paths": "alias", "pattern": "*"}),
+                            ("ListFiles", {"directory": "secrets"})):
+        result = call_tool(tool, arguments, registry=registry)
+        kinds = {result.get("error_type")} | {p.get("error_type")
+                                              for p in result.get("errors") or []}
+        assert "denied_by_policy" in kinds and "invalid_path" not in kinds, (tool, result)
+        assert SECRET not in json.dumps(result)
