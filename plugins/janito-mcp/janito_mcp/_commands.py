@@ -88,6 +88,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="with --transport http: connections held at once from one client "
                        f"address; more are answered 429 (default "
                        f"{DEFAULT_MAX_CONNECTIONS_PER_CLIENT})")
+    serve.add_argument("--ask-timeout", type=float, default=300.0, dest="mcp_ask_timeout",
+                       metavar="SECONDS",
+                       help="how long the person at the client has to answer a call the "
+                       "policy asks about (asked through MCP elicitation); no answer is a no "
+                       "(default 300)")
     serve.add_argument("--worker-fd", type=int, default=None, dest="mcp_worker_fd",
                        help=argparse.SUPPRESS)
     serve.add_argument("--allow-private-network", action="store_true",
@@ -166,6 +171,7 @@ def serve_command(args: argparse.Namespace) -> int:
         body_timeout=float(args.mcp_body_timeout),
         max_connections=int(args.mcp_max_connections),
         max_connections_per_client=int(args.mcp_max_connections_per_client),
+        ask_timeout=float(args.mcp_ask_timeout),
     )
     if args.mcp_worker_fd is not None:
         from ._serve import serve_worker

@@ -24,6 +24,7 @@ makes every request carry ``Authorization: Bearer <token>``.
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import json
 import os
@@ -45,6 +46,7 @@ from ._guard import (
 
 if TYPE_CHECKING:
     from janito_core.cancellation import CancelToken
+    from janito_core.policy import ApprovalRequest
     from janito_core.reporter import ReportEvent
 
 SERVER_NAME = "janito"
@@ -55,6 +57,18 @@ TOKEN_SECRET = "mcp_serve_token"
 #: request (or the whole session, when the client went away) is let go without it.
 CANCEL_GRACE = 5.0
 CANCELLED_REASON = "the MCP client cancelled the call or disconnected"
+#: How long the person at the client has to answer a call the policy asks about.
+DEFAULT_ASK_TIMEOUT = 300.0
+#: The request whose call is being decided: the approver asks that request's client.
+_REQUEST: contextvars.ContextVar[Any] = contextvars.ContextVar("janito_mcp_request",
+                                                                default=None)
+#: What the client's form asks for: one yes or no.
+ASK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approve": {"type": "boolean", "title": "Run this call?",
+                               "description": "Yes runs this one call; no leaves it undone."}},
+    "required": ["approve"],
+}
 
 _LEVELS = {"error": "error", "warning": "warning"}
 
@@ -85,6 +99,8 @@ class ServeOptions:
     #: Connections held at once, in all and from one client address (HTTP).
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_connections_per_client: int = DEFAULT_MAX_CONNECTIONS_PER_CLIENT
+    #: Seconds the client's person has to answer a call the policy asks about.
+    ask_timeout: float = DEFAULT_ASK_TIMEOUT
 
     @property
     def limits(self) -> Limits:
@@ -107,10 +123,55 @@ def build_registry(options: ServeOptions) -> Registry:
 
     from janito_core.cli import build_registry as build
 
-    return build(argparse.Namespace(
+    registry = build(argparse.Namespace(
         toolset=list(options.toolsets), read=True, write=options.write,
         execute=options.execute, workspace=options.workspace,
     ))
+    # The command's approver prompts on a terminal; a server's person is at the client.
+    registry.approver = eliciting_approver(options.ask_timeout)
+    return registry
+
+
+def eliciting_approver(timeout: float) -> Any:
+    """An async approver that asks the person at the client of the current request through
+    MCP elicitation (``elicitation/create``). Anything but an explicit yes within
+    ``timeout`` seconds is a no: a decline, a cancel, a timeout, a client that cannot ask."""
+
+    async def approve(request: ApprovalRequest) -> Any:
+        import anyio
+        import mcp_types as types
+
+        who = (f"the policy rule {request.rule!r} ({request.source})" if request.rule
+               else f"the policy ({request.source})")
+        ctx = _REQUEST.get()
+        if ctx is None:
+            return f"no MCP client to ask; {who} asks a person about this call"
+        session = ctx.session
+        wanted = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        if not session.check_client_capability(wanted):
+            return (f"this MCP client cannot ask its user (it declared no elicitation "
+                    f"capability), and {who} asks a person about this call")
+        if not session.can_send_request:
+            return (f"this request cannot carry a question back to the client (protocol "
+                    f"{ctx.protocol_version}: janito asks through elicitation/create, not "
+                    f"yet through input-required results), and {who} asks a person about it")
+        paths = "".join(f"\n{path['access']}s {path['path']}" for path in request.paths)
+        message = f"janito: {request.summary()}\n{request.reason}{paths}"
+        try:
+            with anyio.fail_after(timeout):
+                result = await session.elicit_form(message, ASK_SCHEMA,
+                                                   related_request_id=ctx.request_id)
+        except TimeoutError:
+            return f"no answer within {timeout:g} s"
+        except Exception as exc:
+            return f"the question could not be asked ({type(exc).__name__}: {exc})"
+        if result.action == "accept" and (result.content or {}).get("approve") is True:
+            return True
+        if result.action == "accept":
+            return "answered no"
+        return "declined" if result.action == "decline" else "cancelled without an answer"
+
+    return approve
 
 
 # -- progress reports -> MCP notifications ------------------------------------------------
@@ -290,6 +351,8 @@ class JanitoServer:
         # The call is a task of its own, so that a cancelled request can tell the tool
         # through the token and give it CANCEL_GRACE to stop before letting go of it.
         loop = asyncio.get_running_loop()
+        # the task copies the context as it is now: the approver finds this request in it
+        _REQUEST.set(ctx)
         call = loop.create_task(self._dispatch(call_id, name, arguments, token))
         # Over HTTP the answer can only travel on the connection the request came on: in
         # session mode the SDK keeps the session (and the handler) when that connection
@@ -513,6 +576,8 @@ def _check_scale_out(options: ServeOptions) -> None:
         raise UsageError("--workers needs --stateless: an MCP session lives in one process, so "
                          "several processes behind one port can only serve stateless requests")
     problems = options.limits.problems()
+    if not options.ask_timeout > 0:
+        problems.append("--ask-timeout must be a positive number of seconds")
     if problems:
         raise UsageError("; ".join(problems))
 

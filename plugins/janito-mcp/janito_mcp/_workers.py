@@ -40,7 +40,8 @@ def worker_command(options: ServeOptions, fd: int) -> list[str]:
             "--header-timeout", repr(options.header_timeout),
             "--body-timeout", repr(options.body_timeout),
             "--max-connections", str(options.max_connections),
-            "--max-connections-per-client", str(options.max_connections_per_client)]
+            "--max-connections-per-client", str(options.max_connections_per_client),
+            "--ask-timeout", repr(options.ask_timeout)]
     for toolset in options.toolsets:
         argv += ["-t", toolset]
     if options.write:
