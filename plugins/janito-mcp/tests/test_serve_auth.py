@@ -39,7 +39,9 @@ def _post(url: str, authorization: str | None) -> tuple[int, dict[str, str], byt
                                      method="POST")
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with opener.open(request, timeout=30) as response:
+        # A worker of --workers may still be starting (the socket is bound before it is
+        # ready, so the connection waits in the queue): generous, for a loaded machine.
+        with opener.open(request, timeout=120) as response:
             return response.status, dict(response.headers), response.read(200)
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()

@@ -47,7 +47,7 @@ def pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_workers_serve_stateless_requests_with_the_token(pool: HttpServer) -> None:
     assert "stateless, 2 workers" in pool.banner[-1]
     assert "need 'Authorization: Bearer'" in pool.banner[-1]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while len(_workers_of(pool)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(_workers_of(pool)) == 2
@@ -88,7 +88,7 @@ def test_workers_serve_stateless_requests_with_the_token(pool: HttpServer) -> No
 def test_a_dead_worker_is_replaced(pool: HttpServer) -> None:
     before = _workers_of(pool)
     os.kill(before[0], signal.SIGKILL)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         now = _workers_of(pool)
         if len(now) == 2 and before[0] not in now:
