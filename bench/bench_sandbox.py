@@ -140,7 +140,60 @@ def main() -> int:
         print(f"the supervisor fallback: workspace-write {fallback.wall * 1e3:.2f} ms, "
               f"{fallback.wall / unsandboxed.wall:.2f}x the off call with {auto}")
     starts(args.repeat * 4, bash, auto)
+    if auto == "bubblewrap":
+        masked(args.number, args.repeat)
     return exit_status(verdict(ratio.wall, TARGET))
+
+
+def masked(number: int, repeat: int) -> None:
+    """Print what a policy's path mask costs a call: its workspace walked for the paths
+    the policy hides (10,000 files in 100 folders, 10 of them hidden), and a mount per
+    hidden path, against the same call with no policy."""
+    from janito_core.policy import Policy
+
+    workspace = tempfile.mkdtemp(prefix="janito-bench-mask-")
+    for folder in range(100):
+        path = os.path.join(workspace, f"pkg{folder}")
+        os.mkdir(path)
+        for name in range(100):
+            with open(os.path.join(path, f"m{name}.py"), "w") as handle:
+                handle.write("x = 1\n")
+        if folder % 10 == 0:
+            with open(os.path.join(path, ".env"), "w") as handle:
+                handle.write("TOKEN=1\n")
+    os.mkdir(os.path.join(workspace, ".git"))
+    policy = Policy.from_data({"rules": [{"action": "deny", "paths": [".env"]}]})
+    registries = {}
+    for name, chosen in (("no policy", None), ("deny .env (10 of 10,000 files)", policy)):
+        made = Registry(privileges=Privileges.from_string("x"), workspace=Workspace(workspace),
+                        autoload=(), allowed=None, policy=chosen, reports="off")
+        made.add_toolset("system")
+        registries[name] = made
+
+    def call(registry: Registry) -> Callable[[], object]:
+        def run() -> object:
+            result = call_tool("RunBashCode", {"code": "true"}, registry=registry)
+            if not result.get("success"):
+                raise SystemExit(f"RunBashCode failed: {result}")
+            return result
+        return run
+
+    os.environ["JANITO_SANDBOX"] = "workspace-write"
+    os.environ.pop("JANITO_SANDBOX_MECHANISM", None)
+    variants = {name: call(registry) for name, registry in registries.items()}
+    try:
+        for function in variants.values():
+            function()
+        medians = measure(variants, number, repeat)
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    print(f"RunBashCode('true') under bubblewrap with a policy's path mask, medians of "
+          f"{repeat} interleaved batches of {number} calls; {load_note()}")
+    for name, value in medians.items():
+        print(f"  {name:<36} {value.wall * 1e3:6.2f} ms {value.cpu * 1e3:13.2f} ms")
+    plain, with_mask = medians.values()
+    ratio = with_mask.ratio(plain)
+    print(f"the mask: {ratio.wall:.2f}x wall, {ratio.cpu:.2f}x CPU of the call without a policy")
 
 
 def starts(runs: int, bash: str, auto: str | None) -> None:

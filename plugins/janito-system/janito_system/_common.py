@@ -128,8 +128,8 @@ class RunCall:
             with tool.workspace.locate(working_directory) as where:
                 info = where.stat()
                 real = where.absolute
-        except WorkspaceError as exc:
-            return self.fail(str(exc), "outside_workspace")
+        except WorkspaceError as exc:  # outside the workspace, or a path the policy denies
+            return self.fail(str(exc), path_error(exc))
         except FileNotFoundError:
             return self.fail(f"the working directory {working_directory!r} does not exist",
                              "not_found")
@@ -188,9 +188,22 @@ class RunCall:
             tool.report_error(hidden.refusal)
             return failure(f"cannot run {what}: {hidden.refusal}", _sandbox.SANDBOX_UNAVAILABLE,
                            **base)
+        from ._mask import MaskError, policy_mask
+        from ._mask import refusal as mask_refusal
+
+        try:
+            mask = policy_mask(workspace, tool.workspace.guard,
+                               writable=policy.confined and policy.workspace_writable)
+        except MaskError as exc:
+            tool.report_error(str(exc))
+            return failure(f"cannot run {what}: {exc}", _sandbox.SANDBOX_UNAVAILABLE, **base)
+        masked = mask_refusal(mask, choice.mechanism, confined=policy.confined)
+        if masked is not None:
+            tool.report_error(masked)
+            return failure(f"cannot run {what}: {masked}", _sandbox.SANDBOX_UNAVAILABLE, **base)
         try:
             launch = _sandbox.prepare(policy, choice, argv, cwd=cwd, workspace=workspace,
-                                      env=env, hide=hidden.folder)
+                                      env=env, hide=hidden.folder, mask=mask)
             outcome = run_process(
                 argv, cwd=cwd, timeout=timeout, capture_stdout=self.capture_output,
                 capture_stderr=self.capture_errors, input_data=input_data, launch=launch,
@@ -267,10 +280,18 @@ class RunCall:
             result["error_type"] = "nonzero_exit"
             tool.report_error(f"{result['error']} ({seconds})")
         note = _sandbox.refusal_note(policy, launch.mechanism, result.get("stderr", ""),
-                                     result.get("signal"))
+                                     result.get("signal"), mask=mask)
         if note is not None:
             result["sandbox"] = note
         return result
+
+
+def path_error(exc: WorkspaceError) -> str:
+    """The error type of a path the workspace refused: ``denied_by_policy`` when the
+    policy refused it, else ``outside_workspace`` (as the run tools have always said)."""
+    from janito_core.results import DENIED_BY_POLICY
+
+    return DENIED_BY_POLICY if exc.error_type == DENIED_BY_POLICY else "outside_workspace"
 
 
 def _runnable(program: str) -> tuple[str, str] | None:

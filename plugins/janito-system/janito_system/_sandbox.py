@@ -55,7 +55,7 @@ import os
 import shutil
 import sys
 import threading
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from janito_core.sandbox import (
     DESCRIPTIONS,
@@ -69,6 +69,9 @@ from janito_core.sandbox import (
 )
 
 from ._process import PROCESS_GROUP, Launch
+
+if TYPE_CHECKING:
+    from ._mask import Mask
 
 BUBBLEWRAP = "bubblewrap"
 SUPERVISOR = "supervisor"
@@ -359,12 +362,15 @@ def hidden_state(policy: SandboxPolicy, mechanism: str | None, workspace: str) -
 
 
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str | None,
-               cwd: str, hide: str | None = None, status_fd: int | None = None) -> list[str]:
+               cwd: str, hide: str | None = None, status_fd: int | None = None,
+               mask: Mask | None = None, empty: str | None = None) -> list[str]:
     """The bubblewrap command line that runs a command under ``policy`` (command not included).
 
     ``hide``: a folder covered by an empty read-only one after every other mount, so no
     bind of a folder around it uncovers it. ``status_fd``: where bubblewrap writes JSON
     about the command, its exit code last (absent when bubblewrap itself failed).
+    ``mask``: what the call's policy covers or keeps read-only (``_mask``), mounted over
+    the workspace's own mount, with ``empty`` (an empty read-only file) over hidden files.
     """
     if not policy.confined:
         argv = [bwrap, "--dev-bind", "/", "/", "--proc", "/proc"]
@@ -374,6 +380,12 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
             argv += ["--bind", workspace, workspace]
         if tmpdir is not None:
             argv += ["--bind", tmpdir, tmpdir]
+        if mask is not None and not mask.empty:
+            from ._mask import bwrap_mounts
+
+            if mask.covers and empty is None:
+                raise ValueError("a mask that covers files needs an empty file")
+            argv += bwrap_mounts(mask, empty or "")
         if hide is not None:
             argv += ["--tmpfs", hide, "--remount-ro", hide]
         # Run as root, bubblewrap keeps every capability unless told otherwise, and the
@@ -553,10 +565,13 @@ def status_line() -> str:
 
 
 def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
-            workspace: str, env: dict[str, str], hide: str | None = None) -> Launch:
+            workspace: str, env: dict[str, str], hide: str | None = None,
+            mask: Mask | None = None) -> Launch:
     """How to start ``argv`` under ``policy`` with the chosen mechanism (OSError if it cannot).
 
-    ``hide``: janito's state folder (``hidden_state``), kept from the code.
+    ``hide``: janito's state folder (``hidden_state``), kept from the code. ``mask``:
+    what the call's policy keeps from the code (``_mask.policy_mask``); only bubblewrap
+    can apply one (``_mask.refusal`` says where a call must not run instead).
     """
     import tempfile
 
@@ -575,9 +590,15 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
             status_read, status_write = os.pipe()
             launch.report = status_read
             launch.child_fds = (status_write,)
+            empty = None
+            if mask is not None and mask.covers:
+                from ._mask import empty_file
+
+                empty = empty_file([hide] if hide else [])
             launch.argv = [*bwrap_argv(choice.launcher, policy, workspace=workspace,
                                        tmpdir=tmpdir, cwd=cwd, hide=hide,
-                                       status_fd=status_write), *argv]
+                                       status_fd=status_write, mask=mask, empty=empty),
+                           *argv]
         elif choice.mechanism == SUPERVISOR and choice.launcher is not None:
             _supervised(launch, choice.launcher, policy, argv, cwd=cwd, workspace=workspace,
                         tmpdir=tmpdir, hide=hide)
@@ -718,7 +739,7 @@ _DENIED_SIGNS = ("Permission denied", "EACCES", "Operation not permitted", "EPER
 
 
 def refusal_note(policy: SandboxPolicy, mechanism: str, stderr: str,
-                 signal: str | None = None) -> str | None:
+                 signal: str | None = None, *, mask: Mask | None = None) -> str | None:
     """A note for a run whose errors show the sandbox refusing something, else None.
 
     Under bubblewrap a refused write reads ``Read-only file system`` and a refused
@@ -726,6 +747,8 @@ def refusal_note(policy: SandboxPolicy, mechanism: str, stderr: str,
     under the supervisor both read ``Permission denied`` (Landlock and seccomp answer
     EACCES), so the note there says what may have been refused, and a program killed by
     SIGSYS made a system call of another ABI (a 32-bit program), which it refuses.
+    ``mask``: what the call's policy kept read-only or covered, named when a refused write
+    or a busy mount point shows the code ran into it.
     """
     if not policy.confined:
         return None
@@ -739,8 +762,13 @@ def refusal_note(policy: SandboxPolicy, mechanism: str, stderr: str,
     write = any(sign in stderr for sign in _WRITE_SIGNS)
     network = not policy.network and any(sign in stderr for sign in _NETWORK_SIGNS)
     denied = mechanism == SUPERVISOR and any(sign in stderr for sign in _DENIED_SIGNS)
+    busy = mask is not None and not mask.empty and _BUSY_SIGN in stderr
     sentences = []
-    if write or denied:
+    policy_sentence = (_mask_note(mask, stderr) if mask is not None and (write or busy)
+                       else None)
+    if policy_sentence is not None:
+        sentences.append(policy_sentence)
+    elif write or denied:
         verb = "may have refused" if denied and not write else "refused"
         where = ("only in the call's temporary folder $TMPDIR" if not policy.workspace_writable
                  else "only in the workspace and in the call's temporary folder $TMPDIR")
@@ -756,3 +784,26 @@ def refusal_note(policy: SandboxPolicy, mechanism: str, stderr: str,
             f"name lookups fail. To allow them, the user can choose the policy "
             f"{WORKSPACE_WRITE_NETWORK} ({how_to_set(WORKSPACE_WRITE_NETWORK)}).")
     return " ".join(sentences) or None
+
+
+_BUSY_SIGN = "Device or resource busy"
+
+
+def _mask_note(mask: Mask, stderr: str) -> str | None:
+    """The sentence for a write the policy's mask refused, or None when the errors name
+    none of the paths it holds."""
+    import os.path
+
+    names = {os.path.basename(path) for path in (*mask.read_only, *mask.files, *mask.folders,
+                                                 *mask.pinned)}
+    if not any(name in stderr for name in names):
+        return None
+    parts = []
+    if any(path.endswith("/.janito") for path in mask.read_only):
+        parts.append(".janito/ (the project's policy) is read-only for code")
+    if any(path.endswith("/.git") for path in mask.read_only):
+        parts.append(".git/ is read-only for code unless a person approves the call")
+    if mask.covers or mask.pinned:
+        parts.append("the paths the policy denies reading are covered by empty read-only "
+                     "ones, and the folders that hold them cannot be moved or removed")
+    return f"The policy's path rules bind the code too: {'; '.join(parts)}."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.constraints import Pattern
@@ -14,6 +14,7 @@ from ._common import (
     RunCall,
     child_env,
     has_process_groups,
+    path_error,
     sandbox_status,
 )
 from ._errors import guarded
@@ -68,6 +69,10 @@ class RunPythonFile(BaseTool):
     has no network; a result with a `sandbox` note says what the sandbox refused.
     """
 
+    #: The script is read through the workspace: a policy's path rules decide on it
+    #: before the call, as on any file a tool reads.
+    reads_paths: ClassVar[tuple[str, ...]] = ("file_path",)
+
     @guarded("file_path")
     def run(
         self,
@@ -115,8 +120,8 @@ class RunPythonFile(BaseTool):
             with self.workspace.locate(file_path) as where:
                 fd, info = where.open_regular()
                 absolute, shown = where.absolute, where.shown
-        except WorkspaceError as exc:
-            return call.fail(str(exc), "outside_workspace")
+        except WorkspaceError as exc:  # outside the workspace, or a path the policy denies
+            return call.fail(str(exc), path_error(exc))
         except FileNotFoundError:
             return call.fail(f"the file {file_path!r} does not exist", "not_found")
         except (IsADirectoryError, NotRegularFile):
