@@ -71,6 +71,8 @@ from janito_core.sandbox import (
 from ._process import PROCESS_GROUP, Launch
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ._mask import Mask
 
 BUBBLEWRAP = "bubblewrap"
@@ -199,10 +201,14 @@ def _reachable(path: str, workspace: str | None) -> str | None:
 
 def trusted_bwrap() -> Trusted:
     """bubblewrap from ``TRUSTED_FOLDERS``, resolved once per process."""
+    return _resolved_once(BUBBLEWRAP, _find_bwrap)
+
+
+def _resolved_once(launcher: str, find: Callable[[], Trusted]) -> Trusted:
     with _PROBES.lock:
-        found = _PROBES.launchers.get(BUBBLEWRAP)
+        found = _PROBES.launchers.get(launcher)
         if found is None:
-            found = _PROBES.launchers[BUBBLEWRAP] = _find_bwrap()
+            found = _PROBES.launchers[launcher] = find()
         return found
 
 
@@ -231,11 +237,7 @@ def _find_bwrap() -> Trusted:
 
 def trusted_python() -> Trusted:
     """The interpreter the supervisor runs under, resolved once per process."""
-    with _PROBES.lock:
-        found = _PROBES.launchers.get(SUPERVISOR)
-        if found is None:
-            found = _PROBES.launchers[SUPERVISOR] = _find_python()
-        return found
+    return _resolved_once(SUPERVISOR, _find_python)
 
 
 def _find_python() -> Trusted:
