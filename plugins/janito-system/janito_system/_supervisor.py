@@ -24,8 +24,9 @@ DIR`` (janito's state folder), ``--write PATH`` and ``--device FILE`` (repeatabl
   sockets without the socket call) and every system call of another ABI (i386, x32);
 - when that child ends, when janito goes away or when it is told to stop (SIGTERM, SIGHUP,
   SIGINT, or the pipe closing), kills every descendant and exits with the child's status
-  (128 + N after death by signal N, as a shell and bubblewrap report it); when janito
-  is gone, it also removes the call's temporary folder, which janito would have removed;
+  (128 + N after death by signal N, as a shell and bubblewrap report it), then removes
+  the call's temporary folder (janito removes it too, which then finds nothing: the
+  supervisor cannot tell in time whether janito is gone);
 - writes ``ok`` on the report pipe when it supervised the command to its end, or a line
   ``failed: WHY`` when it, or the confining of the child, failed: janito then answers
   with a sandbox failure, never with an exit status that would read as the code's.
@@ -562,8 +563,10 @@ def supervise(settings: dict[str, Any], command: list[str]) -> int:
             status = _reap(main)
     finally:
         kill_descendants()
-        if settings.get("tmpdir") and os.getppid() != settings["parent"]:
-            # janito is gone, so nobody else will remove the call's temporary folder
+        if settings.get("tmpdir"):
+            # Whether janito is gone cannot be told here in time: a killed janito closes
+            # the control pipe before it is reaped, so getppid() may still name it. The
+            # call is over either way and nothing in the folder is read afterwards.
             import shutil
 
             shutil.rmtree(settings["tmpdir"], ignore_errors=True)
