@@ -41,7 +41,13 @@ async def _await_file(path: Path, seconds: float = 30) -> None:
 
 def _assert_cancelled(workspace: Path, marker: str) -> None:
     _wait_for(workspace / f"{marker}.cancelled", 60)
-    reason = (workspace / f"{marker}.cancelled").read_text(encoding="utf-8")
+    # The tool creates the file, then writes its reason: wait for the reason too.
+    deadline = time.monotonic() + 60
+    reason = ""
+    while not reason and time.monotonic() < deadline:
+        reason = (workspace / f"{marker}.cancelled").read_text(encoding="utf-8")
+        if not reason:
+            time.sleep(0.02)
     assert "cancelled the call or disconnected" in reason
     assert not (workspace / marker).exists(), "the tool ran to its end: it was not cancelled"
 
