@@ -51,9 +51,24 @@ class ServerUnavailable(RuntimeError):
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct loopback ports nothing listens on. The sockets are held until
+    all are chosen: released one at a time, the kernel may hand the same port out twice."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+# A port released by free_ports can be taken by another process before dovecot binds it.
+_PORT_TROUBLE = ("duplicate listener", "Address already in use")
 
 
 def dovecot_binary() -> str | None:
@@ -340,28 +355,32 @@ class DovecotServer:
             target = rawlog / name
             target.mkdir()
             os.chown(target, uid, gid)
-        port = free_port()
-        starttls_port = free_port()
-        config = root / "dovecot.conf"
-        config.write_text(
-            _CONFIG.format(
-                root=root, port=port, starttls_port=starttls_port, uid=uid, gid=gid,
-                users=user_lines, passdbs=_passdbs(root, oauth),
-                mailboxes=_mailboxes(PLAIN_LAYOUT if layout is None else layout),
-            ),
-            encoding="utf-8",
-        )
-        server = cls(root, port, starttls_port, cert, binary, config, users)
-        with open(root / "dovecot.stdout", "wb") as out:
-            proc = subprocess.run(
-                [binary, "-c", str(config)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                timeout=30, check=False,
+        for attempt in range(3):
+            port, starttls_port = free_ports(2)
+            config = root / "dovecot.conf"
+            config.write_text(
+                _CONFIG.format(
+                    root=root, port=port, starttls_port=starttls_port, uid=uid, gid=gid,
+                    users=user_lines, passdbs=_passdbs(root, oauth),
+                    mailboxes=_mailboxes(PLAIN_LAYOUT if layout is None else layout),
+                ),
+                encoding="utf-8",
             )
-        if proc.returncode != 0:
+            server = cls(root, port, starttls_port, cert, binary, config, users)
+            with open(root / "dovecot.stdout", "wb") as out:
+                proc = subprocess.run(
+                    [binary, "-c", str(config)],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    timeout=30, check=False,
+                )
+            if proc.returncode == 0:
+                break
             detail = server.log_tail()
-            shutil.rmtree(root, ignore_errors=True)
-            raise ServerUnavailable(f"dovecot would not start (exit {proc.returncode}): {detail}")
+            if attempt == 2 or not any(sign in detail for sign in _PORT_TROUBLE):
+                shutil.rmtree(root, ignore_errors=True)
+                raise ServerUnavailable(
+                    f"dovecot would not start (exit {proc.returncode}): {detail}"
+                )
         try:
             server.wait_ready()
         except ServerUnavailable:
