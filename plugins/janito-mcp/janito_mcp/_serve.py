@@ -24,7 +24,6 @@ makes every request carry ``Authorization: Bearer <token>``.
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import json
 import os
@@ -36,6 +35,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from janito_core import Privileges, Registry, failure, hookimpl
 
+from ._asking import (
+    APPROVAL_INPUT,
+    DEFAULT_ASK_TIMEOUT,
+    REQUEST,
+    InputRound,
+    asks_by_result,
+    eliciting_approver,
+)
 from ._guard import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -46,7 +53,6 @@ from ._guard import (
 
 if TYPE_CHECKING:
     from janito_core.cancellation import CancelToken
-    from janito_core.policy import ApprovalRequest
     from janito_core.reporter import ReportEvent
 
 SERVER_NAME = "janito"
@@ -57,19 +63,6 @@ TOKEN_SECRET = "mcp_serve_token"
 #: request (or the whole session, when the client went away) is let go without it.
 CANCEL_GRACE = 5.0
 CANCELLED_REASON = "the MCP client cancelled the call or disconnected"
-#: How long the person at the client has to answer a call the policy asks about.
-DEFAULT_ASK_TIMEOUT = 300.0
-#: The request whose call is being decided: the approver asks that request's client.
-_REQUEST: contextvars.ContextVar[Any] = contextvars.ContextVar("janito_mcp_request",
-                                                                default=None)
-#: What the client's form asks for: one yes or no.
-ASK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"approve": {"type": "boolean", "title": "Run this call?",
-                               "description": "Yes runs this one call; no leaves it undone."}},
-    "required": ["approve"],
-}
-
 _LEVELS = {"error": "error", "warning": "warning"}
 
 
@@ -130,48 +123,6 @@ def build_registry(options: ServeOptions) -> Registry:
     # The command's approver prompts on a terminal; a server's person is at the client.
     registry.approver = eliciting_approver(options.ask_timeout)
     return registry
-
-
-def eliciting_approver(timeout: float) -> Any:
-    """An async approver that asks the person at the client of the current request through
-    MCP elicitation (``elicitation/create``). Anything but an explicit yes within
-    ``timeout`` seconds is a no: a decline, a cancel, a timeout, a client that cannot ask."""
-
-    async def approve(request: ApprovalRequest) -> Any:
-        import anyio
-        import mcp_types as types
-
-        who = (f"the policy rule {request.rule!r} ({request.source})" if request.rule
-               else f"the policy ({request.source})")
-        ctx = _REQUEST.get()
-        if ctx is None:
-            return f"no MCP client to ask; {who} asks a person about this call"
-        session = ctx.session
-        wanted = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        if not session.check_client_capability(wanted):
-            return (f"this MCP client cannot ask its user (it declared no elicitation "
-                    f"capability), and {who} asks a person about this call")
-        if not session.can_send_request:
-            return (f"this request cannot carry a question back to the client (protocol "
-                    f"{ctx.protocol_version}: janito asks through elicitation/create, not "
-                    f"yet through input-required results), and {who} asks a person about it")
-        paths = "".join(f"\n{path['access']}s {path['path']}" for path in request.paths)
-        message = f"janito: {request.summary()}\n{request.reason}{paths}"
-        try:
-            with anyio.fail_after(timeout):
-                result = await session.elicit_form(message, ASK_SCHEMA,
-                                                   related_request_id=ctx.request_id)
-        except TimeoutError:
-            return f"no answer within {timeout:g} s"
-        except Exception as exc:
-            return f"the question could not be asked ({type(exc).__name__}: {exc})"
-        if result.action == "accept" and (result.content or {}).get("approve") is True:
-            return True
-        if result.action == "accept":
-            return "answered no"
-        return "declined" if result.action == "decline" else "cancelled without an answer"
-
-    return approve
 
 
 # -- progress reports -> MCP notifications ------------------------------------------------
@@ -280,9 +231,13 @@ class JanitoServer:
     """An MCP low-level server whose tools are a registry's loaded tools.
 
     ``allow_private_network`` is the private-network policy its calls run under.
+    ``state_key`` seals the ``requestState`` of input-required results (2026-07-28 era):
+    every worker behind one address must share it; without it, a key of this process.
     """
 
-    def __init__(self, registry: Registry, *, allow_private_network: bool = False) -> None:
+    def __init__(self, registry: Registry, *, allow_private_network: bool = False,
+                 state_key: bytes | None = None,
+                 ask_timeout: float = DEFAULT_ASK_TIMEOUT) -> None:
         import mcp_types as types
         from mcp.server.lowlevel import Server
 
@@ -319,6 +274,9 @@ class JanitoServer:
             on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
         )
+        from ._asking import request_state_boundary
+
+        self.server.middleware.append(request_state_boundary(state_key, ask_timeout))
         warnings.filterwarnings("ignore", message=r"The logging capability is deprecated",
                                 category=Warning)
 
@@ -352,7 +310,10 @@ class JanitoServer:
         # through the token and give it CANCEL_GRACE to stop before letting go of it.
         loop = asyncio.get_running_loop()
         # the task copies the context as it is now: the approver finds this request in it
-        _REQUEST.set(ctx)
+        asking = None
+        if asks_by_result(ctx.protocol_version):
+            asking = InputRound(dict(params.input_responses or {}), params.request_state)
+        REQUEST.set((ctx, asking))
         call = loop.create_task(self._dispatch(call_id, name, arguments, token))
         # Over HTTP the answer can only travel on the connection the request came on: in
         # session mode the SDK keeps the session (and the handler) when that connection
@@ -389,6 +350,10 @@ class JanitoServer:
             self.forwarder.channels.pop(call_id, None)
             if connection is not None and on_drop in connection.on_close:
                 connection.on_close.remove(on_drop)
+        if asking is not None and asking.question is not None:
+            # the approver asked instead of answering: the call did not run
+            return types.InputRequiredResult(input_requests={APPROVAL_INPUT: asking.question},
+                                             request_state=asking.question_state)
         text = json.dumps(result, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
@@ -545,7 +510,8 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     from janito_core.network import ENV_VAR
 
     os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
-    served = JanitoServer(registry, allow_private_network=allow_private)
+    served = JanitoServer(registry, allow_private_network=allow_private,
+                          ask_timeout=options.ask_timeout)
     describe_exposure(registry, served, options, err)
     try:
         if sock is None:
@@ -586,7 +552,9 @@ def serve_worker(options: ServeOptions, fd: int) -> int:
     """One of ``--workers``: serve stateless HTTP on the listening socket it inherited.
 
     It checks the token as its supervisor did (same options, same secrets), builds its own
-    registry and says nothing on stderr but problems: the supervisor told the operator.
+    registry and says nothing on stderr but problems: the supervisor told the operator. Its
+    stdin brings the key that seals ``requestState``, the same for every worker, so that an
+    input-required result one worker gave can be answered on another.
     """
     import io
 
@@ -605,7 +573,9 @@ def serve_worker(options: ServeOptions, fd: int) -> int:
     from janito_core.network import ENV_VAR
 
     os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
-    served = JanitoServer(registry, allow_private_network=allow_private)
+    served = JanitoServer(registry, allow_private_network=allow_private,
+                          state_key=sys.stdin.buffer.read() or None,
+                          ask_timeout=options.ask_timeout)
     try:
         return _run_http(served, options, sock, token, io.StringIO())
     except KeyboardInterrupt:

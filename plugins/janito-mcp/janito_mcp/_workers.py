@@ -16,6 +16,7 @@ SIGTERM or SIGINT stops them all.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -64,9 +65,21 @@ def supervise(options: ServeOptions, sock: socket.socket, token: str | None, err
     command = worker_command(options, fd)
     stopping = False
 
+    # One key for every worker: a client may bring the answer to an input-required result
+    # to another worker than the one that asked. It travels on stdin, not in argv or the
+    # environment, where other processes could read it.
+    state_key = secrets.token_bytes(32)
+
     def start() -> subprocess.Popen[Any]:
-        return subprocess.Popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL)
+        worker = subprocess.Popen(command, pass_fds=(fd,), stdin=subprocess.PIPE,
+                                  stdout=subprocess.DEVNULL)
+        assert worker.stdin is not None
+        try:
+            with worker.stdin:
+                worker.stdin.write(state_key)
+        except BrokenPipeError:
+            pass  # it exited at once; the loop below sees it and says so
+        return worker
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
