@@ -288,6 +288,14 @@ def _timed(function: Any) -> Any:
 _TEST_ENV: dict[str, str | None] = {"UV_PYTHON": None, "UV_PROJECT_ENVIRONMENT": None}
 
 
+def _test_env() -> dict[str, str | None]:
+    """The environment of a test run: ``_TEST_ENV``, and ``UV`` naming the uv nox uses,
+    which tests that build clean environments use too. It need not be on PATH: .ci/run
+    keeps it in .ci/venv, which it never activates."""
+    uv = _uv()
+    return {**_TEST_ENV, "UV": uv} if uv else dict(_TEST_ENV)
+
+
 def _pytest(session: nox.Session, *args: str, label: str = "",
             success_codes: Iterable[int] = (0,), cwd: Path | None = None) -> None:
     """Run pytest (the env's console script, so cwd is not put on sys.path)."""
@@ -299,7 +307,7 @@ def _pytest(session: nox.Session, *args: str, label: str = "",
     pytest_bin = str(Path(session.bin) / "pytest")
     with session.chdir(cwd or ROOT):
         session.run(pytest_bin, *PYTEST_WORKERS, *args, *extra, *session.posargs,
-                    env=_TEST_ENV, success_codes=list(success_codes))
+                    env=_test_env(), success_codes=list(success_codes))
 
 
 def _core_test_args() -> list[str]:
@@ -470,7 +478,7 @@ def _run_suite_in(session: nox.Session, env: Venv, suite: Path, label: str,
     # As if that environment were activated: a test that runs `python`, `pip` or
     # `uv pip` without naming an environment must land there, not in nox's.
     activated: dict[str, str | None] = {
-        **_TEST_ENV,
+        **_test_env(),
         "VIRTUAL_ENV": str(env.path),
         "PATH": os.pathsep.join([str(env.path / "bin"), os.environ.get("PATH", "")]),
     }
@@ -719,7 +727,7 @@ def stress(session: nox.Session) -> None:
                 with session.chdir(folder):
                     try:
                         session.run(pytest_bin, "-q", "-p", "no:cacheprovider", *PYTEST_WORKERS,
-                                    *files, env=_TEST_ENV, silent=True)
+                                    *files, env=_test_env(), silent=True)
                     except nox.command.CommandFailed:
                         failures.append(f"round {number}: {name}")
             session.log(f"stress round {number}/{rounds}: {len(failures)} failed so far")

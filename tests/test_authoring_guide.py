@@ -25,7 +25,7 @@ FILE_MARK = re.compile(r"^(?:#|<!--)\s*file:\s*(\S+?)\s*(?:-->)?\s*$")
 
 
 def _uv() -> str:
-    found = shutil.which("uv")
+    found = shutil.which(os.environ.get("UV", "uv"))
     if found is None:
         if os.environ.get("CI") == "true":
             pytest.fail("uv is needed to build the clean environments of this test")

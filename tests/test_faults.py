@@ -398,7 +398,7 @@ def test_an_editable_install_shadowed_by_a_regular_one(tmp_path: Path) -> None:
 
 
 def _uv() -> str | None:
-    return shutil.which("uv")
+    return shutil.which(os.environ.get("UV", "uv"))
 
 
 @pytest.mark.skipif(_uv() is None, reason="uv is not installed")

@@ -77,7 +77,7 @@ def build_pack(root: Path) -> Path:
 
 def install(wheel: Path, target: Path) -> str:
     """Install ``wheel`` into folder ``target``; return how."""
-    uv = shutil.which("uv")
+    uv = shutil.which(os.environ.get("UV", "uv"))
     if uv is not None:
         done = subprocess.run(
             [uv, "pip", "install", "--offline", "--no-deps", "--quiet",
