@@ -352,12 +352,19 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
     call = ToolCall(record, kwargs, registry, arguments, call_id)
     policy = registry.policy
     if policy is not None:
+        allowed = record.policy_allowed
+        if allowed is not None and allowed[0] is policy and allowed[1] is registry.workspace:
+            call.decision, call.workspace = allowed[2], allowed[3]
+            return call
         decision = _gate.decide(policy, record, kwargs, registry)
         if decision.action == "deny":
             return _refused(_gate.refusal(name, decision))
         call.decision = decision
         if decision.action == "allow":
             call._guard()  # nothing left to settle: the call runs as a plain one does
+            plan = policy.plan(_gate.facts(record))
+            if plan.fixed is decision and plan.guards is not None:
+                record.policy_allowed = (policy, registry.workspace, decision, call.workspace)
     return call
 
 

@@ -41,8 +41,8 @@ class ToolRecord:
     "denied" (the running privileges do not grant its permissions).
     """
 
-    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "policy_facts", "reason",
-                 "status", "toolset")
+    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "policy_allowed",
+                 "policy_facts", "reason", "status", "toolset")
 
     def __init__(self, name: str, cls: type, toolset: str, distribution: str, permissions: str,
                  status: str, reason: str | None = None) -> None:
@@ -57,6 +57,9 @@ class ToolRecord:
         self._wrapper: ToolWrapper | None = None
         #: What a policy looks at of the tool (``janito_core._gate.facts``), once known.
         self.policy_facts: Any = None
+        #: For a tool whose every call a policy allows alike: (policy, workspace, decision,
+        #: guarded view), so such a call pays one comparison for the policy (``_call``).
+        self.policy_allowed: Any = None
 
     def __repr__(self) -> str:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"

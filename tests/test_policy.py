@@ -448,6 +448,29 @@ def test_the_project_file_can_only_restrict(tmp_path: Path, monkeypatch: pytest.
     assert Policy.load(root).mode == "read-only"
 
 
+def test_a_new_policy_or_workspace_is_seen_by_the_next_call(root: Path, tmp_path: Path) -> None:
+    """A tool whose calls a policy allows alike keeps what it was allowed with; a policy
+    or a workspace set on the registry afterwards decides the next call."""
+    registry = _registry(root, {"rules": [{"action": "allow", "tools": ["ReadThing"]}]})
+    for _ in range(2):
+        assert call_tool("ReadThing", {"path": "notes.txt"}, registry=registry)["success"]
+    registry.policy = Policy.from_data(
+        {"rules": [{"action": "deny", "tools": ["ReadThing"]}]}, source="test")
+    assert call_tool("ReadThing", {"path": "notes.txt"},
+                     registry=registry)["error_type"] == "denied_by_policy"
+    registry.policy = Policy.from_data(DENY_SECRETS, source="test")
+    assert call_tool("ReadThing", {"path": "notes.txt"}, registry=registry)["success"]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("other notes\n")
+    (other / ".env").write_text("OTHER=1\n")
+    registry.workspace = Workspace(other)
+    assert call_tool("ReadThing", {"path": "notes.txt"},
+                     registry=registry)["content"] == "other notes\n"
+    assert call_tool("ReadThing", {"path": ".env"},
+                     registry=registry)["error_type"] == "denied_by_policy"
+
+
 @pytest.mark.parametrize("text, problem", [
     ('mode = "yolo"', "mode must be one of"),
     ('[[rules]]\naction = "maybe"\ntools = ["X"]', "action must be one of"),
