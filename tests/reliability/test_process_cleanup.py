@@ -291,11 +291,14 @@ def test_a_host_holding_1100_descriptors_runs_code(busy_host: Any, mechanism: st
     rel.count("processes: calls from a host holding 1,100 descriptors")
 
 
-def sigint_at_default() -> None:
-    """In the child before exec: SIGINT as at a terminal. A run started with SIGINT ignored
-    (a background job of a non-interactive shell) would pass that on, and janito would
-    never see the Ctrl-C sent to it: the tool's timeout would end the tree instead."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def stop_signals_at_default() -> None:
+    """In the child before exec: the signals of STOPPING as at a terminal. A run started
+    with one ignored (SIGINT and SIGQUIT in a background job of a non-interactive shell,
+    SIGHUP under nohup) would pass that on, and janito would never hear it: the tool's
+    timeout would end the tree instead."""
+    for signum in STOPPING:
+        if signum != signal.SIGKILL:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
@@ -312,7 +315,7 @@ def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
         [*rel.janito_command(), "run", "-x", "RunBashCode", "--args",
          json.dumps({"code": code, "timeout": timeout})],
         cwd=workspace, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=sigint_at_default)
+        stderr=subprocess.PIPE, text=True, preexec_fn=stop_signals_at_default)
 
 
 def test_janito_run_with_a_timeout(tmp_path: Path) -> None:
