@@ -259,6 +259,23 @@ class _Signal:
         return result
 
 
+#: The tracing of tool calls: None until the first call decides, then False when
+#: ``opentelemetry-api`` is not installed (decided once; the check is all a call pays),
+#: else ``_telemetry.Tracing``.
+_tracing: Any = None
+
+
+def _tracing_now() -> Any:
+    """Decide, on the first call, whether calls are traced (``janito_core._telemetry``)."""
+    global _tracing
+    if _tracing is None:
+        # imported here, not at start-up: ``janito tools`` must not pay for OpenTelemetry
+        from . import _telemetry
+
+        _tracing = _telemetry.load() or False
+    return _tracing
+
+
 def _not_run(name: str, token: CancelToken) -> dict[str, Any]:
     return failure(f"{name} was not run: {token.reason}", CANCELLED, tool=name)
 
@@ -287,7 +304,12 @@ def call_tool(
     With a policy on the registry, a call the policy asks about runs only once approved
     (see ``Registry``); ``approvals`` brings a person's decisions, ``{id: True|False}``,
     for calls answered ``approval_required`` before.
+
+    With ``opentelemetry-api`` installed each call is a span (docs/tracing.md).
     """
+    if _tracing is not False and _tracing_now() is not False:
+        return _traced(name, arguments, registry, max_result_chars, call_id, cancel_token,
+                       timeout, approvals)
     if registry is None:
         registry = default_registry()
     call = _prepare(name, arguments, registry, call_id)
@@ -306,6 +328,29 @@ def call_tool(
             current_call_id.reset(call_var)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
     return normalise_result(name, result, limit)
+
+
+def _traced(name: Any, arguments: str | bytes | Mapping[str, Any] | None,
+            registry: Registry | None, max_result_chars: int | None, call_id: str | None,
+            cancel_token: CancelToken | None, timeout: float | None,
+            approvals: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``call_tool`` inside the call's span."""
+    if registry is None:
+        registry = default_registry()
+    span = _tracing.start(name)
+    try:
+        call = _prepare(name, arguments, registry, call_id)
+        if type(call) is ToolCall:
+            span.prepared(call.record, call.decision, call_id)
+            call.approvals = approvals
+            result = _complete(call, cancel_token, timeout, max_result_chars)
+        else:
+            result = call  # type: ignore[assignment]  # the failure that refused it
+    except BaseException as exc:
+        span.failed(exc)
+        raise
+    span.finish(result, call_id)
+    return result
 
 
 def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
@@ -447,6 +492,21 @@ async def acall_tool(
     """
     if registry is None:
         registry = default_registry()
+    if _tracing is not False and _tracing_now() is not False:
+        span = _tracing.start(name)
+        try:
+            call = _prepare(name, arguments, registry, call_id)
+            if isinstance(call, dict):
+                result = call
+            else:
+                span.prepared(call.record, call.decision, call_id)
+                call.approvals = approvals
+                result = await _acomplete(call, cancel_token, timeout, max_result_chars)
+        except BaseException as exc:
+            span.failed(exc)
+            raise
+        span.finish(result, call_id)
+        return result
     call = _prepare(name, arguments, registry, call_id)
     if isinstance(call, dict):
         return call

@@ -1,0 +1,151 @@
+"""OpenTelemetry spans and metrics for tool calls, when ``opentelemetry-api`` is installed.
+
+``load()`` is called on a process's first tool call and answers this module's ``Tracing``
+(or None when the API is not importable, which is then never tried again). Each call
+gets one ``execute_tool {name}`` span, named and described as the GenAI semantic
+conventions say, with janito's own facts under ``janito.``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .registry import ToolRecord
+
+SCOPE = "janito"
+
+
+class Tracing:
+    """The tracer and the three instruments every traced call reports to."""
+
+    def __init__(self) -> None:
+        from opentelemetry import metrics, trace
+
+        version = _version()
+        self.trace = trace
+        self.tracer = trace.get_tracer(SCOPE, version)
+        meter = metrics.get_meter(SCOPE, version or "")
+        self.calls = meter.create_counter(
+            "janito.tool.calls", unit="{call}", description="Tool calls, by tool and error type")
+        self.failures = meter.create_counter(
+            "janito.tool.call.failures", unit="{call}",
+            description="Tool calls that answered success: false, by tool and error type")
+        self.duration = meter.create_histogram(
+            "janito.tool.call.duration", unit="s",
+            description="Time from the call's arrival to its answer, by tool and error type")
+
+    def start(self, name: Any) -> Span:
+        text = name if isinstance(name, str) else "(invalid)"
+        span = self.tracer.start_span(
+            f"execute_tool {text}", kind=self.trace.SpanKind.INTERNAL,
+            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": text})
+        return Span(self, span, text)
+
+
+class Span:
+    """One call's span, current in the context while the call runs."""
+
+    __slots__ = ("_token", "name", "span", "started", "tracing")
+
+    def __init__(self, tracing: Tracing, span: Any, name: str) -> None:
+        from opentelemetry import context
+
+        self.tracing = tracing
+        self.span = span
+        self.name = name
+        self.started = time.perf_counter()
+        self._token = context.attach(tracing.trace.set_span_in_context(span))
+
+    def prepared(self, record: ToolRecord, decision: Any, call_id: str | None) -> None:
+        """What is known once the call passed its checks (the tool, the policy's word)."""
+        span = self.span
+        if not span.is_recording():
+            return
+        if call_id is not None:
+            span.set_attribute("gen_ai.tool.call.id", call_id)
+        span.set_attribute("gen_ai.tool.type", "function")
+        description = _first_line(record.cls.__doc__)
+        if description:
+            span.set_attribute("gen_ai.tool.description", description)
+        span.set_attribute("janito.tool.permissions", record.permissions)
+        if record.toolset:
+            span.set_attribute("janito.toolset", record.toolset)
+        if decision is not None:
+            span.set_attribute("janito.policy.decision", decision.action)
+            span.set_attribute("janito.policy.source", decision.source)
+            if decision.rule is not None:
+                span.set_attribute("janito.policy.rule", decision.rule.text)
+
+    def finish(self, result: Any, call_id: str | None) -> None:
+        """Record the answer, end the span and count the call."""
+        from opentelemetry import context
+
+        context.detach(self._token)
+        elapsed = time.perf_counter() - self.started
+        span = self.span
+        error_type = None
+        if isinstance(result, dict) and result.get("success") is False:
+            error_type = str(result.get("error_type") or "error")
+        if span.is_recording():
+            if call_id is not None:
+                span.set_attribute("gen_ai.tool.call.id", call_id)
+            if error_type is not None:
+                span.set_attribute("error.type", error_type)
+                span.set_attribute("janito.error_type", error_type)
+                if error_type == "denied_by_policy":
+                    span.set_attribute("janito.policy.decision", "deny")
+                    rule = result.get("rule")
+                    if isinstance(rule, str):
+                        span.set_attribute("janito.policy.rule", rule)
+                    source = result.get("source")
+                    span.set_attribute("janito.policy.source",
+                                       source if isinstance(source, str) else "mode")
+                status = self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
+                                                   str(result.get("error") or error_type))
+                span.set_status(status)
+        span.end()
+        attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": self.name}
+        if error_type is not None:
+            attributes["error.type"] = error_type
+            self.tracing.failures.add(1, attributes)
+        self.tracing.calls.add(1, attributes)
+        self.tracing.duration.record(elapsed, attributes)
+
+    def failed(self, exc: BaseException) -> None:
+        """End the span of a call that raised (a cancelled awaiting task)."""
+        from opentelemetry import context
+
+        context.detach(self._token)
+        span = self.span
+        if span.is_recording():
+            span.set_attribute("error.type", type(exc).__qualname__)
+            span.set_status(self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
+                                                      type(exc).__qualname__))
+        span.end()
+
+
+def _first_line(text: str | None) -> str:
+    if not text:
+        return ""
+    for line in text.strip().splitlines():
+        return line.strip()
+    return ""
+
+
+def _version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("janito-core")
+    except Exception:
+        return None
+
+
+def load() -> Tracing | None:
+    """The tracing of this process, or None when ``opentelemetry-api`` is not installed."""
+    try:
+        return Tracing()
+    except ImportError:
+        return None
