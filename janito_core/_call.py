@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import asyncio
     from collections.abc import Awaitable
 
+    from ._telemetry import Span
     from .policy import Decision
     from .registry import Registry, ToolRecord
     from .workspace import Workspace
@@ -307,9 +308,11 @@ def call_tool(
 
     With ``opentelemetry-api`` installed each call is a span (docs/tracing.md).
     """
-    if _tracing is not False and _tracing_now() is not False:
-        return _traced(name, arguments, registry, max_result_chars, call_id, cancel_token,
-                       timeout, approvals)
+    if _tracing is not False and (_tracing or _tracing_now()) is not False:
+        span = _tracing.start(name)
+        if span is not None:
+            return _traced(span, name, arguments, registry, max_result_chars, call_id,
+                           cancel_token, timeout, approvals)
     if registry is None:
         registry = default_registry()
     call = _prepare(name, arguments, registry, call_id)
@@ -330,14 +333,13 @@ def call_tool(
     return normalise_result(name, result, limit)
 
 
-def _traced(name: Any, arguments: str | bytes | Mapping[str, Any] | None,
+def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | None,
             registry: Registry | None, max_result_chars: int | None, call_id: str | None,
             cancel_token: CancelToken | None, timeout: float | None,
             approvals: Mapping[str, Any] | None) -> dict[str, Any]:
     """``call_tool`` inside the call's span."""
     if registry is None:
         registry = default_registry()
-    span = _tracing.start(name)
     try:
         call = _prepare(name, arguments, registry, call_id)
         if type(call) is ToolCall:
@@ -492,8 +494,9 @@ async def acall_tool(
     """
     if registry is None:
         registry = default_registry()
-    if _tracing is not False and _tracing_now() is not False:
-        span = _tracing.start(name)
+    span = (_tracing.start(name) if _tracing is not False and (_tracing or _tracing_now())
+            is not False else None)
+    if span is not None:
         try:
             call = _prepare(name, arguments, registry, call_id)
             if isinstance(call, dict):

@@ -20,13 +20,21 @@ SCOPE = "janito"
 class Tracing:
     """The tracer and the three instruments every traced call reports to."""
 
-    def __init__(self) -> None:
+    def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        """The global providers' tracer and meter, unless others are given (benchmarks)."""
         from opentelemetry import metrics, trace
 
         version = _version()
         self.trace = trace
-        self.tracer = trace.get_tracer(SCOPE, version)
-        meter = metrics.get_meter(SCOPE, version or "")
+        self.metrics = metrics
+        # Until a provider is set the API hands out proxies, whose spans record nothing:
+        # while neither global is set a call is not traced at all. The check reads the
+        # API's two globals (get_tracer_provider() would read the environment each time).
+        self._unset: tuple[Any, Any] | None = None
+        if tracer_provider is None and meter_provider is None:
+            self._unset = _globals()
+        self.tracer = trace.get_tracer(SCOPE, version, tracer_provider)
+        meter = metrics.get_meter(SCOPE, version or "", meter_provider)
         self.calls = meter.create_counter(
             "janito.tool.calls", unit="{call}", description="Tool calls, by tool and error type")
         self.failures = meter.create_counter(
@@ -36,7 +44,13 @@ class Tracing:
             "janito.tool.call.duration", unit="s",
             description="Time from the call's arrival to its answer, by tool and error type")
 
-    def start(self, name: Any) -> Span:
+    def start(self, name: Any) -> Span | None:
+        """The call's span, now current; None while no provider is set."""
+        unset = self._unset
+        if unset is not None:
+            if unset[0]._TRACER_PROVIDER is None and unset[1]._METER_PROVIDER is None:
+                return None
+            self._unset = None  # a provider, once set, stays
         text = name if isinstance(name, str) else "(invalid)"
         span = self.tracer.start_span(
             f"execute_tool {text}", kind=self.trace.SpanKind.INTERNAL,
@@ -124,6 +138,23 @@ class Span:
             span.set_status(self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
                                                       type(exc).__qualname__))
         span.end()
+
+
+def _globals() -> tuple[Any, Any] | None:
+    """The modules holding the API's global providers, when neither is set yet and no
+    environment variable names one; None when that cannot be told (always trace)."""
+    import os
+
+    from opentelemetry import trace
+    from opentelemetry.metrics import _internal
+
+    if ("OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+            or "OTEL_PYTHON_METER_PROVIDER" in os.environ):
+        return None
+    if (getattr(trace, "_TRACER_PROVIDER", ...) is not None
+            or getattr(_internal, "_METER_PROVIDER", ...) is not None):
+        return None
+    return trace, _internal
 
 
 def _first_line(text: str | None) -> str:
