@@ -15,7 +15,7 @@ from typing import Any
 
 from _common import alternate_calls, load_note
 
-from janito_core import BaseTool, Registry, _call, tool
+from janito_core import BaseTool, Registry, tool
 from janito_core._telemetry import Tracing
 from janito_core.dispatch import call_tool
 
@@ -52,7 +52,7 @@ def main() -> int:
 
     def calling(mode: Any) -> Any:
         def once() -> None:
-            _call._tracing = mode
+            registry.tracing = mode
             call_tool("Ping", "{}", registry=registry, call_id="c1")
             if len(exporter._finished_spans) > 1000:
                 exporter.clear()

@@ -260,21 +260,14 @@ class _Signal:
         return result
 
 
-#: The tracing of tool calls: None until the first call decides, then False when
-#: ``opentelemetry-api`` is not installed (decided once; the check is all a call pays),
-#: else ``_telemetry.Tracing``.
-_tracing: Any = None
+def _tracing_of(registry: Registry) -> Any:
+    """Decide, on a registry's first call, whether its calls are traced
+    (``janito_core._telemetry``): False without ``opentelemetry-api``, else its tracing."""
+    # imported here, not at start-up: ``janito tools`` must not pay for OpenTelemetry
+    from . import _telemetry
 
-
-def _tracing_now() -> Any:
-    """Decide, on the first call, whether calls are traced (``janito_core._telemetry``)."""
-    global _tracing
-    if _tracing is None:
-        # imported here, not at start-up: ``janito tools`` must not pay for OpenTelemetry
-        from . import _telemetry
-
-        _tracing = _telemetry.load() or False
-    return _tracing
+    tracing = registry.tracing = _telemetry.load() or False
+    return tracing
 
 
 def _not_run(name: str, token: CancelToken) -> dict[str, Any]:
@@ -308,13 +301,16 @@ def call_tool(
 
     With ``opentelemetry-api`` installed each call is a span (docs/tracing.md).
     """
-    if _tracing is not False and (_tracing or _tracing_now()) is not False:
-        span = _tracing.start(name)
+    if registry is None:
+        registry = default_registry()
+    tracing = registry.tracing
+    if tracing is None:
+        tracing = _tracing_of(registry)
+    if tracing:
+        span = tracing.start(name)
         if span is not None:
             return _traced(span, name, arguments, registry, max_result_chars, call_id,
                            cancel_token, timeout, approvals)
-    if registry is None:
-        registry = default_registry()
     call = _prepare(name, arguments, registry, call_id)
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
@@ -334,12 +330,10 @@ def call_tool(
 
 
 def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | None,
-            registry: Registry | None, max_result_chars: int | None, call_id: str | None,
+            registry: Registry, max_result_chars: int | None, call_id: str | None,
             cancel_token: CancelToken | None, timeout: float | None,
             approvals: Mapping[str, Any] | None) -> dict[str, Any]:
     """``call_tool`` inside the call's span."""
-    if registry is None:
-        registry = default_registry()
     try:
         call = _prepare(name, arguments, registry, call_id)
         if type(call) is ToolCall:
@@ -494,8 +488,10 @@ async def acall_tool(
     """
     if registry is None:
         registry = default_registry()
-    span = (_tracing.start(name) if _tracing is not False and (_tracing or _tracing_now())
-            is not False else None)
+    tracing = registry.tracing
+    if tracing is None:
+        tracing = _tracing_of(registry)
+    span = tracing.start(name) if tracing else None
     if span is not None:
         try:
             call = _prepare(name, arguments, registry, call_id)

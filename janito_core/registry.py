@@ -132,6 +132,9 @@ class Registry:
         #: Tools a person answered "always" for: asked no more while this registry lives.
         self.always_approved: set[str] = set()
         self._pending: dict[str, ApprovalRequest] = {}
+        #: How this registry's calls are traced: None until its first call decides, then
+        #: False without ``opentelemetry-api``, else a ``janito_core._telemetry.Tracing``.
+        self.tracing: Any = None
         self._approval_key: bytes | None = None
         self._views: dict[int, tuple[Any, Workspace, Workspace]] = {}
         self._privileges = privileges or ALL_PRIVILEGES
