@@ -43,6 +43,14 @@ def _answer(action: str, content: dict[str, Any] | None = None, wait: float = 0)
     return callback
 
 
+#: Every answer but a yes: the client's action, the form it sent, what the refusal says.
+NOT_YES = pytest.mark.parametrize(("action", "content", "said"), [
+    ("decline", None, "declined"),
+    ("cancel", None, "cancelled"),
+    ("accept", {"approve": False}, "answered no"),
+], ids=["declined", "cancelled", "accepted-no"])
+
+
 def _call(workspace: Path, config_dir: Path, callback: Answer | None,
           *flags: str, target: Any = None, mode: str = "legacy") -> Any:
     async def main() -> Any:
@@ -71,11 +79,7 @@ def test_a_yes_runs_the_call(policed: Path, config_dir: Path) -> None:
     assert len(asked) == 1 and "WriteNote" in asked[0] and "notes need a yes" in asked[0]
 
 
-@pytest.mark.parametrize(("action", "content", "said"), [
-    ("decline", None, "declined"),
-    ("cancel", None, "cancelled"),
-    ("accept", {"approve": False}, "answered no"),
-], ids=["declined", "cancelled", "accepted-no"])
+@NOT_YES
 def test_anything_but_yes_changes_nothing(policed: Path, config_dir: Path, action: str,
                                           content: dict[str, Any] | None, said: str) -> None:
     _assert_refused(_call(policed, config_dir, _answer(action, content)), policed, said)
@@ -131,11 +135,7 @@ def test_the_per_request_era_asks_through_an_input_required_result(
     assert len(asked) == 1 and "WriteNote" in asked[0] and "notes need a yes" in asked[0]
 
 
-@pytest.mark.parametrize(("action", "content", "said"), [
-    ("decline", None, "declined"),
-    ("cancel", None, "cancelled"),
-    ("accept", {"approve": False}, "answered no"),
-], ids=["declined", "cancelled", "accepted-no"])
+@NOT_YES
 def test_the_per_request_era_runs_nothing_on_anything_but_yes(
         policed: Path, config_dir: Path, http_server: HttpServer, action: str,
         content: dict[str, Any] | None, said: str) -> None:
