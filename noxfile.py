@@ -677,29 +677,222 @@ def release(session: nox.Session) -> None:
     session.run("python", str(ROOT / "tools" / "release.py"), str(out))
 
 
-# The tests whose outcome could depend on timing: threads and processes racing, deadlines,
-# cancellation, signals, servers. `stress` runs them many times with every core kept busy.
-RACE_TESTS: dict[str, tuple[str, ...]] = {
-    "janito-core": ("tests/test_concurrency.py", "tests/test_cancellation.py",
-                    "tests/test_workspace_swaps.py", "tests/test_workspace_descriptors.py",
-                    "tests/test_testing_plugin.py", "tests/test_secrets.py",
-                    "tests/test_state_folder.py"),
-    "janito-files": ("tests/test_no_data_lost.py", "tests/test_hostile_trees.py"),
-    "janito-system": ("tests/test_sandbox.py", "tests/test_run_paths.py",
-                      "tests/test_ask_user.py", "tests/test_get_url_limits.py"),
-    "janito-mcp": ("tests/test_serve_cancel.py", "tests/test_serve_workers.py",
-                   "tests/test_mount_servers.py"),
-    "janito-gmail": ("tests/test_gmail_attachments.py",),
-    "janito-onedrive": ("tests/test_workspace_paths.py",),
-    "janito-skills": ("tests/test_skills_links.py",),
-    "integration": ("tests/reliability/test_process_cleanup.py",
-                    "tests/reliability/test_serving_processes.py",
-                    "tests/reliability/test_workspace_races.py",
-                    "tests/reliability/test_concurrent_edits.py",
-                    "tests/reliability/test_first_use.py",
-                    "tests/reliability/test_data_loss.py",
-                    "tests/reliability/test_serving.py"),
+# The tests whose outcome could depend on timing, by distribution, file and test name (a
+# parametrized test by its base name: every parameter runs). `stress` runs them many times
+# with every core kept busy. Chosen by reading each test: in are the ones that run threads
+# or processes against each other (folder swappers, barriers, concurrent writers and
+# callers), kill, signal or cancel something in flight, or test a timeout, deadline or
+# time limit, or wait with one for another thread or process to reach a state. Out are
+# tests that stage a race deterministically (a patched call swaps the folder), whose only
+# limit is a generous one on a command run to its end or a server starting, and those
+# that use threads only to run independent commands sooner.
+RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "janito-core": {
+        "tests/test_concurrency.py": (
+            "test_the_calls_of_a_turn_run_at_the_same_time",
+            "test_sequential_runs_one_call_after_the_other",
+            "test_at_most_max_concurrency_calls_at_once",
+            "test_writes_of_one_path_run_in_the_order_of_the_calls",
+            "test_a_folder_and_a_path_inside_it_are_one_conflict",
+            "test_writes_of_different_paths_and_reads_run_together",
+            "test_a_writer_that_names_no_path_waits_for_every_writer",
+            "test_a_read_waits_for_the_write_of_what_it_reads",
+            "test_each_call_of_a_turn_has_its_timeout",
+            "test_cancelling_a_turn_stops_what_runs_and_what_waits",
+            "test_an_interrupt_returns_at_once_and_tells_the_running_tools",
+            "test_every_provider_shape_runs_concurrently",
+            "test_each_registry_has_its_loop_which_stops_with_it",
+            "test_an_async_tool_may_call_call_tool_on_another",
+            "test_acall_tool_timeouts_and_tokens",
+            "test_cancelling_the_awaiting_task_reaches_async_and_sync_tools",
+            "test_aexecute_tool_calls_runs_the_turn_together_and_in_order",
+            "test_hooks_see_async_tools_like_any_other",
+        ),
+        "tests/test_cancellation.py": (
+            "test_cancelling_from_another_thread_stops_the_tool",
+            "test_fileno_becomes_readable_on_cancel",
+        ),
+        "tests/test_workspace_descriptors.py": (
+            "test_a_folder_swapped_for_a_link_never_leads_out",
+        ),
+        "tests/test_testing_plugin.py": (
+            "test_folder_swapper_swaps_and_puts_the_folder_back",
+            "test_folder_swapper_holds_a_state_until_told",
+        ),
+        "tests/test_secrets.py": (
+            "test_concurrent_set_from_16_threads_loses_nothing",
+            "test_concurrent_set_from_4_processes_loses_nothing",
+            "test_without_fcntl_threads_still_lose_nothing",
+            "test_the_keyring_index_under_concurrent_set_and_when_broken",
+        ),
+        "tests/test_config.py": ("test_writers_in_threads_never_leave_a_mixed_file",),
+        "tests/test_plugins.py": (
+            "test_calls_made_while_plugins_register_on_another_thread_still_run",
+        ),
+        "tests/test_policy.py": ("test_an_asked_call_waits_alone_and_keeps_the_order_of_writes",),
+        # one parameter only: the others check probes that do not sleep
+        "tests/test_conformance.py": (
+            "test_each_probe_is_flagged_with_the_input_that_showed_it[sleeps]",
+        ),
+        # tests/test_scrub.py::test_concurrent_adds_and_uses races threads too, but is a
+        # minute of CPU (two with the burners), longer than the rest of a round: left out
+    },
+    "janito-files": {
+        "tests/test_no_data_lost.py": (
+            "test_create_file_killed_mid_write_leaves_old_or_new",
+            "test_fresh_interpreter_killed_mid_write",
+            "test_replace_text_killed_mid_write",
+            "test_move_across_filesystems_killed_never_loses_the_source",
+            "test_a_fifo_moved_across_filesystems_is_refused_without_blocking",
+        ),
+        "tests/test_hostile_trees.py": (
+            "test_a_gitignore_that_is_a_fifo_never_blocks",
+            "test_a_fifo_is_refused_by_every_reading_tool",
+            "test_search_memory_stays_bounded_on_a_file_of_matches",
+            "test_concurrent_edits_of_one_file_lose_nothing",
+        ),
+        "tests/test_long_reads.py": (
+            "test_word_count_stops_when_its_token_is_cancelled",
+            "test_word_count_cancelled_from_another_thread",
+            "test_word_count_answers_timeout_when_the_callers_time_runs_out",
+            "test_word_count_has_a_time_bound_of_its_own",
+            "test_searches_and_line_counts_stop_when_cancelled",
+        ),
+        "tests/test_search_text.py": ("test_a_backtracking_regex_is_stopped_in_time",),
+        "tests/test_speedups.py": ("test_what_is_not_a_regular_file_is_refused_alike",),
+    },
+    "janito-system": {
+        "tests/test_sandbox.py": (
+            "test_nothing_outlives_a_normal_end",
+            "test_cancellation_kills_everything",
+            "test_the_supervisor_removes_the_folder_when_janito_is_killed",
+        ),
+        "tests/test_run_paths.py": (
+            "test_a_script_folder_swapped_for_a_link_never_runs_an_outside_script",
+        ),
+        "tests/test_ask_user.py": (
+            "test_ctrl_c_cancels_without_crashing",
+            "test_the_questions_of_one_turn_are_asked_one_at_a_time",
+        ),
+        "tests/test_get_url_limits.py": (
+            "test_a_server_dripping_its_head_times_out",
+            "test_the_deadline_spans_redirects",
+        ),
+        "tests/test_get_url.py": (
+            "test_slow_answer_times_out",
+            "test_slow_download_times_out",
+            "test_size_cap_stops_the_download",
+        ),
+        "tests/test_run_python.py": (
+            "test_code_timeout_kills_the_fork_tree",
+            "test_code_subprocesses_end_with_the_call",
+            "test_file_timeout_kills_the_fork_tree",
+        ),
+        "tests/test_run_bash_code.py": (
+            "test_timeout_kills_child_and_grandchild",
+            "test_background_processes_end_with_the_call",
+            "test_background_process_holding_the_pipe_does_not_block",
+            "test_a_process_that_leaves_the_group_ends_with_the_call",
+            "test_endless_output_with_timeout",
+        ),
+    },
+    "janito-mcp": {
+        "tests/test_serve_cancel.py": (
+            "test_cancelled_over_stdio",
+            "test_cancelled_over_http",
+            "test_client_killed_in_the_middle_of_a_call",
+            "test_a_tool_that_ignores_its_token_does_not_hold_the_session",
+        ),
+        "tests/test_serve_workers.py": (
+            "test_workers_serve_stateless_requests_with_the_token",
+            "test_a_dead_worker_is_replaced",
+        ),
+        "tests/test_mount_servers.py": (
+            "test_remote_transports",
+            "test_an_sse_server_is_not_spoken_to_as_streamable_http",
+            "test_a_changed_tool_list_is_mounted_again",
+        ),
+        "tests/test_mount.py": (
+            "test_restart_after_death",
+            "test_timeout_cancels_and_the_session_survives",
+        ),
+        "tests/test_serve_elicit.py": (
+            "test_an_answer_too_late_changes_nothing",
+            "test_an_answer_after_the_ask_timeout_runs_nothing",
+            "test_an_answer_reaches_any_worker",
+        ),
+        "tests/test_serve_hostile.py": (
+            "test_half_open_connections_are_closed_by_the_header_timeout",
+            "test_a_second_request_whose_headers_never_end_is_timed_out",
+            "test_a_body_that_never_ends_is_timed_out",
+            "test_the_limit_per_client_and_the_cap",
+        ),
+    },
+    "janito-gmail": {
+        "tests/test_gmail_attachments.py": (
+            "test_a_folder_swapped_for_a_link_never_leads_a_write_out",
+        ),
+        "tests/test_gmail_oauth.py": ("test_parallel_calls_share_one_refresh",),
+        "tests/test_gmail_errors.py": ("test_timeout", "test_smtp_timeout"),
+        "tests/test_gmail_login.py": ("test_no_answer_in_time",),
+    },
+    "janito-onedrive": {
+        "tests/test_workspace_paths.py": (
+            "test_a_download_folder_swapped_for_a_link_keeps_every_write_inside",
+            "test_an_upload_folder_swapped_for_a_link_never_sends_an_outside_file",
+        ),
+        "tests/test_errors.py": ("test_graph_unreachable_and_too_slow",),
+    },
+    "janito-skills": {
+        "tests/test_skills_links.py": (
+            "test_a_resource_folder_swapped_for_a_link_out_is_never_read_through",
+            "test_a_skill_folder_swapped_for_a_link_out_is_never_read_through",
+        ),
+    },
+    "integration": {
+        "tests/reliability/test_process_cleanup.py": (
+            "test_no_process_outlives_the_call",
+            "test_no_escape_outlives_the_call",
+            "test_a_python_daemon_outlives_neither_tool",
+            "test_janito_run_with_a_timeout",
+            "test_janito_run_stopped_while_a_tool_runs",
+        ),
+        "tests/reliability/test_serving_processes.py": (
+            "test_a_cancelled_served_call_leaves_no_process",
+            "test_a_client_killed_mid_call_leaves_no_process",
+            "test_a_dropped_http_connection_stops_its_served_call",
+        ),
+        "tests/reliability/test_workspace_races.py": (
+            "test_a_folder_swapped_for_a_link_never_leads_out",
+        ),
+        "tests/reliability/test_concurrent_edits.py": (
+            "test_concurrent_edits_from_threads_lose_nothing",
+            "test_a_turn_that_edits_one_file_step_by_step_runs_in_the_order_of_its_calls",
+            "test_concurrent_edits_from_processes_lose_nothing",
+        ),
+        "tests/reliability/test_first_use.py": (
+            "test_first_use_of_the_autoload_toolsets",
+            "test_add_toolset_from_many_threads",
+            "test_an_installed_call_hook_plugin_sees_every_first_call",
+        ),
+        "tests/reliability/test_data_loss.py": (
+            "test_create_file_killed_at_random_moments",
+            "test_replace_text_killed_at_random_moments",
+            "test_move_across_filesystems_killed_at_random_moments",
+            "test_secrets_set_from_16_threads_and_4_processes_lose_nothing",
+            "test_secrets_set_killed_at_random_moments",
+        ),
+        "tests/reliability/test_hostile_input.py": (
+            "test_a_catastrophic_regex_does_not_hang_search_regex",
+        ),
+    },
 }
+
+
+def _race_node_ids(name: str) -> list[str]:
+    """The pytest node ids of ``RACE_TESTS[name]``, relative to where its suite runs."""
+    return [f"{path}::{test}" for path, tests in RACE_TESTS.get(name, {}).items()
+            for test in tests]
 
 
 @nox.session(python=[NEWEST], default=False)
@@ -707,30 +900,44 @@ RACE_TESTS: dict[str, tuple[str, ...]] = {
 def stress(session: nox.Session) -> None:
     """The race and timing tests (RACE_TESTS), 20 rounds, with a busy loop on every core.
 
-    `nox -s stress -- ROUNDS` sets the rounds. Every round runs every file; the session
+    RACE_TESTS names single tests, not whole files: the ones that race threads or
+    processes, kill, signal or cancel, or test a timeout or deadline (the comment above it
+    says how they were chosen). Each round runs every one of them, one pytest run per
+    suite from where that suite runs (the repository for janito-core and the integration
+    tests, its folder for a plugin), and logs how long each suite and the round took. One
+    round took 13 minutes here with the burners running and two CI runs sharing the
+    2-core machine (docs/ci.md). `nox -s stress -- ROUNDS` sets the rounds; the session
     fails if any round failed, and says which.
     """
+    import time
+
     rounds = int(session.posargs[0]) if session.posargs else 20
     session.install(*(d.test_req for d in DISTS), XDIST)
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                for _ in range(os.cpu_count() or 2)]
     failures: list[str] = []
+    pytest_bin = str(Path(session.bin) / "pytest")
     try:
         for number in range(1, rounds + 1):
+            round_started = time.monotonic()
+            took: list[str] = []
             for dist in [*DISTS, None]:
                 name = dist.name if dist else "integration"
-                files = RACE_TESTS.get(name, ())
-                if not files:
+                tests = _race_node_ids(name)
+                if not tests:
                     continue
                 folder = ROOT if dist is None or dist.is_core else dist.path
-                pytest_bin = str(Path(session.bin) / "pytest")
+                started = time.monotonic()
                 with session.chdir(folder):
                     try:
                         session.run(pytest_bin, "-q", "-p", "no:cacheprovider", *PYTEST_WORKERS,
-                                    *files, env=_test_env(), silent=True)
+                                    *tests, env=_test_env(), silent=True)
                     except nox.command.CommandFailed:
                         failures.append(f"round {number}: {name}")
-            session.log(f"stress round {number}/{rounds}: {len(failures)} failed so far")
+                took.append(f"{name} {time.monotonic() - started:.0f} s")
+            session.log(f"stress round {number}/{rounds} took "
+                        f"{time.monotonic() - round_started:.0f} s ({', '.join(took)}); "
+                        f"{len(failures)} failed so far")
     finally:
         for burner in burners:
             burner.kill()
