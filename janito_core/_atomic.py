@@ -20,7 +20,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ._renameat import rename_noreplace
 
@@ -205,7 +205,7 @@ def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
 
 def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwrite: bool,
              expect: os.stat_result | None = None, like: os.stat_result | None = None,
-             mode: int | None = None) -> bool:
+             mode: int | None = None, ahead: Callable[[], None] | None = None) -> bool:
     """Write ``chunks`` as file ``name`` of folder ``dir_fd`` atomically; whether a file was
     replaced.
 
@@ -219,7 +219,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
     takes, instead of the replaced file's (a copy keeps its source's). ``mode``: the new
     file's mode whatever the umask and the replaced file, set before any byte is written.
     The replaced file's extended attributes are kept, except by a copy (``like``), which
-    is the source's to give (see :func:`copy_xattrs_of`).
+    is the source's to give (see :func:`copy_xattrs_of`). ``ahead`` is called right before
+    the new file is put in place, after every check: a journal records the change there.
     """
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -258,6 +259,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
             os.close(fd)
         if expect is not None:
             check_unchanged(dir_fd, name, expect)
+        if ahead is not None:
+            ahead()
         publish(dir_fd, temp, name, overwrite)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from .errors import WorkspaceError
@@ -56,6 +57,8 @@ def close_quietly(fd: int) -> None:
 
 
 Found = tuple[int, str, list[str]]
+#: Told of a folder ``locate`` is about to make: (folder fd, name, parts) -> told if it was.
+MakeHook = Callable[[int, str, list[str]], Callable[[bool], None]]
 """What a walk hands back: (descriptor of the folder holding the target, the target's name
 in it, the names from the base to the target). The caller owns the descriptor. The base
 itself is ``(descriptor of the base, ".", [])``."""
@@ -180,13 +183,16 @@ class Resolver:
         raise WorkspaceError(original, f"the path is outside the workspace {self.prefixes[0]}",
                              OUTSIDE)
 
-    def locate(self, path: object, *, follow: bool = True, make_parents: bool = False) -> Found:
+    def locate(self, path: object, *, follow: bool = True, make_parents: bool = False,
+               on_make: MakeHook | None = None) -> Found:
         """Walk ``path`` to the folder that holds its target (see :data:`Found`).
 
         ``follow``: a link as last component is followed (to where it leads, inside the
         base) instead of being the target itself. ``make_parents``: missing folders on
         the way are created (each ``mkdirat`` then opened with ``O_NOFOLLOW``, so a link
-        put in its place is walked like any other link).
+        put in its place is walked like any other link). ``on_make(dir_fd, name, parts)``
+        is told of each such folder before it is made, and the function it returns is told
+        whether it was.
 
         Raises WorkspaceError (``outside_workspace``, ``invalid_path``, ``symlink_loop``)
         and the OSError of the walk: FileNotFoundError for a missing folder on the way,
@@ -238,10 +244,20 @@ class Resolver:
                         raise
                     if guarded and [*chain.names, part] == self.hidden:
                         self._refuse_state(path)
+                    told = on_make(top, part, [*chain.names, part]) if on_make else None
                     try:
                         os.mkdir(part, dir_fd=top)
                     except FileExistsError:
-                        pass  # made by someone else meanwhile: walk what is there now
+                        # made by someone else meanwhile: walk what is there now
+                        if told is not None:
+                            told(False)
+                    except BaseException:
+                        if told is not None:
+                            told(False)
+                        raise
+                    else:
+                        if told is not None:
+                            told(True)
                     pending.append(part)
                     continue
                 except OSError as exc:

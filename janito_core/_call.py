@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from ._telemetry import Span
+    from .journal import Journal, Recording
     from .policy import Decision
     from .registry import Registry, ToolRecord
     from .workspace import Workspace
@@ -46,7 +47,7 @@ class ToolCall:
     """One validated call on its way to the tool, as the ``janito_tool_call`` hook sees it."""
 
     __slots__ = ("_loop", "approvals", "approved", "arguments", "cancel_token", "decision", "id",
-                 "name", "raw_arguments", "record", "registry", "workspace")
+                 "name", "raw_arguments", "record", "recording", "registry", "workspace")
     _loop: asyncio.AbstractEventLoop | None
 
     def __init__(self, record: ToolRecord, arguments: dict[str, Any], registry: Registry,
@@ -68,6 +69,8 @@ class ToolCall:
         #: The workspace the tool gets: the registry's, guarded by the policy when there
         #: is one (set when the call is admitted; None until then).
         self.workspace: Workspace | None = None
+        #: The journal's record of the call, when its registry keeps a journal.
+        self.recording: Recording | None = None
         # ``_loop``, set by acall_tool only (left unset here: every call would pay for it),
         # is the loop an async tool runs on even when a hook calls run() from the worker
         # thread the hooks run in.
@@ -120,7 +123,16 @@ class ToolCall:
         guards = policy.plan(tool).guards
         guard = (guards[1 if self.approved else 0] if guards is not None
                  else policy.guard(tool, self.arguments, approved=self.approved))
-        self.workspace = self.registry.guarded_workspace(guard)
+        self.workspace = self.registry.guarded_workspace(guard).journaled(self.recording)
+
+    def journal_into(self, recording: Recording) -> None:
+        """Record every change the call makes through its workspace in ``recording``."""
+        self.recording = recording
+        if self.workspace is not None:
+            self.workspace = self.workspace.journaled(recording)
+        elif self.decision is None:
+            self.workspace = self.registry.workspace.journaled(recording)
+        # else the policy's ask is still to be settled: ``_guard`` journals the view
 
     def refuse(self, reason: str) -> dict[str, Any]:
         """The result that denies this call, for a hook that decides it must not run."""
@@ -315,7 +327,8 @@ def call_tool(
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
     call.approvals = approvals
-    if timeout is not None or cancel_token is not None or call.asks:
+    if timeout is not None or cancel_token is not None or call.asks or \
+            registry.journal is not None:
         return _complete(call, cancel_token, timeout, max_result_chars)
     registry_var = active_registry.set(registry)
     call_var = current_call_id.set(call_id) if call_id is not None else None
@@ -349,7 +362,61 @@ def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | 
     return result
 
 
+def _recorded(journal: Journal, call: ToolCall, run: Callable[[], dict[str, Any]]
+              ) -> dict[str, Any]:
+    """``run()`` the call with its workspace journaled, then end its entry and log it."""
+    import time
+
+    from ._context import current_caller
+
+    started, clock = time.time(), time.perf_counter()
+    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
+                              caller=current_caller.get(), call_id=call.id)
+    call.journal_into(recording)
+    try:
+        result = run()
+    except BaseException as exc:
+        recording.finish({"success": False, "error_type": type(exc).__name__})
+        raise
+    return journal.ended(recording, call, result, started, time.perf_counter() - clock)
+
+
+async def _arecorded(journal: Journal, call: ToolCall,
+                     run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    """``_recorded`` for a call awaited on an event loop."""
+    import time
+
+    from ._context import current_caller
+
+    started, clock = time.time(), time.perf_counter()
+    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
+                              caller=current_caller.get(), call_id=call.id)
+    call.journal_into(recording)
+    try:
+        result = await run()
+    except BaseException as exc:
+        recording.finish({"success": False, "error_type": type(exc).__name__})
+        raise
+    return journal.ended(recording, call, result, started, time.perf_counter() - clock)
+
+
 def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
+             call_id: str | None) -> ToolCall | dict[str, Any]:
+    """The validated call, or the failure that refuses it before anything runs (in the
+    audit log, when the registry keeps a journal)."""
+    call = _prepared(name, arguments, registry, call_id)
+    journal = registry.journal
+    if journal is not None and type(call) is not ToolCall:
+        import time
+
+        from ._context import current_caller
+
+        journal.refused(name, arguments, call_id, current_caller.get(), call,  # type: ignore[arg-type]
+                        time.time(), 0.0)
+    return call
+
+
+def _prepared(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
              call_id: str | None) -> ToolCall | dict[str, Any]:
     """The validated call, or the failure that refuses it before anything runs."""
     if arguments is None or arguments == "{}":
@@ -411,7 +478,12 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
 
 def _complete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
               max_result_chars: int | None) -> dict[str, Any]:
-    """Run a prepared call on this thread and answer its normalised result."""
+    """Run a prepared call on this thread and answer its normalised result (journaled,
+    when its registry keeps a journal)."""
+    journal = call.registry.journal
+    if journal is not None and call.recording is None:
+        return _recorded(journal, call, lambda: _complete(call, cancel_token, timeout,
+                                                          max_result_chars))
     if cancel_token is not None and cancel_token.cancelled:
         return _refused(_not_run(call.name, cancel_token))
     registry = call.registry
@@ -515,8 +587,14 @@ async def acall_tool(
 
 async def _acomplete(call: ToolCall, cancel_token: CancelToken | None, timeout: float | None,
                      max_result_chars: int | None) -> dict[str, Any]:
-    """Run a prepared call from a coroutine and answer its normalised result."""
+    """Run a prepared call from a coroutine and answer its normalised result (journaled,
+    when its registry keeps a journal)."""
     import asyncio
+
+    journal = call.registry.journal
+    if journal is not None and call.recording is None:
+        return await _arecorded(journal, call, lambda: _acomplete(
+            call, cancel_token, timeout, max_result_chars))
 
     if cancel_token is not None and cancel_token.cancelled:
         return _refused(_not_run(call.name, cancel_token))

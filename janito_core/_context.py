@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -27,6 +27,11 @@ active_registry: ContextVar[Registry | None] = ContextVar("janito_active_registr
 
 #: The id of the tool call being executed (as the model's tool call named it), if any.
 current_call_id: ContextVar[str | None] = ContextVar("janito_current_call_id", default=None)
+
+#: Who makes the calls, as the journal and the audit log record it: ``{"kind": "cli"}``,
+#: ``{"kind": "mcp", "client": ..., "session": ...}``; None is Python.
+current_caller: ContextVar[dict[str, Any] | None] = ContextVar("janito_current_caller",
+                                                               default=None)
 
 
 class _DefaultReports:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .registry import Registry
 
 BUILTIN_COMMANDS = ("tools", "toolsets", "schema", "run", "policy", "secrets", "plugins",
-                    "new-toolset")
+                    "new-toolset", "history", "undo", "log")
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -79,7 +79,8 @@ def build_registry(args: argparse.Namespace) -> Registry:
     except PolicyError as exc:
         raise UsageError(f"the policy cannot be read, so nothing runs: {exc}") from None
     registry = Registry(privileges=privileges, workspace=workspace, policy=policy,
-                        approver=_terminal_approver())
+                        approver=_terminal_approver(),
+                        journal=bool(getattr(args, "journal", False)))
     notice = state_folder(root).notice(root)
     if notice:
         _warn(f"note: {notice}")
@@ -474,11 +475,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"--args is not valid JSON: {exc}") from None
     else:
         arguments = _parse_params(args.params, registry, args.tool_name)
+    from ._context import current_caller
+
     previous = _interrupt_on_sigterm()
+    caller = current_caller.set({"kind": "cli", "pid": os.getpid()})
     try:
         with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
             result = call_tool(args.tool_name, arguments, registry=registry)
     finally:
+        current_caller.reset(caller)
         _restore_sigterm(previous)
     if not result.get("success") and result.get("error_type") in _REFUSALS:
         # refused before the tool ran, so no tool said so on stderr: say it here
@@ -710,6 +715,108 @@ def _read_text_from_stdin() -> str:
 # -- plugins ----------------------------------------------------------------------------
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    """``janito history``: the journal's entries that changed something, newest first."""
+    import json
+
+    from .journal import Journal
+
+    root = None if args.all else os.path.realpath(args.workspace or os.getcwd())
+    entries = Journal().entries(root)
+    if args.json:
+        print(json.dumps([entry.as_dict() for entry in entries], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not entries:
+        print("no recorded call changed anything" + ("" if root is None else f" in {root}"))
+        return EXIT_OK
+    for entry in entries:
+        paths = entry.paths
+        shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+        where = f"  [{entry.root}]" if root is None else ""
+        print(f"{entry.id}  {_when(entry.started)}  {entry.tool:<18} {shown}{where}")
+    return EXIT_OK
+
+
+def _when(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    """``janito undo ID... | --last N``: restore what those calls changed."""
+    import json
+
+    from .journal import Journal, JournalError
+
+    journal = Journal()
+    ids = list(args.ids)
+    if args.last is not None:
+        if args.last < 1:
+            raise UsageError("--last takes a number of calls, at least 1")
+        root = os.path.realpath(args.workspace or os.getcwd())
+        ids += [entry.id for entry in journal.entries(root)[:args.last]]
+    if not ids:
+        raise UsageError("name the calls to undo (ids from janito history) or give --last N")
+    try:
+        plan = journal.undo(ids, force=args.force, dry_run=args.dry_run,
+                            caller={"kind": "cli", "pid": os.getpid()})
+    except JournalError as exc:
+        if args.json:
+            print(json.dumps({"success": False, "error": str(exc), "path": exc.path}))
+        _warn(f"error: {exc}")
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps({"success": True, "dry_run": args.dry_run, **plan.as_dict()},
+                         ensure_ascii=False, indent=2))
+        return EXIT_OK
+    verb = "would be" if args.dry_run else "was"
+    for entry_id, path, action in plan.steps:
+        print(f"{entry_id}  {path}: {action}" + (" (dry run)" if args.dry_run else ""))
+    for path, reason in plan.conflicts + plan.not_kept:
+        print(f"forced past: {path}: {reason}")
+    if plan.recorded:
+        print(f"the undo {verb} recorded as {plan.recorded} (janito undo {plan.recorded} "
+              "takes it back)")
+    return EXIT_OK
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    """``janito log``: the audit log, newest first."""
+    import json
+
+    from .journal import Journal
+
+    since = _since(args.since) if args.since else None
+    for line in Journal().log(since):
+        if args.json:
+            print(json.dumps(line, ensure_ascii=False))
+            continue
+        outcome = "ok" if line.get("success") else f"failed: {line.get('error_type')}"
+        caller = line.get("caller") or {}
+        who = caller.get("client") or caller.get("kind") or "?"
+        changed = ", ".join(str(c.get("path")) for c in line.get("changed") or [])
+        print(f"{_when(float(line.get('time') or 0))}  {who:<8} {line.get('tool')!s:<18} "
+              f"{outcome}" + (f"  changed {changed}" if changed else ""))
+    return EXIT_OK
+
+
+def _since(text: str) -> float:
+    import re
+    import time
+    from datetime import datetime
+
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd])", text.strip())
+    if match:
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+        return time.time() - float(match.group(1)) * unit
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise UsageError(f"--since {text!r} is neither an ISO time nor an age like 30m, 2h "
+                         "or 7d") from None
+
+
 def cmd_plugins(args: argparse.Namespace) -> int:
     from .registry import Registry
 
@@ -803,6 +910,8 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
         )
         run.add_argument("tool_name", metavar="TOOL")
         run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
+        run.add_argument("--no-journal", dest="journal", action="store_false",
+                         help="neither journal the call's changes (no undo) nor log the call")
         run.set_defaults(handler=cmd_run, params=[])
         parser.set_defaults(run_options={
             option: action.nargs != 0 for action in run._actions for option in action.option_strings
@@ -844,6 +953,34 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
         new.add_argument("--allow-clash", action="store_true",
                          help="write it even if the toolset or package name is taken already")
         new.set_defaults(handler=cmd_new_toolset)
+
+    if wanted("history"):
+        history = sub.add_parser("history", help="the calls that changed files, newest first")
+        history.add_argument("--workspace", metavar="DIR",
+                             help="the workspace (default: the current directory)")
+        history.add_argument("--all", action="store_true", help="of every workspace")
+        history.add_argument("--json", action="store_true", help="machine-readable output")
+        history.set_defaults(handler=cmd_history)
+
+    if wanted("undo"):
+        undo = sub.add_parser("undo", help="put back what recorded calls changed")
+        undo.add_argument("ids", nargs="*", metavar="ID", help="the calls (ids of janito history)")
+        undo.add_argument("--last", type=int, metavar="N", help="the N newest calls")
+        undo.add_argument("--workspace", metavar="DIR",
+                          help="the workspace of --last (default: the current directory)")
+        undo.add_argument("--dry-run", action="store_true", help="say what would be done, do nothing")
+        undo.add_argument("--force", action="store_true",
+                          help="undo even paths changed since, or not kept")
+        undo.add_argument("--json", action="store_true", help="machine-readable output")
+        undo.set_defaults(handler=cmd_undo)
+
+    if wanted("log"):
+        log = sub.add_parser("log", help="the audit log: every call, newest first")
+        log.add_argument("--since", metavar="T",
+                         help="only calls since T: an ISO time (2026-12-03T10:00) or an age "
+                         "(30m, 2h, 7d)")
+        log.add_argument("--json", action="store_true", help="one JSON object per line")
+        log.set_defaults(handler=cmd_log)
 
     if with_plugins:
         from .registry import default_registry

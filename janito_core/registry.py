@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from ._aio import AsyncRunner
+    from .journal import Journal
     from .policy import ApprovalRequest, Policy
     from .schema import ToolSchema
     from .workspace import Workspace
@@ -108,6 +109,10 @@ class Registry:
     registry). Without an approver, an asked call answers ``approval_required`` and runs
     when a caller brings the person's decision (``approvals=`` of ``call_tool`` and
     ``execute_tool_calls``).
+
+    ``journal=True`` (or a ``janito_core.journal.Journal``) records each call in the
+    audit log and each change it makes through the workspace, so ``janito undo`` can
+    take it back (docs/undo.md).
     """
 
     def __init__(
@@ -121,8 +126,16 @@ class Registry:
         reports: str = "stderr",
         policy: Policy | Mapping[str, Any] | None = None,
         approver: Callable[[ApprovalRequest], Any] | None = None,
+        journal: Journal | bool | None = None,
     ) -> None:
         self.max_result_chars = max_result_chars
+        if journal is True:
+            from .journal import Journal
+
+            journal = Journal()
+        #: Where every change of its calls is written ahead, to be undone, and every call
+        #: logged (``janito_core.journal``); None: nothing is recorded.
+        self.journal: Journal | None = journal or None
         if policy is not None and not hasattr(policy, "decide"):
             from .policy import Policy
 

@@ -42,6 +42,7 @@ from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
     from ._fswalk import Enter, Errors, Folder, WalkEntry
+    from .journal import Recording
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
@@ -63,7 +64,8 @@ class Workspace:
     ``OSError`` of the operation (FileNotFoundError, NotADirectoryError, ...).
     """
 
-    __slots__ = ("_fd", "_guard", "_lock", "_pinned", "_resolver", "confined", "given", "root")
+    __slots__ = ("_fd", "_guard", "_journal", "_lock", "_pinned", "_resolver", "confined",
+                 "given", "root")
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, confined: bool = True) -> None:
         base = os.getcwd() if root is None else os.fspath(root)
@@ -75,6 +77,7 @@ class Workspace:
         self._lock = threading.Lock()
         self._pinned = False
         self._guard: Guard | None = None
+        self._journal: Recording | None = None
 
     @classmethod
     def unconfined(cls, root: str | os.PathLike[str] | None = None) -> Workspace:
@@ -128,13 +131,31 @@ class Workspace:
         """
         if guard is None:
             return self
+        view = self._view()
+        view._guard = guard
+        return view
+
+    def journaled(self, recording: Recording | None) -> Workspace:
+        """This workspace with every change written ahead to ``recording`` (a call's entry
+        of a :class:`janito_core.journal.Journal`), so that it can be undone.
+
+        The view shares this workspace's root descriptor and its guard.
+        """
+        if recording is None:
+            return self
+        view = self._view()
+        view._journal = recording
+        return view
+
+    def _view(self) -> Workspace:
         view = Workspace.__new__(Workspace)
         view.given, view.root, view.confined = self.given, self.root, self.confined
         view._lock = threading.Lock()
         view._pinned = True
         view._fd = -1
         view._resolver = self.resolver
-        view._guard = guard
+        view._guard = self._guard
+        view._journal = self._journal
         return view
 
     @property
@@ -209,8 +230,12 @@ class Workspace:
         :class:`Location`. ``follow_symlinks=False`` makes a final link the target itself
         (to remove or rename the link); ``make_parents`` creates missing folders on the way.
         """
+        recording = self._journal
+        on_make = None
+        if make_parents and recording is not None:
+            on_make = recording.folder_hook(self)
         dir_fd, name, parts = self.resolver.locate(self._text(path), follow=follow_symlinks,
-                                                   make_parents=make_parents)
+                                                   make_parents=make_parents, on_make=on_make)
         guard = self._guard
         if guard is not None and parts:
             # What may be neither read nor written is refused here, before anything is
@@ -249,6 +274,7 @@ class Workspace:
         inner._fd = fd
         inner._resolver = Resolver(fd, (root,), hidden=hidden, hidden_ident=outer.hidden_ident)
         inner._guard = None if self._guard is None else _Below(self._guard, parts)
+        inner._journal = self._journal
         return inner
 
     def __enter__(self) -> Workspace:
@@ -602,7 +628,8 @@ class Location:
     # -- changing -----------------------------------------------------------------------
 
     def write(self, data: bytes | Iterable[bytes], *, overwrite: bool = False,
-              expect: os.stat_result | None = None, like: os.stat_result | None = None) -> bool:
+              expect: os.stat_result | None = None, like: os.stat_result | None = None,
+              mode: int | None = None) -> bool:
         """Write the target atomically; whether an existing file was replaced.
 
         FileExistsError (``TargetExists``) when it exists and ``overwrite`` is false;
@@ -610,12 +637,24 @@ class Location:
         it: when it changed since (another process wrote it), OSError(ESTALE)
         (``ChangedMeanwhile``) is raised and nothing is written. ``like``: a stat whose mode
         the new file takes (a copy keeps its source's), instead of the replaced file's.
+        ``mode``: the new file's mode, whatever the file it replaces (even a read-only one).
         """
         if not self.parts:
             raise IsADirectoryError(errno.EISDIR, "the path is the workspace folder", ".")
         self.workspace.check(self.parts, WRITE, self.shown)
-        return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
-                        like=like)
+        recording = self.workspace._journal
+        if recording is None:
+            return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
+                            like=like, mode=mode)
+        change = recording.change("write", self)
+        try:
+            replaced = write_at(self.dir_fd, self.name, data, overwrite=overwrite,
+                                expect=expect, like=like, mode=mode, ahead=change.ahead)
+        except BaseException:
+            change.failed()
+            raise
+        change.done()
+        return replaced
 
     def mkdir(self, *, exist_ok: bool = True) -> bool:
         """Make the target a folder; whether it was made (False when it already was one).
@@ -627,13 +666,26 @@ class Location:
                 return False
             raise FileExistsError(errno.EEXIST, "the workspace folder exists", ".")
         self.workspace.check(self.parts, WRITE, self.shown)
+        recording = self.workspace._journal
+        change = None
+        if recording is not None and self.lookup() is None:
+            change = recording.change("mkdir", self)
+            change.ahead()
         try:
             os.mkdir(self.name, dir_fd=self.dir_fd)
         except FileExistsError:
+            if change is not None:
+                change.failed()
             info = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
             if not exist_ok or not stat.S_ISDIR(info.st_mode):
                 raise
             return False
+        except BaseException:
+            if change is not None:
+                change.failed()
+            raise
+        if change is not None:
+            change.done()
         return True
 
     def remove(self) -> os.stat_result:
@@ -646,7 +698,18 @@ class Location:
         info = self._stat()
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", self.shown)
-        os.unlink(self.name, dir_fd=self.dir_fd)
+        recording = self.workspace._journal
+        if recording is None:
+            os.unlink(self.name, dir_fd=self.dir_fd)
+        else:
+            change = recording.change("remove", self)
+            change.ahead()
+            try:
+                os.unlink(self.name, dir_fd=self.dir_fd)
+            except BaseException:
+                change.failed()
+                raise
+            change.done()
         sync_folder(self.dir_fd)
         return info
 
@@ -661,7 +724,20 @@ class Location:
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "the path is not a folder", self.shown)
         self.workspace._check_tree(self)
-        if recursive:
+        recording = self.workspace._journal
+        if recording is not None and recursive:
+            counts = recording.remove_tree(self, info)
+        elif recording is not None:
+            change = recording.change("rmdir", self)
+            change.ahead()
+            try:
+                os.rmdir(self.name, dir_fd=self.dir_fd)
+            except BaseException:
+                change.failed()
+                raise
+            change.done()
+            counts = (0, 0)
+        elif recursive:
             counts = remove_tree(self.dir_fd, self.name, self.shown)
         else:
             os.rmdir(self.name, dir_fd=self.dir_fd)
@@ -683,13 +759,34 @@ class Location:
         else:
             self.workspace.check(self.parts, WRITE, self.shown)
         self.workspace.check(target.parts, WRITE, target.shown)
+        recording = self.workspace._journal
+        change = None
         if not overwrite or stat.S_ISDIR(info.st_mode):
-            rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
+            if recording is not None:
+                change = recording.change("rename", self)
+                change.ahead(target)
+            try:
+                rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
+            except BaseException:
+                if change is not None:
+                    change.failed()
+                raise
         else:
             existing = target.lookup()
             if existing is not None and stat.S_ISDIR(existing.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "the target is a folder", target.shown)
-            os.replace(self.name, target.name, src_dir_fd=self.dir_fd, dst_dir_fd=target.dir_fd)
+            if recording is not None:
+                change = recording.change("rename", self)
+                change.ahead(target)
+            try:
+                os.replace(self.name, target.name, src_dir_fd=self.dir_fd,
+                           dst_dir_fd=target.dir_fd)
+            except BaseException:
+                if change is not None:
+                    change.failed()
+                raise
+        if change is not None:
+            change.done()
         sync_folder(target.dir_fd)
         sync_folder(self.dir_fd)
 

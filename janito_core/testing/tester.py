@@ -11,6 +11,7 @@ from ..registry import Registry
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
+    from ..journal import Journal
     from .conformance import Report
 
 
@@ -29,7 +30,9 @@ class ToolsetTester:
         self.registry: Registry | None = None
 
     def load(self, *toolsets: str, privileges: str | Privileges | None = None,
-             confined: bool = True) -> Registry:
+             confined: bool = True, journal: bool = False) -> Registry:
+        """A fresh registry of ``toolsets``; ``journal=True`` records every call and change
+        in a journal of the test's own configuration folder (``self.journal``)."""
         if isinstance(privileges, str):
             privileges = Privileges.from_string(privileges)
         registry = Registry(
@@ -37,6 +40,7 @@ class ToolsetTester:
             workspace=Workspace(self.workspace, confined=confined),
             autoload=(),
             allowed=None,
+            journal=journal,
         )
         for name in toolsets:
             registry.add_toolset(name)
@@ -72,6 +76,14 @@ class ToolsetTester:
         elif kwargs:
             raise TypeError("pass the arguments either as one value or as keywords, not both")
         return call_tool(name, arguments, registry=self.registry)
+
+    @property
+    def journal(self) -> Journal:
+        """The journal of the loaded registry (``load(..., journal=True)``)."""
+        journal = self.registry.journal if self.registry is not None else None
+        if journal is None:
+            raise RuntimeError("load the toolsets with journal=True to have a journal")
+        return journal
 
     def path(self, relative: str) -> Path:
         """A path inside the workspace."""

@@ -93,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="how long the person at the client has to answer a call the "
                        "policy asks about (asked through MCP elicitation); no answer is a no "
                        "(default 300)")
+    serve.add_argument("--no-journal", action="store_false", dest="mcp_journal",
+                       help="neither journal the changes of calls (no janito undo) nor log "
+                       "the calls (janito log)")
     serve.add_argument("--worker-fd", type=int, default=None, dest="mcp_worker_fd",
                        help=argparse.SUPPRESS)
     serve.add_argument("--allow-private-network", action="store_true",
@@ -172,6 +175,7 @@ def serve_command(args: argparse.Namespace) -> int:
         max_connections=int(args.mcp_max_connections),
         max_connections_per_client=int(args.mcp_max_connections_per_client),
         ask_timeout=float(args.mcp_ask_timeout),
+        journal=bool(args.mcp_journal),
     )
     if args.mcp_worker_fd is not None:
         from ._serve import serve_worker

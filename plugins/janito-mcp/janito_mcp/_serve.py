@@ -94,6 +94,8 @@ class ServeOptions:
     max_connections_per_client: int = DEFAULT_MAX_CONNECTIONS_PER_CLIENT
     #: Seconds the client's person has to answer a call the policy asks about.
     ask_timeout: float = DEFAULT_ASK_TIMEOUT
+    #: Journal every change of a call (``janito undo``) and log every call (``janito log``).
+    journal: bool = True
 
     @property
     def limits(self) -> Limits:
@@ -118,11 +120,37 @@ def build_registry(options: ServeOptions) -> Registry:
 
     registry = build(argparse.Namespace(
         toolset=list(options.toolsets), read=True, write=options.write,
-        execute=options.execute, workspace=options.workspace,
+        execute=options.execute, workspace=options.workspace, journal=options.journal,
     ))
     # The command's approver prompts on a terminal; a server's person is at the client.
     registry.approver = eliciting_approver(options.ask_timeout)
     return registry
+
+
+def _caller_of(ctx: Any) -> dict[str, Any]:
+    """Who makes a ``tools/call``, as the journal and the audit log record it: the client's
+    name and version (from the handshake, or the request's ``_meta`` in the 2026-07-28
+    era) and the HTTP session, when there is one."""
+    info: Any = None
+    session = getattr(ctx, "session", None)
+    params = getattr(session, "client_params", None)
+    if params is not None:
+        info = getattr(params, "client_info", None)
+    if info is None:
+        meta = getattr(ctx, "meta", None)
+        if meta is not None and not isinstance(meta, dict):
+            meta = getattr(meta, "model_extra", None) or {}
+        info = (meta or {}).get("io.modelcontextprotocol/clientInfo")
+    if info is not None and not isinstance(info, dict):
+        info = {"name": getattr(info, "name", None), "version": getattr(info, "version", None)}
+    caller: dict[str, Any] = {"kind": "mcp"}
+    if isinstance(info, dict):
+        caller["client"] = info.get("name")
+        caller["client_version"] = info.get("version")
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    if headers is not None:
+        caller["session"] = headers.get("mcp-session-id")
+    return caller
 
 
 # -- progress reports -> MCP notifications ------------------------------------------------
@@ -295,6 +323,7 @@ class JanitoServer:
         import anyio
         import mcp_types as types
 
+        from janito_core._context import current_caller
         from janito_core.cancellation import CancelToken
         from janito_core.results import CANCELLED
 
@@ -314,6 +343,7 @@ class JanitoServer:
         if asks_by_result(ctx.protocol_version):
             asking = InputRound(dict(params.input_responses or {}), params.request_state)
         REQUEST.set((ctx, asking))
+        current_caller.set(_caller_of(ctx))
         call = loop.create_task(self._dispatch(call_id, name, arguments, token))
         # Over HTTP the answer can only travel on the connection the request came on: in
         # session mode the SDK keeps the session (and the handler) when that connection

@@ -53,6 +53,8 @@ def worker_command(options: ServeOptions, fd: int) -> list[str]:
         argv.append("--no-auth")
     if options.allow_private_network:
         argv.append("--allow-private-network")
+    if not options.journal:
+        argv.append("--no-journal")
     return argv
 
 

@@ -1,0 +1,928 @@
+"""The change journal: every change a call makes through the workspace, kept to be undone.
+
+Each call that changes something gets an entry, a folder of the journal named by its id
+(``20261203T101500-3f2a``, newest sorting last). Its ``changes.jsonl`` starts with what
+the call was (tool, arguments scrubbed of secrets, caller, workspace, time); then each
+change is appended *before* it is made, with the before-image of what it replaces or
+removes (see :mod:`janito_core._images`), and once it is made, with what the path looks
+like after it. A process killed anywhere leaves an entry whose last change is either
+made or not, and undo handles both: the kept image is the state before.
+
+The journal lies in janito's state folder, which no tool may reach and sandboxed code does
+not see. It is bounded (``max_bytes``, ``max_age``: oldest entries go first) and a file
+larger than ``max_file`` is not kept: the call's result says so (``not_undoable``).
+
+Undo restores the paths of an entry to their state before its call, replaying its changes
+backwards; it refuses, naming the path, when anything changed such a path since (a later
+entry, or something outside janito: its look no longer matches), unless forced. An undo
+is itself a call recorded in the journal, so it can be undone too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import _images
+from ._atomic import TEMP_SUFFIX, sync_folder
+from .config import config_dir
+
+if TYPE_CHECKING:
+    from ._audit import AuditLog
+    from ._call import ToolCall
+    from .scrub import Scrubber
+    from .workspace import Location, Workspace
+
+__all__ = ["DEFAULT_MAX_AGE", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_FILE", "Entry", "Journal",
+           "JournalError", "Recording", "UndoConflict", "UndoPlan"]
+
+#: Defaults of the bounds: 1 GiB of before-images, 30 days, 128 MiB for one file.
+DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_MAX_AGE = 30 * 24 * 3600.0
+DEFAULT_MAX_FILE = 128 << 20
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
+_CHANGES = "changes.jsonl"
+# An entry without its end (its process may be running still) is let go only this old.
+_UNFINISHED_GRACE = 24 * 3600.0
+
+
+class JournalError(Exception):
+    """A journal operation that cannot be done; ``path`` names what stopped it."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class UndoConflict(JournalError):
+    """Undo refused: a path of the entry changed since its call (``--force`` overrides)."""
+
+
+def default_folder() -> Path:
+    """The journal's folder: ``journal`` in janito's state folder (``config_dir()``)."""
+    return config_dir() / "journal"
+
+
+class Journal:
+    """A folder of journal entries, and what is done with them: record, list, undo.
+
+    ``Registry(journal=True)`` journals its calls in the default folder; ``janito run`` and
+    ``janito mcp serve`` do so unless told ``--no-journal``.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str] | None = None, *,
+                 max_bytes: int = DEFAULT_MAX_BYTES, max_age: float = DEFAULT_MAX_AGE,
+                 max_file: int = DEFAULT_MAX_FILE, scrubber: Scrubber | None = None) -> None:
+        self.folder = Path(folder) if folder is not None else default_folder()
+        self.max_bytes = max_bytes
+        self.max_age = max_age
+        self.max_file = max_file
+        self._scrubber = scrubber
+        self._lock = threading.Lock()
+        self._begun = 0
+        self._fd = -1
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self.folder)!r})"
+
+    # -- the folder ---------------------------------------------------------------------
+
+    @property
+    def entries_fd(self) -> int:
+        """A descriptor of the folder of entries, made (0700) and opened on first use."""
+        fd = self._fd
+        if fd < 0:
+            with self._lock:
+                if self._fd < 0:
+                    folder = self.folder / "entries"
+                    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    with contextlib.suppress(OSError):
+                        os.chmod(self.folder, 0o700)
+                    self._fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+                fd = self._fd
+        return fd
+
+    def close(self) -> None:
+        with self._lock:
+            fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __del__(self, _close: Callable[[int], None] = os.close) -> None:
+        fd = getattr(self, "_fd", -1)
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                _close(fd)
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """What takes secrets out of the arguments kept: the secrets store's values."""
+        scrubber = self._scrubber
+        if scrubber is None:
+            from .scrub import Scrubber
+
+            scrubber = Scrubber(_stored_secrets())
+            self._scrubber = scrubber
+        return scrubber
+
+    # -- recording ----------------------------------------------------------------------
+
+    def begin(self, workspace: Workspace, tool: str, arguments: Mapping[str, Any], *,
+              caller: Mapping[str, Any] | None = None, call_id: str | None = None,
+              undoes: Sequence[str] = ()) -> Recording:
+        """A recording of one call in ``workspace``: its entry is made at its first change."""
+        header: dict[str, Any] = {
+            "tool": tool, "root": workspace.root, "confined": workspace.confined,
+            "started": time.time(), "caller": dict(caller or {"kind": "python"}),
+            "arguments": arguments, "call_id": call_id,
+        }
+        if undoes:
+            header["undoes"] = list(undoes)
+        return Recording(self, header)
+
+    # -- the audit log --------------------------------------------------------------------
+
+    @property
+    def audit_log(self) -> AuditLog:
+        """The log of every call (``janito log``), beside the entries."""
+        from ._audit import AuditLog
+
+        return AuditLog(self.folder)
+
+    def ended(self, recording: Recording, call: ToolCall, result: dict[str, Any],
+              started: float, duration: float) -> dict[str, Any]:
+        """End a call's entry and log the call; its result, saying what was not kept."""
+        problems = []
+        try:
+            recording.finish(result)
+        except OSError as exc:
+            problems.append(f"its journal entry could not be ended ({exc.strerror or exc})")
+        if recording.notices:
+            result = {**result, "not_undoable": list(recording.notices)}
+        decision = call.decision
+        line = {"time": started, "call_id": call.id, "entry": recording.id,
+                "caller": recording.header["caller"], "tool": call.name,
+                "arguments": call.arguments,
+                "decision": decision.as_json() if decision is not None else None,
+                "approved": call.approved if decision is not None and
+                decision.action == "ask" else None,
+                "success": bool(result.get("success")), "error_type": result.get("error_type"),
+                "duration_ms": round(duration * 1000, 3), "changed": recording.changed}
+        problem = self._log(line)
+        if problem:
+            problems.append(problem)
+        if problems:
+            result = {**result, "not_recorded": "; ".join(problems)}
+        return result
+
+    def refused(self, tool: Any, arguments: Any, call_id: str | None,
+                caller: Mapping[str, Any] | None, result: Mapping[str, Any], started: float,
+                duration: float) -> None:
+        """Log a call refused before it ran (bad JSON, unknown tool, no privilege)."""
+        self._log({"time": started, "call_id": call_id, "entry": None,
+                   "caller": dict(caller or {"kind": "python"}),
+                   "tool": tool if isinstance(tool, str) else repr(tool),
+                   "arguments": arguments if isinstance(arguments, (dict, str)) else
+                   repr(arguments), "decision": None, "approved": None, "success": False,
+                   "error_type": result.get("error_type"),
+                   "duration_ms": round(duration * 1000, 3), "changed": []})
+
+    def _log(self, line: dict[str, Any]) -> str | None:
+        # the whole line: a secret may be in a path or an error as well as the arguments
+        line = self.scrubber.value(line)
+        try:
+            self.audit_log.append(line)
+        except OSError as exc:
+            return f"the audit log could not be written ({exc.strerror or exc})"
+        return None
+
+    def log(self, since: float | None = None) -> list[dict[str, Any]]:
+        """The audit log's lines, newest first (those at or after ``since`` only)."""
+        return list(reversed(list(self.audit_log.lines(since))))
+
+    # -- reading ------------------------------------------------------------------------
+
+    def _ids(self) -> list[str]:
+        if self._fd < 0 and not (self.folder / "entries").is_dir():
+            return []  # nothing recorded yet: reading makes no folder
+        try:
+            names = os.listdir(self.entries_fd)
+        except FileNotFoundError:
+            return []
+        return sorted(name for name in names if not name.startswith("."))
+
+    def entries(self, root: str | None = None) -> list[Entry]:
+        """The entries that changed something, newest first (of workspace ``root`` only,
+        when given)."""
+        found = []
+        for ident in self._ids():
+            entry = self._read(ident)
+            if entry is None or not entry.changes:
+                continue
+            if root is not None and entry.root != os.path.realpath(root):
+                continue
+            found.append(entry)
+        found.sort(key=lambda entry: entry.last, reverse=True)
+        return found
+
+    def entry(self, ident: str) -> Entry:
+        """The entry ``ident`` (or the one entry whose id starts with it)."""
+        ids = self._ids()
+        matches = [name for name in ids if name == ident] or \
+            [name for name in ids if name.startswith(ident)]
+        if len(matches) != 1:
+            raise JournalError(f"no journal entry {ident!r}" if not matches else
+                               f"{ident!r} names {len(matches)} journal entries: give more "
+                               "of the id", ident)
+        entry = self._read(matches[0])
+        if entry is None:
+            raise JournalError(f"journal entry {ident!r} cannot be read", ident)
+        return entry
+
+    def _read(self, ident: str) -> Entry | None:
+        try:
+            fd = os.open(f"{ident}/{_CHANGES}", os.O_RDONLY | _CLOEXEC, dir_fd=self.entries_fd)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                data = stream.read()
+        finally:
+            os.close(fd)
+        return Entry.parse(ident, data)
+
+    # -- bounds -------------------------------------------------------------------------
+
+    def trim(self) -> list[str]:
+        """Let go of entries past the bounds, oldest first; the ids let go."""
+        now = time.time()
+        kept: list[tuple[str, int]] = []
+        gone: list[str] = []
+        for ident in self._ids():
+            entry = self._read(ident)
+            if entry is None:
+                if _age(self.entries_fd, ident, now) > _UNFINISHED_GRACE:
+                    self._remove(ident)
+                    gone.append(ident)
+                continue
+            age = now - entry.started
+            finished = entry.end is not None
+            if age > self.max_age or (not finished and age > max(self.max_age,
+                                                                  _UNFINISHED_GRACE)):
+                self._remove(ident)
+                gone.append(ident)
+            elif finished:
+                kept.append((ident, entry.size))
+        total = sum(size for _, size in kept)
+        for ident, size in kept:
+            if total <= self.max_bytes:
+                break
+            self._remove(ident)
+            gone.append(ident)
+            total -= size
+        return gone
+
+    def opened_entry(self) -> None:
+        """An entry is being made: every 64th, let go of what is past the bounds."""
+        with self._lock:
+            self._begun += 1
+            due = self._begun % 64 == 1
+        if due:
+            with contextlib.suppress(OSError):
+                self.trim()
+
+    def _remove(self, ident: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            _images.remove_image(self.entries_fd, ident)
+
+    # -- undo ---------------------------------------------------------------------------
+
+    def plan(self, idents: Iterable[str], *, force: bool = False) -> UndoPlan:
+        """What undoing entries ``idents`` would do, newest first; conflicts included."""
+        entries = sorted({entry.id: entry for entry in map(self.entry, idents)}.values(),
+                         key=lambda entry: entry.last, reverse=True)
+        if not entries:
+            raise JournalError("no journal entry was named: nothing to undo")
+        roots = {entry.root for entry in entries}
+        if len(roots) > 1:
+            raise JournalError("these entries are of different workspaces: undo them one "
+                               f"workspace at a time ({', '.join(sorted(roots))})")
+        plan = UndoPlan(entries)
+        chosen = {entry.id for entry in entries}
+        others = [entry for entry in self.entries(next(iter(roots)))
+                  if entry.id not in chosen]
+        for entry in entries:
+            for path, step in entry.steps():
+                plan.steps.append((entry.id, path, step))
+            for path in entry.paths:
+                since = entry.last_change_of(path)
+                touched = [other for other in others if other.touches(path, since)]
+                if touched:
+                    plan.conflicts.append(
+                        (path, f"changed since by call {touched[0].id} "
+                               f"({touched[0].tool})"))
+        plan.not_kept = [(path, reason) for entry in entries
+                         for path, reason in entry.not_kept()]
+        plan.force = force
+        return plan
+
+    def undo(self, idents: Iterable[str], *, force: bool = False, dry_run: bool = False,
+             caller: Mapping[str, Any] | None = None) -> UndoPlan:
+        """Restore the paths of entries ``idents`` to their state before their calls.
+
+        Raises :class:`UndoConflict` (and changes nothing) when a path changed since,
+        unless ``force``; a path whose before-image was not kept is left as it is, and
+        said so, only when forced as well. With ``dry_run`` nothing changes: the plan
+        says what would be done. The undo is recorded as an entry of its own.
+        """
+        from .workspace import Workspace
+
+        plan = self.plan(idents, force=force)
+        root = plan.entries[0].root
+        workspace = Workspace(root) if plan.entries[0].confined else Workspace.unconfined(root)
+        with workspace:
+            newer: list[str] = []  # paths a newer entry of this undo changed: it goes first
+            for entry in plan.entries:
+                plan.conflicts.extend(entry.drifted(workspace, skip=newer))
+                newer.extend(entry.paths)
+            if (plan.conflicts or plan.not_kept) and not force:
+                first = (plan.conflicts or plan.not_kept)[0]
+                raise UndoConflict(f"{first[0]}: {first[1]}; nothing was undone (force "
+                                   "undoes it anyway)", first[0])
+            if dry_run:
+                return plan
+            arguments = {"entries": [e.id for e in plan.entries], "force": force}
+            recording = self.begin(workspace, "undo", arguments,
+                                   caller=caller or {"kind": "python"},
+                                   undoes=[e.id for e in plan.entries])
+            view = workspace.journaled(recording)
+            started, clock = time.time(), time.perf_counter()
+            outcome: dict[str, Any] = {"success": True}
+            try:
+                for entry in plan.entries:
+                    entry.revert(view, self, force=force)
+            except BaseException as exc:
+                outcome = {"success": False, "error_type": type(exc).__name__}
+                raise
+            finally:
+                recording.finish(outcome)
+                self._log({"time": started, "call_id": None, "entry": recording.id,
+                           "caller": recording.header["caller"], "tool": "undo",
+                           "arguments": arguments, "decision": None, "approved": None,
+                           "success": outcome["success"],
+                           "error_type": outcome.get("error_type"),
+                           "duration_ms": round((time.perf_counter() - clock) * 1000, 3),
+                           "changed": recording.changed})
+            plan.recorded = recording.id
+        return plan
+
+
+class UndoPlan:
+    """What an undo does or would do: entries newest first, their steps, what stops it."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        self.steps: list[tuple[str, str, str]] = []
+        self.conflicts: list[tuple[str, str]] = []
+        self.not_kept: list[tuple[str, str]] = []
+        self.force = False
+        self.recorded: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"entries": [entry.id for entry in self.entries],
+                "steps": [{"entry": e, "path": p, "action": a} for e, p, a in self.steps],
+                "conflicts": [{"path": p, "reason": r} for p, r in self.conflicts],
+                "not_kept": [{"path": p, "reason": r} for p, r in self.not_kept],
+                "recorded_as": self.recorded}
+
+
+class Entry:
+    """One recorded call, as read back from the journal."""
+
+    def __init__(self, ident: str, header: dict[str, Any], changes: list[dict[str, Any]],
+                 after: dict[int, Any], failed: set[int], end: dict[str, Any] | None) -> None:
+        self.id = ident
+        self.header = header
+        self.end = end
+        self.changes = [change for change in changes if change["n"] not in failed
+                        and (change["n"] in after or end is None)]
+        self.after = after
+
+    @classmethod
+    def parse(cls, ident: str, data: bytes) -> Entry | None:
+        header: dict[str, Any] | None = None
+        changes: list[dict[str, Any]] = []
+        after: dict[int, Any] = {}
+        failed: set[int] = set()
+        end = None
+        for line in data.split(b"\n"):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a killed process: nothing was done after it
+            if not isinstance(record, dict):
+                continue
+            if header is None:
+                header = record
+            elif "op" in record:
+                changes.append(record)
+            elif "done" in record:
+                after[record["done"]] = record.get("after")
+            elif "failed" in record:
+                failed.add(record["failed"])
+            elif "end" in record:
+                end = record["end"]
+        if header is None:
+            return None
+        return cls(ident, header, changes, after, failed, end)
+
+    @property
+    def tool(self) -> str:
+        return str(self.header.get("tool"))
+
+    @property
+    def root(self) -> str:
+        return str(self.header.get("root"))
+
+    @property
+    def confined(self) -> bool:
+        return bool(self.header.get("confined", True))
+
+    @property
+    def started(self) -> float:
+        return float(self.header.get("started") or 0)
+
+    @property
+    def size(self) -> int:
+        return int((self.end or {}).get("bytes", 0))
+
+    @property
+    def paths(self) -> list[str]:
+        """The paths the call changed, in the order it first changed them."""
+        seen: dict[str, None] = {}
+        for change in self.changes:
+            for key in ("from", "path"):
+                if change.get(key) is not None:
+                    seen.setdefault(change[key], None)
+        return list(seen)
+
+    @property
+    def last(self) -> int:
+        """When the call made its last change (nanoseconds since the epoch)."""
+        return max((int(change.get("t", 0)) for change in self.changes), default=0)
+
+    def last_change_of(self, path: str) -> int:
+        return max((int(change.get("t", 0)) for change in self.changes
+                    if path in (change.get("path"), change.get("from"))), default=0)
+
+    def touches(self, path: str, since: int = 0) -> bool:
+        """Whether the call changed ``path``, something inside it or a folder holding it
+        (after time ``since`` only, when given)."""
+        return any(int(change.get("t", 0)) > since and any(
+            _overlap(mine, path) for mine in (change.get("path"), change.get("from")) if mine)
+            for change in self.changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        header = self.header
+        return {"id": self.id, "tool": self.tool, "time": self.started,
+                "workspace": self.root, "paths": self.paths, "caller": header.get("caller"),
+                "arguments": header.get("arguments"), "undoes": header.get("undoes"),
+                "outcome": self.end, "not_undoable": [p for p, _ in self.not_kept()]}
+
+    def not_kept(self) -> list[tuple[str, str]]:
+        return [(change.get("path", "?"), change["before"].get("reason", "not kept"))
+                for change in self.changes if change["before"].get("kept") is False]
+
+    def steps(self) -> Iterator[tuple[str, str]]:
+        """(path, what undo does to it), in the order undo does it."""
+        for change in reversed(self.changes):
+            before, op = change["before"], change["op"]
+            kind = before.get("kind")
+            if op == "rename" and change.get("from") is not None:
+                yield change["path"], f"moved back to {change['from']}"
+                if kind == "absent":
+                    continue
+            yield change["path"], {"absent": "removed", "dir": "made an empty folder again",
+                                   "tree": "the folder put back", "link": "the link put back",
+                                   "file": "the file put back"}.get(kind, "left as it is")
+
+    def drifted(self, workspace: Workspace, skip: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """The paths that no longer look as the call left them, with why (but for those
+        overlapping a path of ``skip``)."""
+        last: dict[str, Any] = {}
+        for change in self.changes:
+            after = self.after.get(change["n"], _UNKNOWN)
+            if after is _UNKNOWN:
+                continue  # killed mid-change: it may or may not have been made
+            if change.get("from") is not None:
+                last[change["from"]] = None
+            last[change["path"]] = after.get("path") if isinstance(after, dict) else None
+        found = []
+        for path, expected in last.items():
+            if any(_overlap(path, other) for other in skip):
+                continue
+            now = _images.fingerprint(_look(workspace, path))
+            if now != expected:
+                found.append((path, "changed since the call, outside janito's journal" if now
+                              is not None or expected is None else "removed since the call"))
+        return found
+
+    def revert(self, view: Workspace, journal: Journal, *, force: bool) -> None:
+        """Undo this entry's changes, newest first, through ``view`` (itself journaled)."""
+        images_fd = os.open(self.id, os.O_RDONLY | _DIRECTORY | _CLOEXEC,
+                            dir_fd=journal.entries_fd)
+        try:
+            for change in reversed(self.changes):
+                _revert(view, images_fd, change, force=force)
+        finally:
+            os.close(images_fd)
+
+
+_UNKNOWN = object()
+
+
+def _overlap(a: str, b: str) -> bool:
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
+
+
+def _look(workspace: Workspace, path: str) -> os.stat_result | None:
+    try:
+        with workspace.locate(path, follow_symlinks=False) as where:
+            return where.lookup()
+    except OSError:
+        return None
+
+
+def _revert(view: Workspace, images_fd: int, change: dict[str, Any], *, force: bool) -> None:
+    before = change["before"]
+    path = change["path"]
+    source = change.get("from")
+    if change["op"] == "rename" and source is not None:
+        # What is at the target now is what was moved there: whatever changed it since
+        # was refused before the undo began (``drifted``), or undone just now by a newer
+        # entry of this undo, which may have put it back as a new inode.
+        if _look(view, path) is not None:
+            with view.locate(path, follow_symlinks=False) as here, \
+                    view.locate(source, follow_symlinks=False, make_parents=True) as there:
+                here.rename_to(there)
+    _restore(view, images_fd, path, before, whole=change["op"] != "mkdir", force=force)
+
+
+def _restore(view: Workspace, images_fd: int, path: str, before: dict[str, Any], *,
+             whole: bool, force: bool) -> None:
+    """Put ``path`` back as ``before`` describes it. A folder the call made (``whole``
+    false) is removed only when empty, unless ``force``: what is in it came after."""
+    kind = before.get("kind")
+    if before.get("kept") is False:
+        return  # said so before the undo, which had to be forced
+    with view.locate(path, follow_symlinks=False, make_parents=kind != "absent") as where:
+        now = where.lookup()
+        if kind == "absent":
+            if now is None:
+                return
+            if not stat.S_ISDIR(now.st_mode):
+                where.remove()
+                return
+            try:
+                where.rmdir(recursive=whole or force)
+            except OSError as exc:
+                if exc.errno != errno.ENOTEMPTY:
+                    raise
+                raise UndoConflict(f"{path}: the folder the call made holds what came "
+                                   "after it; it is left as it is (force removes it)",
+                                   path) from None
+            return
+        if kind == "file":
+            if now is not None and stat.S_ISDIR(now.st_mode):
+                where.rmdir(recursive=True)
+            where.write(_images.file_chunks(images_fd, before["image"]), overwrite=True,
+                        mode=before["mode"])
+            return
+        if kind == "link":
+            if now is not None and stat.S_ISDIR(now.st_mode):
+                where.rmdir(recursive=True)
+            _put_in_place(where, lambda dir_fd, temp: os.symlink(before["target"], temp,
+                                                                 dir_fd=dir_fd))
+            return
+        if kind == "tree" and _images.lookup(images_fd, before["image"]) is None:
+            # recorded, then killed before the folder was moved into the journal: it was
+            # never removed, and what is there is still it
+            if now is not None or not force:
+                if now is None:
+                    raise JournalError(f"{path}: the folder's image is missing from the "
+                                       "journal", path)
+                return
+            return
+        if kind in ("dir", "tree"):
+            if now is not None:
+                if stat.S_ISDIR(now.st_mode) and kind == "dir":
+                    return
+                if not stat.S_ISDIR(now.st_mode):
+                    where.remove()
+                else:
+                    where.rmdir(recursive=True)
+            if kind == "dir":
+                where.mkdir(exist_ok=False)
+                os.chmod(where.name, before["mode"], dir_fd=where.dir_fd)
+                return
+            image = before["image"]
+            _put_in_place(where, lambda dir_fd, temp: _images.copy_tree(images_fd, image,
+                                                                        dir_fd, temp))
+
+
+def _put_in_place(where: Location, make: Callable[[int, str], None]) -> None:
+    """Make an entry at a temporary name beside ``where``, then rename it over it (the
+    rename is what the journal records)."""
+    from ._atomic import temp_name
+    from .workspace import Location
+
+    temp = temp_name(where.name)
+    make(where.dir_fd, temp)
+    holder = Location(where.workspace, os.dup(where.dir_fd), temp, [*where.parts[:-1], temp])
+    with holder:
+        try:
+            holder.rename_to(where, overwrite=True)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                info = os.stat(temp, dir_fd=where.dir_fd, follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode):
+                    _images.remove_image(where.dir_fd, temp)
+                else:
+                    os.unlink(temp, dir_fd=where.dir_fd)
+            raise
+
+
+class Recording:
+    """The journal entry of one call as it runs: each change is written before it is made.
+
+    Made by :meth:`Journal.begin`; the workspace a journaled call gets
+    (:meth:`Workspace.journaled`) reports its changes here. The entry's folder is made at
+    the first change, so a call that changes nothing costs a few attribute reads.
+    """
+
+    def __init__(self, journal: Journal, header: dict[str, Any]) -> None:
+        self.journal = journal
+        self.header = header
+        self.id: str | None = None
+        self.notices: list[str] = []
+        self.changed: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._fd = -1
+        self._log = -1
+        self._count = 0
+        self._kept = 0
+        self._bytes = 0
+
+    # -- the entry's folder ---------------------------------------------------------------
+
+    def _open(self) -> None:
+        journal = self.journal
+        journal.opened_entry()
+        parent = journal.entries_fd
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
+        for _ in range(100):
+            ident = f"{stamp}-{os.urandom(2).hex()}"
+            try:
+                os.mkdir(ident, 0o700, dir_fd=parent)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise JournalError("no free journal entry name")
+        fd = os.open(ident, os.O_RDONLY | _DIRECTORY | _CLOEXEC, dir_fd=parent)
+        try:
+            log = os.open(_CHANGES, _APPEND_FLAGS, 0o600, dir_fd=fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        header = dict(self.header)
+        header["arguments"] = journal.scrubber.value(header.get("arguments"))
+        self._fd, self._log, self.id = fd, log, ident
+        self._append(header)
+        sync_folder(parent)
+
+    def _append(self, record: Mapping[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "replace")
+        data = memoryview(line + b"\n")
+        while data:  # one write in practice: O_APPEND keeps concurrent records whole
+            data = data[os.write(self._log, data):]
+
+    def _path(self, where: Location) -> str:
+        absolute = where.absolute
+        root = self.header["root"]
+        if absolute == root:
+            return "."
+        prefix = root.rstrip("/") + "/"
+        return absolute[len(prefix):] if absolute.startswith(prefix) else absolute
+
+    def _record(self, op: str, where: Location, before: dict[str, Any],
+                **extra: Any) -> int:
+        """Write change ``op`` of ``where`` ahead of it; its number."""
+        with self._lock:
+            if self._fd < 0:
+                self._open()
+            number = self._count
+            self._count += 1
+            self._append({"n": number, "op": op, "path": self._path(where), "before": before,
+                          "t": time.time_ns(), **extra})
+        return number
+
+    def _image(self) -> str:
+        with self._lock:
+            if self._fd < 0:
+                self._open()
+            self._kept += 1
+            return f"i{self._kept}"
+
+    def _keep(self, where: Location, info: os.stat_result | None) -> dict[str, Any]:
+        """The before-image of what is at ``where`` now (``info``), kept in the entry."""
+        if info is None:
+            return {"kind": "absent"}
+        mode = info.st_mode
+        if stat.S_ISLNK(mode):
+            return {"kind": "link", "target": os.readlink(where.name, dir_fd=where.dir_fd)}
+        if stat.S_ISDIR(mode):
+            return {"kind": "dir", "mode": stat.S_IMODE(mode)}
+        if not stat.S_ISREG(mode):
+            return {"kind": "other", "kept": False,
+                    "reason": "not a regular file, folder or link: it cannot be kept"}
+        if info.st_size > self.journal.max_file:
+            reason = (f"{info.st_size} bytes, more than the journal keeps of one file "
+                      f"({self.journal.max_file})")
+            self.notices.append(f"{self._path(where)}: not kept for undo: {reason}")
+            return {"kind": "file", "kept": False, "reason": reason, "mode": stat.S_IMODE(mode)}
+        image = self._image()
+        linked = _images.keep_file(where.dir_fd, where.name, info, self._fd, image)
+        self._bytes += info.st_size
+        return {"kind": "file", "image": image, "mode": stat.S_IMODE(mode),
+                "size": info.st_size, "linked": linked,
+                "sha256": _images.digest(self._fd, image, info.st_size)}
+
+    # -- what the workspace reports -------------------------------------------------------
+
+    def change(self, op: str, where: Location) -> Change:
+        """A change about to be made at ``where``: call :meth:`Change.ahead` just before it
+        is made, then :meth:`Change.done` or :meth:`Change.failed`."""
+        return Change(self, op, where)
+
+    def folder_hook(self, workspace: Workspace) -> Callable[[int, str, list[str]],
+                                                            Callable[[bool], None]]:
+        """What records the folders a path's walk makes on its way (``make_parents``)."""
+        from .workspace import Location
+
+        def ahead(dir_fd: int, name: str, parts: list[str]) -> Callable[[bool], None]:
+            # the walk's descriptor is borrowed: this Location is never closed
+            change = self.change("mkdir", Location(workspace, dir_fd, name, parts))
+            change.ahead()
+
+            def told(made: bool) -> None:
+                if made:
+                    change.done()
+                else:
+                    change.failed()
+            return told
+        return ahead
+
+    def remove_tree(self, where: Location, info: os.stat_result) -> tuple[int, int]:
+        """Remove folder ``where`` and all in it by moving it into the entry (or copying
+        it there across file systems): (files and links, folders below it)."""
+        from ._fswalk import remove_tree
+
+        counted = _images.tree_size(where.dir_fd, where.name, self.journal.max_file)
+        if counted is None:
+            self.notices.append(f"{self._path(where)}: not kept for undo: the folder holds "
+                                f"more than the journal keeps of one change "
+                                f"({self.journal.max_file} bytes)")
+            number = self._record("rmdir", where, {
+                "kind": "tree", "kept": False, "reason": "the folder was too large to keep"})
+            try:
+                counts = remove_tree(where.dir_fd, where.name, where.shown)
+            except BaseException:
+                self._done(number, None)
+                raise
+            self._done(number, None)
+            return counts
+        size, files, folders = counted
+        image = self._image()
+        number = self._record("rmdir", where, {"kind": "tree", "image": image,
+                                               "mode": stat.S_IMODE(info.st_mode)})
+        moved = _images.keep_tree(where.dir_fd, where.name, self._fd, image)
+        if not moved:
+            remove_tree(where.dir_fd, where.name, where.shown)
+        self._bytes += size
+        self._done(number, None)
+        self.changed.append({"path": self._path(where), "op": "rmdir",
+                             "before": {"kind": "tree", "files": files, "folders": folders},
+                             "after": {"kind": "absent"}})
+        return files, folders
+
+    def _done(self, number: int, after: dict[str, Any] | None) -> None:
+        with self._lock:
+            self._append({"done": number, "after": after})
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        """The call is over: its outcome ends the entry (when it changed anything)."""
+        with self._lock:
+            if self._fd < 0:
+                return
+            self._append({"end": {"success": bool(result.get("success")),
+                                  "error_type": result.get("error_type"),
+                                  "ended": time.time(), "bytes": self._bytes}})
+            os.close(self._log)
+            os.close(self._fd)
+            self._log = self._fd = -1
+
+
+class Change:
+    """One change of a journaled call (see :meth:`Recording.change`)."""
+
+    __slots__ = ("before", "number", "op", "recording", "target", "where")
+
+    def __init__(self, recording: Recording, op: str, where: Location) -> None:
+        self.recording = recording
+        self.op = op
+        self.where = where
+        self.target: Location | None = None
+        self.number = -1
+        self.before: dict[str, Any] | None = None
+
+    def ahead(self, target: Location | None = None) -> None:
+        """Record the change with the before-image of its path (and, for a rename, of the
+        target it may replace), before it is made."""
+        recording = self.recording
+        where = self.where
+        if target is None:
+            self.before = recording._keep(where, where.lookup())
+            self.number = recording._record(self.op, where, self.before)
+            return
+        self.target = target
+        self.before = recording._keep(target, target.lookup())
+        if _is_temp(where.name):
+            # janito's own temporary entry put in place: only the target's state counts
+            self.number = recording._record(self.op, target, self.before)
+            return
+        self.number = recording._record(
+            self.op, target, self.before,
+            **{"from": recording._path(where), "moved": _images.fingerprint(where.lookup())})
+
+    def done(self) -> None:
+        if self.number < 0:
+            return
+        where = self.where
+        target = self.target
+        recording = self.recording
+        at = where if target is None else target
+        info = at.lookup()
+        after = _images.fingerprint(info)
+        digest = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            digest = _images.digest(at.dir_fd, at.name, info.st_size)
+        recording._done(self.number, {"path": after})
+        before = self.before or {}
+        recording.changed.append({
+            "path": recording._path(at), "op": self.op,
+            "before": {"kind": before.get("kind"), "sha256": before.get("sha256")},
+            "after": {"kind": _KINDS.get(str(after[0])) if after else "absent",
+                      "sha256": digest}})
+
+    def failed(self) -> None:
+        if self.number < 0:
+            return
+        with self.recording._lock:
+            self.recording._append({"failed": self.number})
+
+
+_KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
+
+
+def _is_temp(name: str) -> bool:
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def _age(folder_fd: int, name: str, now: float) -> float:
+    try:
+        return now - os.stat(name, dir_fd=folder_fd).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _stored_secrets() -> list[str]:
+    """The values of the secrets store, to take out of what the journal keeps."""
+    try:
+        from .secrets import get_secret, list_secrets
+
+        values = [get_secret(name) for name in list_secrets()]
+    except Exception:  # a store that cannot be read holds nothing to scrub
+        return []
+    return [value for value in values if value]

@@ -1,0 +1,346 @@
+"""Every change the file tools make is journaled and undone byte for byte.
+
+Each test seeds a tree with what undo must bring back exactly (CRLF line ends, an
+executable and a read-only file, a link, an empty folder), runs real calls through
+dispatch with the journal on, undoes them, and compares the whole tree, entry by entry:
+kind, mode, bytes or link target.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from janito_core.journal import Journal, UndoConflict
+
+Tree = dict[str, tuple[str, int, bytes]]
+
+
+def tree(root: Path) -> Tree:
+    """Every entry below ``root``: (kind, mode, content or link target)."""
+    found: Tree = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            info = path.lstat()
+            relative = str(path.relative_to(root))
+            if stat.S_ISLNK(info.st_mode):
+                found[relative] = ("link", 0, os.readlink(path).encode())
+            elif stat.S_ISDIR(info.st_mode):
+                found[relative] = ("dir", stat.S_IMODE(info.st_mode), b"")
+            else:
+                found[relative] = ("file", stat.S_IMODE(info.st_mode), path.read_bytes())
+    return found
+
+
+def without_temporaries(found: Tree) -> Tree:
+    """``found`` less janito's temporary files (``.NAME.XXXXXXXX.tmp``), which a killed
+    writer may leave behind, as the files toolset documents."""
+    return {path: entry for path, entry in found.items()
+            if not (Path(path).name.startswith(".") and path.endswith(".tmp"))}
+
+
+@pytest.fixture
+def seeded(files: Any, ws: Path) -> Any:
+    (ws / "notes.txt").write_bytes(b"first line\r\nsecond line\r\n")
+    (ws / "run.sh").write_bytes(b"#!/bin/sh\necho hi\n")
+    (ws / "run.sh").chmod(0o755)
+    (ws / "frozen.txt").write_bytes(b"do not touch\n")
+    (ws / "frozen.txt").chmod(0o444)
+    (ws / "docs").mkdir()
+    (ws / "docs" / "a.md").write_bytes(b"# A\r\n")
+    (ws / "docs" / "empty").mkdir()
+    (ws / "docs" / "private").mkdir(mode=0o700)
+    (ws / "docs" / "private" / "key.txt").write_bytes(b"k\n")
+    (ws / "docs" / "link.md").symlink_to("a.md")
+    files.load("files", privileges="rw", journal=True)
+    return files
+
+
+def undo_all(tester: Any, ws: Path) -> Any:
+    journal: Journal = tester.journal
+    return journal.undo([entry.id for entry in journal.entries(str(ws))])
+
+
+CALLS = [
+    ("CreateFile", {"filepath": "new/deep/file.txt", "content": "fresh\r\n"}),
+    ("CreateFile", {"filepath": "notes.txt", "content": "replaced", "overwrite": True}),
+    ("CreateFile", {"filepath": "run.sh", "content": "#!/bin/sh\nexit 1\n", "overwrite": True}),
+    ("ReplaceTextInFile", {"filepath": "notes.txt", "old_str": "second", "new_str": "2nd"}),
+    ("ReplaceTextInFile", {"filepath": "docs/link.md", "old_str": "A", "new_str": "B"}),
+    ("DeleteFile", {"filepath": "docs/a.md"}),
+    ("DeleteFile", {"filepath": "docs/link.md"}),
+    ("DeleteFile", {"filepath": "frozen.txt"}),
+    ("CreateDirectory", {"directory": "made/inner"}),
+    ("RemoveDirectory", {"directory": "docs/empty"}),
+    ("RemoveDirectory", {"directory": "docs", "recursive": True}),
+    ("MoveFile", {"source": "notes.txt", "destination": "moved.txt"}),
+    ("MoveFile", {"source": "docs", "destination": "elsewhere"}),
+    ("MoveFile", {"source": "run.sh", "destination": "notes.txt", "overwrite": True}),
+    ("MoveFile", {"source": "docs/link.md", "destination": "top-link.md"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments"), CALLS,
+                         ids=[f"{tool}-{i}" for i, (tool, _) in enumerate(CALLS)])
+def test_each_file_tool_is_undone_byte_for_byte(seeded: Any, ws: Path, tool: str,
+                                                arguments: dict[str, Any]) -> None:
+    before = tree(ws)
+    result = seeded.call(tool, arguments)
+    assert result["success"], result
+    assert tree(ws) != before
+    entries = seeded.journal.entries(str(ws))
+    assert [entry.tool for entry in entries] == [tool]
+    plan = undo_all(seeded, ws)
+    assert tree(ws) == before
+    assert plan.recorded is not None
+
+
+def test_an_undo_is_journaled_and_can_be_undone(seeded: Any, ws: Path) -> None:
+    seeded.call("ReplaceTextInFile", filepath="notes.txt", old_str="first", new_str="1st")
+    seeded.call("RemoveDirectory", directory="docs", recursive=True)
+    after = tree(ws)
+    plan = undo_all(seeded, ws)
+    journal: Journal = seeded.journal
+    newest = journal.entries(str(ws))[0]
+    assert newest.id == plan.recorded and newest.tool == "undo"
+    assert newest.header["undoes"] == plan.as_dict()["entries"]
+    journal.undo([newest.id])
+    assert tree(ws) == after
+
+
+def test_undo_across_200_calls(seeded: Any, ws: Path) -> None:
+    before = tree(ws)
+    chance = random.Random(2026)
+    for number in range(200):
+        name = f"f{chance.randrange(12)}.txt"
+        action = chance.randrange(4)
+        if action == 0 or not (ws / name).exists():
+            result = seeded.call("CreateFile", filepath=f"many/{name}",
+                                 content=f"v{number}\r\n" * chance.randrange(1, 5),
+                                 overwrite=True)
+        elif action == 1:
+            result = seeded.call("ReplaceTextInFile", filepath="notes.txt", old_str="line",
+                                 new_str=f"line{number % 3}") if number % 2 else \
+                seeded.call("CreateFile", filepath=name, content=str(number), overwrite=True)
+        elif action == 2:
+            result = seeded.call("DeleteFile", filepath=name)
+        else:
+            result = seeded.call("MoveFile", source=name, destination=f"m{number}.txt")
+        assert isinstance(result, dict)
+    journal: Journal = seeded.journal
+    entries = journal.entries(str(ws))
+    assert len(entries) >= 150
+    journal.undo([entry.id for entry in entries])
+    assert tree(ws) == before
+
+
+def test_undo_refuses_a_path_changed_since_and_force_overrides(seeded: Any, ws: Path) -> None:
+    seeded.call("CreateFile", filepath="notes.txt", content="by the model", overwrite=True)
+    (ws / "notes.txt").write_text("by the person since")  # outside janito
+    journal: Journal = seeded.journal
+    with pytest.raises(UndoConflict) as refused:
+        undo_all(seeded, ws)
+    assert refused.value.path == "notes.txt"
+    assert "notes.txt" in str(refused.value)
+    assert (ws / "notes.txt").read_text() == "by the person since"
+    undo_all_forced = journal.undo([e.id for e in journal.entries(str(ws))], force=True)
+    assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
+    # the person's version is in the undo's own entry: undoing the undo brings it back
+    journal.undo([undo_all_forced.recorded or ""])
+    assert (ws / "notes.txt").read_text() == "by the person since"
+
+
+def test_undo_refuses_a_path_a_later_call_changed(seeded: Any, ws: Path) -> None:
+    seeded.call("CreateFile", filepath="docs/a.md", content="one", overwrite=True)
+    seeded.call("CreateFile", filepath="docs/a.md", content="two", overwrite=True)
+    journal: Journal = seeded.journal
+    older = journal.entries(str(ws))[-1]
+    with pytest.raises(UndoConflict) as refused:
+        journal.undo([older.id])
+    assert refused.value.path == "docs/a.md"
+    assert "changed since by call" in str(refused.value)
+    assert journal.plan([older.id]).conflicts
+
+
+def test_dry_run_changes_nothing(seeded: Any, ws: Path) -> None:
+    seeded.call("DeleteFile", filepath="docs/a.md")
+    after = tree(ws)
+    journal: Journal = seeded.journal
+    plan = journal.undo([e.id for e in journal.entries(str(ws))], dry_run=True)
+    assert tree(ws) == after
+    assert [(p, a) for _, p, a in plan.steps] == [("docs/a.md", "the file put back")]
+    assert plan.recorded is None
+
+
+def test_a_file_too_large_to_keep_is_said_before_and_undo_refuses_it(seeded: Any,
+                                                                   ws: Path) -> None:
+    journal: Journal = seeded.journal
+    journal.max_file = 10
+    result = seeded.call("CreateFile", filepath="notes.txt", content="x", overwrite=True)
+    assert result["success"]
+    assert result["not_undoable"] and "notes.txt" in result["not_undoable"][0]
+    with pytest.raises(UndoConflict) as refused:
+        undo_all(seeded, ws)
+    assert refused.value.path == "notes.txt"
+    assert (ws / "notes.txt").read_text() == "x"
+
+
+def test_calls_that_change_nothing_make_no_entry(seeded: Any, ws: Path) -> None:
+    seeded.call("ReadFile", filepath="notes.txt")
+    seeded.call("ListFiles", directory=".")
+    seeded.call("CreateFile", filepath="notes.txt", content="no overwrite")  # refused
+    assert seeded.journal.entries(str(ws)) == []
+
+
+def test_the_journal_is_beyond_every_file_tool(files: Any, ws: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worst case: janito's state folder, journal included, inside the workspace.
+    state = ws / ".config" / "janito"
+    monkeypatch.setenv("JANITO_CONFIG_DIR", str(state))
+    files.load("files", privileges="rw", journal=True)
+    (ws / "a.txt").write_text("a")
+    files.call("CreateFile", filepath="a.txt", content="b", overwrite=True)
+    entries = list((state / "journal" / "entries").iterdir())
+    assert entries
+    target = f".config/janito/journal/entries/{entries[0].name}/changes.jsonl"
+    for tool, arguments in [
+        ("ReadFile", {"filepath": target}),
+        ("CreateFile", {"filepath": target, "content": "{}", "overwrite": True}),
+        ("DeleteFile", {"filepath": target}),
+        ("RemoveDirectory", {"directory": ".config/janito/journal", "recursive": True}),
+        ("MoveFile", {"source": ".config/janito", "destination": "stolen"}),
+        ("RemoveDirectory", {"directory": ".config", "recursive": True}),
+        ("CreateFile", {"filepath": ".config/janito/journal/entries/x/changes.jsonl",
+                        "content": "{}"}),
+    ]:
+        result = files.call(tool, arguments)
+        assert result["success"] is False, (tool, result)
+    listed = json.dumps(files.call("ListFiles", directory=".", recursive=True))
+    assert "journal" not in listed and "changes.jsonl" not in listed
+    assert (ws / "a.txt").read_text() == "b"
+    files.journal.undo([files.journal.entries(str(ws))[0].id])
+    assert (ws / "a.txt").read_text() == "a"
+
+
+def test_the_audit_log_keeps_no_secret(files: Any, ws: Path) -> None:
+    from janito_core.scrub import secret_forms
+    from janito_core.secrets import set_secret
+
+    secret = "sk-live-0123456789abcdefSECRET"
+    set_secret("service_token", secret)
+    files.load("files", privileges="rw", journal=True)
+    for form in sorted(secret_forms(secret)):
+        files.call("CreateFile", filepath="notes/leak.txt", content=f"token={form}",
+                   overwrite=True)
+    files.call("ReadFile", filepath=f"nowhere-{secret}.txt")
+    files.call("CreateFile", {"filepath": secret, "content": secret})
+    journal: Journal = files.journal
+    lines = journal.log()
+    assert len(lines) == len(secret_forms(secret)) + 2
+    # the audit log, and what each journal entry says of its call (the changes themselves
+    # name real paths, which undo needs as they are, and never leave the journal)
+    raw = b"".join(path.read_bytes() for path in journal.folder.glob("audit*.jsonl"))
+    raw += b"".join(path.read_bytes().split(b"\n")[0]
+                    for path in journal.folder.rglob("changes.jsonl"))
+    for form in secret_forms(secret):
+        assert form.encode() not in raw, form
+    assert all(line["caller"] == {"kind": "python"} for line in lines)
+
+
+def test_the_audit_log_line_of_a_call(seeded: Any, ws: Path) -> None:
+    import hashlib
+
+    old = (ws / "notes.txt").read_bytes()
+    seeded.call("CreateFile", filepath="notes.txt", content="new", overwrite=True)
+    seeded.call("DeleteFile", filepath="missing.txt")
+    seeded.call("NoSuchTool", {})
+    journal: Journal = seeded.journal
+    refused, failed, written = journal.log()
+    assert written["tool"] == "CreateFile" and written["success"] is True
+    assert written["arguments"] == {"filepath": "notes.txt", "content": "new",
+                                    "overwrite": True}
+    assert written["duration_ms"] > 0 and written["entry"]
+    assert written["changed"] == [{
+        "path": "notes.txt", "op": "write",
+        "before": {"kind": "file", "sha256": hashlib.sha256(old).hexdigest()},
+        "after": {"kind": "file", "sha256": hashlib.sha256(b"new").hexdigest()}}]
+    assert failed["success"] is False and failed["error_type"] and failed["changed"] == []
+    assert refused["tool"] == "NoSuchTool" and refused["error_type"] == "unknown_tool"
+    assert time.time() - refused["time"] < 60
+
+
+def test_a_turn_of_concurrent_calls_journals_in_order(seeded: Any, ws: Path) -> None:
+    from janito_core.dispatch import execute_tool_calls
+
+    calls = [{"type": "tool_use", "id": f"c{i}", "name": "CreateFile",
+              "input": {"filepath": "shared.txt", "content": f"v{i}", "overwrite": True}}
+             for i in range(6)]
+    calls += [{"type": "tool_use", "id": f"o{i}", "name": "CreateFile",
+               "input": {"filepath": f"own{i}.txt", "content": "x"}} for i in range(4)]
+    before = tree(ws)
+    results = execute_tool_calls(calls, registry=seeded.registry)
+    assert not any(result["is_error"] for result in results), results
+    assert (ws / "shared.txt").read_text() == "v5"
+    journal: Journal = seeded.journal
+    shared = [e for e in reversed(journal.entries(str(ws))) if e.paths == ["shared.txt"]]
+    assert [e.header["call_id"] for e in shared] == [f"c{i}" for i in range(6)]
+    undo_all(seeded, ws)
+    assert tree(ws) == before
+
+
+KILLS = int(os.environ.get("JANITO_UNDO_KILLS", "300"))
+
+
+def _writer_loop(tester: Any) -> None:
+    """What the killed child does: the same changes, round and round, journaled."""
+    number = 0
+    while True:
+        number += 1
+        tester.call("CreateFile", filepath="notes.txt", content=f"v{number}\r\n" * 200,
+                    overwrite=True)
+        tester.call("ReplaceTextInFile", filepath="docs/a.md", old_str="#", new_str="##")
+        tester.call("MoveFile", source="docs", destination="moved")
+        tester.call("DeleteFile", filepath="moved/link.md")
+        tester.call("RemoveDirectory", directory="moved", recursive=True)
+        tester.call("CreateDirectory", directory="made/inner")
+
+
+def test_sigkill_at_any_moment_leaves_what_undo_puts_back(seeded: Any, ws: Path,
+                                                          tmp_path: Path) -> None:
+    """SIGKILL lands anywhere in a journaled change (a forked child, a seeded random
+    moment); the journal still reads, and undo brings back the tree as it was."""
+    before = tree(ws)
+    chance = random.Random(33)
+    moments: list[float] = []
+    for cycle in range(KILLS):
+        journal = Journal(tmp_path / f"journal-{cycle}")
+        seeded.registry.journal = journal
+        delay = chance.uniform(0, 0.03)
+        pid = os.fork()
+        if pid == 0:  # the child: change things until killed
+            try:
+                _writer_loop(seeded)
+            finally:
+                os._exit(0)
+        time.sleep(delay)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        moments.append(delay)
+        entries = journal.entries(str(ws))
+        if entries:
+            journal.undo([entry.id for entry in entries])
+        assert without_temporaries(tree(ws)) == before, (
+            f"cycle {cycle}, killed after {delay:.4f} s; the entries undone: "
+            + json.dumps([(e.tool, e.changes, e.after) for e in entries]))
+        for leftover in ws.rglob(".*.tmp"):
+            leftover.unlink()
+    assert len(moments) == KILLS
