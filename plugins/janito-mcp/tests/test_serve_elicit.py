@@ -235,12 +235,30 @@ def test_an_answer_after_the_ask_timeout_runs_nothing(policed: Path, config_dir:
         server.stop()
 
 
+def _until_a_worker_answers(url: str) -> None:
+    """Wait for a worker to serve ``url``, as long as a start may take.
+
+    The supervisor announces the address before its workers (fresh interpreters) accept on
+    it. Under load they take longer to start than the 10 s the SDK gives its
+    ``server/discover`` probe (20 s was measured with a busy loop per core): a client of
+    ``mode="auto"`` then falls back to the handshake era, whose stateless requests cannot
+    carry a question back, and the call is refused instead of asked about. The handshake
+    itself waits for its answer.
+    """
+    async def main() -> None:
+        with anyio.fail_after(120):  # a bound on a hang, not a measure
+            async with Client(url, mode="legacy") as client:
+                await client.list_tools()
+    run_async(main)
+
+
 def test_an_answer_reaches_any_worker(policed: Path, config_dir: Path) -> None:
     """Behind one address, the worker that asked and the one that gets the answer may
     differ: every worker shares the key that seals the state. Each question and each
     answer goes on a connection of its own, so the kernel hands them to either worker
     (with a key per worker, about half of the answers would be refused)."""
     server = HttpServer(policed, config_dir, "-w", "--stateless", "--workers", "2")
+    _until_a_worker_answers(server.url)
 
     async def ask(session: Any, arguments: dict[str, Any]) -> Any:
         return await _asked(session, arguments)
