@@ -135,6 +135,15 @@ def admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
           call_id: str | None, decision: Decision,
           approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
     """(whether a person approved the call, the answer instead of running it or None)."""
+    outcome = _admit(registry, record, arguments, call_id, decision, approvals)
+    if decision.action == ASK:
+        _settled(registry, record, arguments, call_id, decision, outcome)
+    return outcome
+
+
+def _admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
+           call_id: str | None, decision: Decision,
+           approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
     if decision.action == ALLOW:
         return False, None
     if decision.action == DENY:
@@ -174,13 +183,22 @@ async def aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str,
                  call_id: str | None, decision: Decision,
                  approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
     """``admit`` on an event loop: an async approver is awaited here."""
+    outcome = await _aadmit(registry, record, arguments, call_id, decision, approvals)
+    if decision.action == ASK:
+        _settled(registry, record, arguments, call_id, decision, outcome)
+    return outcome
+
+
+async def _aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
+                  call_id: str | None, decision: Decision,
+                  approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
     approver = registry.approver
     import inspect
 
     if decision.action != ASK or approver is None or not inspect.iscoroutinefunction(approver) \
             or (approvals and approval_id(registry, record.name, arguments, call_id) in approvals) \
             or record.name in registry.always_approved:
-        return admit(registry, record, arguments, call_id, decision, approvals)
+        return _admit(registry, record, arguments, call_id, decision, approvals)
     asked = request(registry, record, arguments, call_id, decision)
     try:
         answer = await approver(asked)
@@ -192,6 +210,18 @@ async def aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str,
         registry.always_approved.add(record.name)
         answer = True
     return _answer(record.name, asked, answer)
+
+
+def _settled(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
+             call_id: str | None, decision: Decision,
+             outcome: tuple[bool, dict[str, Any] | None]) -> None:
+    """Show on the call's span how its ask was settled, when the registry's calls are
+    traced (docs/tracing.md). Told from here, not read off the call's result: an
+    approved call answers with the tool's result, which says nothing of the approval."""
+    tracing = registry.tracing
+    if tracing:
+        tracing.settled(decision, call_id, outcome[0], outcome[1],
+                        approval_id(registry, record.name, arguments, call_id))
 
 
 async def _awaited(awaitable: Any) -> Any:

@@ -3,7 +3,8 @@
 ``load()`` is called on a process's first tool call and answers this module's ``Tracing``
 (or None when the API is not importable, which is then never tried again). Each call
 gets one ``execute_tool {name}`` span, named and described as the GenAI semantic
-conventions say, with janito's own facts under ``janito.``.
+conventions say, with janito's own facts under ``janito.`` (docs/tracing.md lists them
+and the text of the conventions they were checked against).
 """
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from .results import APPROVAL_REQUIRED
+
 if TYPE_CHECKING:
     from .registry import ToolRecord
 
 SCOPE = "janito"
+#: ``error.type`` of a failure that names no ``error_type``: the conventions' own fallback.
+OTHER = "_OTHER"
+#: ``janito.policy.approval``: how the policy's ask about a call was settled.
+APPROVED, DECLINED, PENDING = "approved", "declined", "pending"
 
 
 class Tracing:
@@ -22,11 +29,15 @@ class Tracing:
 
     def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
         """The global providers' tracer and meter, unless others are given (benchmarks)."""
-        from opentelemetry import metrics, trace
+        from opentelemetry import context, metrics, trace
 
         version = _version()
         self.trace = trace
         self.metrics = metrics
+        self.context = context
+        # Where a call's Span sits in the OpenTelemetry context, beside the span itself,
+        # so that the policy's step (``_gate``) finds the call it is settling.
+        self.key = context.create_key("janito-call")
         # Until a provider is set the API hands out proxies, whose spans record nothing:
         # while neither global is set a call is not traced at all. The check reads the
         # API's two globals (get_tracer_provider() would read the environment each time).
@@ -57,28 +68,59 @@ class Tracing:
             attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": text})
         return Span(self, span, text)
 
+    def settled(self, decision: Any, call_id: str | None, approved: bool,
+                answer: Any, approval_id: str) -> None:
+        """Put how the policy's ask was settled on the span of the call it was about.
+
+        Called by ``_gate`` on the thread (or task) that admits the call, where that
+        call's span is current. A call whose span is not current here (an untraced call
+        made inside a traced tool) leaves the enclosing span alone: the decision and the
+        call id must be the very ones the span was prepared with.
+        """
+        current = self.context.get_value(self.key)
+        if not isinstance(current, Span) or current.decision is not decision \
+                or current.call_id != call_id:
+            return
+        span = current.span
+        if not span.is_recording():
+            return
+        if approved:
+            outcome = APPROVED
+        elif isinstance(answer, dict) and answer.get("error_type") == APPROVAL_REQUIRED:
+            outcome = PENDING
+        else:
+            outcome = DECLINED
+        span.set_attribute("janito.policy.approval", outcome)
+        span.set_attribute("janito.policy.approval_id", approval_id)
+
 
 class Span:
     """One call's span, current in the context while the call runs."""
 
-    __slots__ = ("_token", "name", "span", "started", "tracing")
+    __slots__ = ("_token", "call_id", "decision", "name", "span", "started", "tracing")
 
     def __init__(self, tracing: Tracing, span: Any, name: str) -> None:
-        from opentelemetry import context
-
+        context = tracing.context
         self.tracing = tracing
         self.span = span
         self.name = name
+        #: The policy's decision and the call's id, once prepared (``Tracing.settled``).
+        self.decision: Any = None
+        self.call_id: str | None = None
         self.started = time.perf_counter()
-        self._token = context.attach(tracing.trace.set_span_in_context(span))
+        self._token = context.attach(
+            context.set_value(tracing.key, self, tracing.trace.set_span_in_context(span)))
 
     def prepared(self, record: ToolRecord, decision: Any, call_id: str | None) -> None:
         """What is known once the call passed its checks (the tool, the policy's word)."""
+        self.decision = decision
+        self.call_id = call_id
         span = self.span
         if not span.is_recording():
             return
         if call_id is not None:
             span.set_attribute("gen_ai.tool.call.id", call_id)
+        # "function": the model names the call and its arguments, the host runs it
         span.set_attribute("gen_ai.tool.type", "function")
         description = _first_line(record.cls.__doc__)
         if description:
@@ -94,20 +136,21 @@ class Span:
 
     def finish(self, result: Any, call_id: str | None) -> None:
         """Record the answer, end the span and count the call."""
-        from opentelemetry import context
-
-        context.detach(self._token)
+        self.tracing.context.detach(self._token)
         elapsed = time.perf_counter() - self.started
         span = self.span
         error_type = None
+        named = None
         if isinstance(result, dict) and result.get("success") is False:
-            error_type = str(result.get("error_type") or "error")
+            named = result.get("error_type")
+            error_type = str(named) if named else OTHER
         if span.is_recording():
             if call_id is not None:
                 span.set_attribute("gen_ai.tool.call.id", call_id)
             if error_type is not None:
                 span.set_attribute("error.type", error_type)
-                span.set_attribute("janito.error_type", error_type)
+                if named:
+                    span.set_attribute("janito.error_type", error_type)
                 if error_type == "denied_by_policy":
                     span.set_attribute("janito.policy.decision", "deny")
                     rule = result.get("rule")
@@ -116,28 +159,39 @@ class Span:
                     source = result.get("source")
                     span.set_attribute("janito.policy.source",
                                        source if isinstance(source, str) else "mode")
-                status = self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
-                                                   str(result.get("error") or error_type))
-                span.set_status(status)
+                # The description is the result's sentence, never error.type again
+                # (the conventions advise against repeating it there).
+                said = result.get("error")
+                span.set_status(self.tracing.trace.Status(
+                    self.tracing.trace.StatusCode.ERROR,
+                    said if isinstance(said, str) and said else None))
         span.end()
+        self._count(elapsed, error_type)
+
+    def failed(self, exc: BaseException) -> None:
+        """End the span of a call that raised (a cancelled awaiting task), and count it:
+        its span and its metrics carry the same ``error.type``."""
+        self.tracing.context.detach(self._token)
+        elapsed = time.perf_counter() - self.started
+        span = self.span
+        # The class's full name, as the conventions ask and the SDK's exception events do
+        kind = type(exc)
+        error_type = kind.__qualname__ if kind.__module__ in ("builtins", "") \
+            else f"{kind.__module__}.{kind.__qualname__}"
+        if span.is_recording():
+            span.set_attribute("error.type", error_type)
+            span.set_status(self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
+                                                      str(exc) or None))
+        span.end()
+        self._count(elapsed, error_type)
+
+    def _count(self, elapsed: float, error_type: str | None) -> None:
         attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": self.name}
         if error_type is not None:
             attributes["error.type"] = error_type
             self.tracing.failures.add(1, attributes)
         self.tracing.calls.add(1, attributes)
         self.tracing.duration.record(elapsed, attributes)
-
-    def failed(self, exc: BaseException) -> None:
-        """End the span of a call that raised (a cancelled awaiting task)."""
-        from opentelemetry import context
-
-        context.detach(self._token)
-        span = self.span
-        if span.is_recording():
-            span.set_attribute("error.type", type(exc).__qualname__)
-            span.set_status(self.tracing.trace.Status(self.tracing.trace.StatusCode.ERROR,
-                                                      type(exc).__qualname__))
-        span.end()
 
 
 def _globals() -> tuple[Any, Any] | None:

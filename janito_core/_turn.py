@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._call import ToolCall, _acomplete, _complete, _prepare, _Signal, call_tool
+from ._call import ToolCall, _acomplete, _complete, _prepare, _Signal, _tracing_of, call_tool
 from ._shape import _refused, utf8_text
 from .cancellation import CancelToken
 from .registry import default_registry
@@ -75,18 +75,21 @@ def execute_tool_calls(
                 for plan in plans]
     if registry is None:
         registry = default_registry()
+    tracing = _tracing(registry)
     calls = [_prepare(plan.name, plan.arguments, registry, plan.id) for plan in plans]
-    for call in calls:
+    for plan, call in zip(plans, calls, strict=True):
         if isinstance(call, ToolCall):
             call.approvals = approvals
+        elif tracing:
+            _refusal_span(tracing, plan, call)
     results = _run_turn(calls, _order(calls), max_concurrency, cancel_token, timeout,
-                        max_result_chars)
+                        max_result_chars, tracing)
     return [_reply(plan, result) for plan, result in zip(plans, results, strict=True)]
 
 
 def _run_turn(calls: list[ToolCall | dict[str, Any]], after: list[tuple[int, ...]],
               workers: int, cancel_token: CancelToken | None, timeout: float | None,
-              limit: int | None) -> list[dict[str, Any]]:
+              limit: int | None, tracing: Any = False) -> list[dict[str, Any]]:
     """The calls in a pool of worker threads, each started once the calls it waits for
     are done; the refused ones are their answers already."""
     import contextvars
@@ -107,7 +110,8 @@ def _run_turn(calls: list[ToolCall | dict[str, Any]], after: list[tuple[int, ...
                 call = calls[index]
                 assert not isinstance(call, dict)
                 context = contextvars.copy_context()
-                future = pool.submit(context.run, _complete, call, turn.token, timeout, limit)
+                future = pool.submit(context.run, _spanned, tracing, call, turn.token, timeout,
+                                     limit)
                 running[future] = index
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
@@ -126,6 +130,51 @@ def _run_turn(calls: list[ToolCall | dict[str, Any]], after: list[tuple[int, ...
         turn.release()
         _close_when_done(turn, list(running) if interrupted else [])
     return results
+
+
+def _tracing(registry: Registry) -> Any:
+    tracing = registry.tracing
+    return _tracing_of(registry) if tracing is None else tracing
+
+
+def _refusal_span(tracing: Any, plan: _Plan, result: dict[str, Any]) -> None:
+    """The span of a call of the turn refused before it could run (as ``call_tool``'s)."""
+    span = tracing.start(plan.name)
+    if span is not None:
+        span.finish(result, plan.id)
+
+
+def _spanned(tracing: Any, call: ToolCall, token: CancelToken | None, timeout: float | None,
+             limit: int | None) -> dict[str, Any]:
+    """``_complete`` inside the call's span, started on the worker thread that runs it (in
+    the caller's context, so the caller's span is its parent)."""
+    span = tracing.start(call.name) if tracing else None
+    if span is None:
+        return _complete(call, token, timeout, limit)
+    try:
+        span.prepared(call.record, call.decision, call.id)
+        result = _complete(call, token, timeout, limit)
+    except BaseException as exc:
+        span.failed(exc)
+        raise
+    span.finish(result, call.id)
+    return result
+
+
+async def _aspanned(tracing: Any, call: ToolCall, token: CancelToken | None,
+                    timeout: float | None, limit: int | None) -> dict[str, Any]:
+    """``_acomplete`` inside the call's span, current in the task that awaits the call."""
+    span = tracing.start(call.name) if tracing else None
+    if span is None:
+        return await _acomplete(call, token, timeout, limit)
+    try:
+        span.prepared(call.record, call.decision, call.id)
+        result = await _acomplete(call, token, timeout, limit)
+    except BaseException as exc:
+        span.failed(exc)
+        raise
+    span.finish(result, call.id)
+    return result
 
 
 def _close_when_done(signal: _Signal, futures: list[Any]) -> None:
@@ -199,15 +248,18 @@ async def aexecute_tool_calls(
     plans = [_plan(item) for item in _calls_of(tool_calls)]
     if registry is None:
         registry = default_registry()
+    tracing = _tracing(registry)
     calls = [_prepare(plan.name, plan.arguments, registry, plan.id) for plan in plans]
-    for call in calls:
+    for plan, call in zip(plans, calls, strict=True):
         if isinstance(call, ToolCall):
             call.approvals = approvals
+        elif tracing:
+            _refusal_span(tracing, plan, call)
     results: list[dict[str, Any]] = []
     if sequential or max_concurrency <= 1 or len(calls) < 2:
         for call in calls:
-            results.append(call if isinstance(call, dict) else
-                           await _acomplete(call, cancel_token, timeout, max_result_chars))
+            results.append(call if isinstance(call, dict) else await _aspanned(
+                tracing, call, cancel_token, timeout, max_result_chars))
     else:
         after = _order(calls)
         finished = [asyncio.Event() for _ in calls]
@@ -221,7 +273,7 @@ async def aexecute_tool_calls(
                 for earlier in after[index]:
                     await finished[earlier].wait()
                 async with gate:
-                    return await _acomplete(call, cancel_token, timeout, max_result_chars)
+                    return await _aspanned(tracing, call, cancel_token, timeout, max_result_chars)
             finally:
                 finished[index].set()
 

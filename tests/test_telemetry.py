@@ -6,7 +6,8 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 from opentelemetry.trace import SpanKind, StatusCode
 
 from janito_core import BaseTool, Registry, Workspace, tool
-from janito_core.dispatch import acall_tool, call_tool
-from janito_core.policy import Policy, Rule
+from janito_core.cancellation import CancelToken
+from janito_core.dispatch import acall_tool, aexecute_tool_calls, call_tool, execute_tool_calls
+from janito_core.policy import ApprovalRequest, Policy, Rule
 
 EXPORTER = InMemorySpanExporter()
 READER = InMemoryMetricReader(preferred_temporality={
@@ -88,10 +90,58 @@ class Later(BaseTool):
         return {"success": True, "span": f"{inner.span_id:016x}"}
 
 
-def registry(tmp_path: Path, policy: Policy | None = None) -> Registry:
+@tool(permissions="r")
+class Unsaid(BaseTool):
+    """Fail without naming how."""
+
+    def run(self) -> dict[str, Any]:
+        """Fail without naming how."""
+        return {"success": False}
+
+
+@tool(permissions="r")
+class Nap(BaseTool):
+    """Sleep a fifth of a second on a worker thread."""
+
+    def run(self, n: int = 0) -> dict[str, Any]:
+        """Sleep a fifth of a second on a worker thread.
+
+        Args:
+            n: Which call of the turn this is.
+        """
+        time.sleep(0.2)
+        return {"success": True, "n": n}
+
+
+@tool(permissions="r")
+class AsyncNap(BaseTool):
+    """Sleep a fifth of a second on the event loop."""
+
+    async def run(self, n: int = 0) -> dict[str, Any]:
+        """Sleep a fifth of a second on the event loop.
+
+        Args:
+            n: Which call of the turn this is.
+        """
+        await asyncio.sleep(0.2)
+        return {"success": True, "n": n}
+
+
+@tool(permissions="r")
+class Forever(BaseTool):
+    """Wait until cancelled."""
+
+    async def run(self) -> dict[str, Any]:
+        """Wait until cancelled."""
+        await asyncio.sleep(60)
+        return {"success": True}
+
+
+def registry(tmp_path: Path, policy: Policy | None = None,
+             approver: Callable[[ApprovalRequest], Any] | None = None) -> Registry:
     reg = Registry(workspace=Workspace(tmp_path), autoload=(), allowed=None, policy=policy,
-                   reports="off")
-    for cls in (Ping, Boom, Later):
+                   approver=approver, reports="off")
+    for cls in (Ping, Boom, Later, Unsaid, Nap, AsyncNap, Forever):
         reg.add_tool(cls)
     return reg
 
@@ -219,6 +269,284 @@ def test_an_async_call_refused(tmp_path: Path) -> None:
     result = asyncio.run(acall_tool("Nope", None, registry=registry(tmp_path)))
     assert result["error_type"] == "unknown_tool"
     assert dict(only_span().attributes or {})["error.type"] == "unknown_tool"
+
+
+def test_a_failure_that_names_no_error_type(tmp_path: Path) -> None:
+    assert call_tool("Unsaid", None, registry=registry(tmp_path)) == {"success": False}
+    span = only_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["error.type"] == "_OTHER"  # the conventions' fallback value
+    assert "janito.error_type" not in attributes  # the result named none
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.status.description is None  # no sentence, and error.type is not repeated
+    labels = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Unsaid",
+              "error.type": "_OTHER"}
+    found = points()
+    assert [(a, p.value) for a, p in found["janito.tool.call.failures"]] == [(labels, 1)]
+    assert [a for a, _ in found["janito.tool.call.duration"]] == [labels]
+
+
+def test_a_cancelled_async_call_has_its_span_and_is_counted(tmp_path: Path) -> None:
+    async def main() -> None:
+        task = asyncio.ensure_future(acall_tool("Forever", None, registry=registry(tmp_path),
+                                                call_id="f1"))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    span = only_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["error.type"] == "asyncio.exceptions.CancelledError"  # its full name
+    assert attributes["gen_ai.tool.call.id"] == "f1"
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.status.description is None  # CancelledError() says nothing more
+    labels = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Forever",
+              "error.type": "asyncio.exceptions.CancelledError"}
+    found = points()
+    assert [(a, p.value) for a, p in found["janito.tool.calls"]] == [(labels, 1)]
+    assert [(a, p.value) for a, p in found["janito.tool.call.failures"]] == [(labels, 1)]
+    [(attributes, histogram)] = found["janito.tool.call.duration"]
+    assert attributes == labels and histogram.count == 1
+
+
+@pytest.mark.parametrize("entry", ["threads", "event loop"])
+def test_a_concurrent_turn_is_one_span_per_call_under_the_callers_span(
+        tmp_path: Path, entry: str) -> None:
+    reg = registry(tmp_path)
+    name = "Nap" if entry == "threads" else "AsyncNap"
+    turn = [{"id": f"call_{n}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps({"n": n})}} for n in range(3)]
+    tracer = trace.get_tracer("test")
+    if entry == "threads":
+        with tracer.start_as_current_span("turn"):
+            replies = execute_tool_calls(turn, registry=reg)
+    else:
+        async def main() -> list[dict[str, Any]]:
+            with tracer.start_as_current_span("turn"):
+                return await aexecute_tool_calls(turn, registry=reg)
+
+        replies = asyncio.run(main())
+    assert [json.loads(r["content"])["n"] for r in replies] == [0, 1, 2]
+    spans = EXPORTER.get_finished_spans()
+    [parent] = [s for s in spans if s.name == "turn"]
+    calls = sorted((s for s in spans if s.name == f"execute_tool {name}"),
+                   key=lambda s: dict(s.attributes or {})["gen_ai.tool.call.id"])
+    assert [dict(s.attributes or {})["gen_ai.tool.call.id"] for s in calls] == \
+        ["call_0", "call_1", "call_2"]
+    for span in calls:
+        assert span.parent is not None
+        assert span.parent.span_id == parent.context.span_id
+        assert span.context.trace_id == parent.context.trace_id
+        assert span.status.status_code is StatusCode.UNSET
+    assert len({s.context.span_id for s in calls}) == 3
+    # All three were running at one moment: the last to start began before the first
+    # to end had ended (each sleeps 0.2 s; the times are the exporter's, in ns).
+    assert max(s.start_time or 0 for s in calls) < min(s.end_time or 0 for s in calls)
+
+
+ASK_PING = Policy(rules=[Rule(action="ask", tools=("Ping",), reason="look first")])
+
+
+def asked(reg: Registry, answer: Any, seen: list[ApprovalRequest]) -> None:
+    """Make ``reg``'s approver answer ``answer``, keeping what it was asked in ``seen``."""
+    def approver(request: ApprovalRequest) -> Any:
+        seen.append(request)
+        return answer
+
+    reg.approver = approver
+
+
+def ask_attributes(span: ReadableSpan) -> dict[str, Any]:
+    return {k: v for k, v in (span.attributes or {}).items() if k.startswith("janito.policy.")}
+
+
+def test_an_ask_a_person_approves(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    seen: list[ApprovalRequest] = []
+    asked(reg, True, seen)
+    assert call_tool("Ping", '{"count": 3}', registry=reg, call_id="c1")["success"]
+    span = only_span()
+    assert ask_attributes(span) == {
+        "janito.policy.decision": "ask",
+        "janito.policy.rule": "ask tools Ping: look first",
+        "janito.policy.source": "python",
+        "janito.policy.approval": "approved",
+        "janito.policy.approval_id": seen[0].id,
+    }
+    assert seen[0].id.startswith("ap_")
+    assert "error.type" not in (span.attributes or {})
+    assert span.status.status_code is StatusCode.UNSET
+
+
+@pytest.mark.parametrize("answer", [False, "not now"])
+def test_an_ask_a_person_declines(tmp_path: Path, answer: Any) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    seen: list[ApprovalRequest] = []
+    asked(reg, answer, seen)
+    result = call_tool("Ping", None, registry=reg, call_id="c2")
+    assert result["error_type"] == "approval_declined"
+    span = only_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["janito.policy.decision"] == "ask"
+    assert attributes["janito.policy.approval"] == "declined"
+    assert attributes["janito.policy.approval_id"] == seen[0].id == result["approval"]["id"]
+    assert attributes["error.type"] == attributes["janito.error_type"] == "approval_declined"
+    assert span.status.status_code is StatusCode.ERROR
+
+
+def test_an_approver_that_fails_counts_as_a_no(tmp_path: Path) -> None:
+    def approver(request: ApprovalRequest) -> Any:
+        raise OSError("no terminal")
+
+    reg = registry(tmp_path, ASK_PING, approver)
+    result = call_tool("Ping", None, registry=reg)
+    assert result["error_type"] == "approval_declined"
+    attributes = dict(only_span().attributes or {})
+    assert attributes["janito.policy.approval"] == "declined"
+    assert attributes["janito.policy.approval_id"] == result["approval"]["id"]
+
+
+def test_an_ask_left_to_a_person_then_brought_back_approved(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)  # no approver: the decision comes back later
+    first = call_tool("Ping", '{"count": 4}', registry=reg, call_id="c3")
+    assert first["error_type"] == "approval_required"
+    approval = first["approval"]["id"]
+    span = only_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["janito.policy.decision"] == "ask"
+    assert attributes["janito.policy.approval"] == "pending"
+    assert attributes["janito.policy.approval_id"] == approval
+    assert attributes["error.type"] == "approval_required"
+    EXPORTER.clear()
+    again = call_tool("Ping", '{"count": 4}', registry=reg, call_id="c3",
+                      approvals={approval: True})
+    assert again == {"success": True, "count": 4}
+    span = only_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["janito.policy.approval"] == "approved"
+    assert attributes["janito.policy.approval_id"] == approval  # the same ask, settled
+    assert "error.type" not in attributes
+    EXPORTER.clear()
+    # a decision is used once: brought again, the call is asked again
+    third = call_tool("Ping", '{"count": 4}', registry=reg, call_id="c3",
+                      approvals={approval: True})
+    assert third["error_type"] == "approval_required"
+    assert dict(only_span().attributes or {})["janito.policy.approval"] == "pending"
+
+
+def test_a_decision_brought_as_a_no(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    approval = call_tool("Ping", None, registry=reg, call_id="c4")["approval"]["id"]
+    EXPORTER.clear()
+    result = call_tool("Ping", None, registry=reg, call_id="c4", approvals={approval: False})
+    assert result["error_type"] == "approval_declined"
+    attributes = dict(only_span().attributes or {})
+    assert attributes["janito.policy.approval"] == "declined"
+    assert attributes["janito.policy.approval_id"] == approval
+
+
+def test_always_approved_calls_say_so_each_time(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    seen: list[ApprovalRequest] = []
+    asked(reg, "always", seen)
+    for count in (1, 2):
+        assert call_tool("Ping", json.dumps({"count": count}), registry=reg)["success"]
+    spans = EXPORTER.get_finished_spans()
+    assert len(seen) == 1  # the second call was not asked
+    assert [dict(s.attributes or {})["janito.policy.approval"] for s in spans] == \
+        ["approved", "approved"]
+    ids = [dict(s.attributes or {})["janito.policy.approval_id"] for s in spans]
+    assert ids[0] == seen[0].id and ids[1] != ids[0]  # each call is its own ask
+
+
+def test_an_async_ask_approved_by_a_coroutine(tmp_path: Path) -> None:
+    seen: list[ApprovalRequest] = []
+
+    async def approver(request: ApprovalRequest) -> bool:
+        seen.append(request)
+        await asyncio.sleep(0)
+        return True
+
+    reg = registry(tmp_path, ASK_PING, approver)
+    result = asyncio.run(acall_tool("Ping", None, registry=reg, call_id="c5"))
+    assert result["success"]
+    attributes = dict(only_span().attributes or {})
+    assert attributes["janito.policy.approval"] == "approved"
+    assert attributes["janito.policy.approval_id"] == seen[0].id
+
+
+def test_an_async_ask_declined_by_a_plain_approver(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    seen: list[ApprovalRequest] = []
+    asked(reg, False, seen)
+    result = asyncio.run(acall_tool("Ping", None, registry=reg))
+    assert result["error_type"] == "approval_declined"
+    attributes = dict(only_span().attributes or {})
+    assert attributes["janito.policy.approval"] == "declined"
+    assert attributes["janito.policy.approval_id"] == seen[0].id
+
+
+def test_an_ask_never_settled_has_no_outcome(tmp_path: Path) -> None:
+    reg = registry(tmp_path, ASK_PING)
+    seen: list[ApprovalRequest] = []
+    asked(reg, True, seen)
+    token = CancelToken()
+    token.cancel("the person left")
+    result = call_tool("Ping", None, registry=reg, cancel_token=token)
+    assert result["error_type"] == "cancelled"
+    assert seen == []  # cancelled before anyone was asked
+    assert ask_attributes(only_span()) == {
+        "janito.policy.decision": "ask", "janito.policy.rule": "ask tools Ping: look first",
+        "janito.policy.source": "python"}
+
+
+def test_a_call_the_policy_allows_has_no_ask(tmp_path: Path) -> None:
+    policy = Policy(rules=[Rule(action="allow", tools=("Ping",), reason="fine")],
+                    mode="ask")
+    assert call_tool("Ping", None, registry=registry(tmp_path, policy))["success"]
+    assert ask_attributes(only_span()) == {
+        "janito.policy.decision": "allow", "janito.policy.rule": "allow tools Ping: fine",
+        "janito.policy.source": "python"}
+
+
+@tool(permissions="r")
+class Delegate(BaseTool):
+    """Run a turn of two asked calls on a registry of its own."""
+
+    inner: Registry | None = None
+
+    def run(self) -> dict[str, Any]:
+        """Run a turn of two asked calls on a registry of its own."""
+        assert Delegate.inner is not None
+        turn = [{"id": f"inner_{n}", "type": "function",
+                 "function": {"name": "Ping", "arguments": json.dumps({"count": n})}}
+                for n in range(2)]
+        replies = execute_tool_calls(turn, registry=Delegate.inner)
+        return {"success": True, "inner": [json.loads(r["content"]) for r in replies]}
+
+
+def test_an_inner_ask_stays_off_the_enclosing_span(tmp_path: Path) -> None:
+    # Delegate's turn runs on its own registry, whose calls are traced (decided by the
+    # outer call), on worker threads whose context holds Delegate's span.
+    reg = registry(tmp_path, Policy(rules=[Rule(action="ask", tools=("Delegate", "Ping"))]))
+    reg.add_tool(Delegate)
+    seen: list[ApprovalRequest] = []
+    asked(reg, True, seen)
+    Delegate.inner = reg
+    try:
+        result = call_tool("Delegate", None, registry=reg, call_id="outer")
+    finally:
+        Delegate.inner = None
+    assert [r["success"] for r in result["inner"]] == [True, True]
+    assert sorted(r.tool for r in seen) == ["Delegate", "Ping", "Ping"]
+    [span] = [s for s in EXPORTER.get_finished_spans() if s.name == "execute_tool Delegate"]
+    attributes = dict(span.attributes or {})
+    # its own ask, not overwritten by the two asked while it ran
+    assert attributes["janito.policy.approval"] == "approved"
+    assert attributes["janito.policy.approval_id"] == seen[0].id
+    assert seen[0].tool == "Delegate"
 
 
 BLOCKED = r"""
