@@ -14,8 +14,6 @@ import os
 import stat
 from collections.abc import Iterator
 
-from ._atomic import sync_folder
-
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -150,7 +148,6 @@ def keep_tree(dir_fd: int, name: str, into_fd: int, image: str) -> bool:
     the caller to remove)."""
     try:
         os.rename(name, image, src_dir_fd=dir_fd, dst_dir_fd=into_fd)
-        sync_folder(into_fd)
         return True
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.EBUSY, errno.EPERM):

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _images
-from ._atomic import TEMP_SUFFIX, sync_folder
+from ._atomic import TEMP_SUFFIX
 from .config import config_dir
 
 if TYPE_CHECKING:
@@ -53,6 +53,8 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
 _CHANGES = "changes.jsonl"
+#: Seconds between two trims of one journal by one process.
+TRIM_EVERY = 300.0
 # An entry without its end (its process may be running still) is let go only this old.
 _UNFINISHED_GRACE = 24 * 3600.0
 
@@ -90,7 +92,7 @@ class Journal:
         self.max_file = max_file
         self._scrubber = scrubber
         self._lock = threading.Lock()
-        self._begun = 0
+        self._trim_due = 0.0
         self._fd = -1
 
     def __repr__(self) -> str:
@@ -294,10 +296,13 @@ class Journal:
         return gone
 
     def opened_entry(self) -> None:
-        """An entry is being made: every 64th, let go of what is past the bounds."""
+        """An entry is being made: at the first and then every TRIM_EVERY seconds, let go
+        of what is past the bounds (reading every entry is what a trim costs)."""
+        now = time.monotonic()
         with self._lock:
-            self._begun += 1
-            due = self._begun % 64 == 1
+            due = now >= self._trim_due
+            if due:
+                self._trim_due = now + TRIM_EVERY
         if due:
             with contextlib.suppress(OSError):
                 self.trim()
@@ -709,8 +714,10 @@ class Recording:
         header = dict(self.header)
         header["arguments"] = journal.scrubber.value(header.get("arguments"))
         self._fd, self._log, self.id = fd, log, ident
+        # Not synced here: the change's own sync of its folder (every workspace change
+        # syncs the folder it changed) commits the file system's journal, which holds this
+        # entry's folder, its first lines and its images too (ext4's ordered mode).
         self._append(header)
-        sync_folder(parent)
 
     def _append(self, record: Mapping[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "replace")
