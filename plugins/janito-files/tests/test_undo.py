@@ -344,3 +344,42 @@ def test_sigkill_at_any_moment_leaves_what_undo_puts_back(seeded: Any, ws: Path,
         for leftover in ws.rglob(".*.tmp"):
             leftover.unlink()
     assert len(moments) == KILLS
+
+
+def _janito(ws: Path, *args: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "janito_core.cli", *args], cwd=ws,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "JANITO_TOOLSETS": "files"})
+
+
+def test_janito_run_is_journaled_and_the_commands_undo_it(files: Any, ws: Path) -> None:
+    (ws / "notes.txt").write_bytes(b"kept\r\n")
+    ran = _janito(ws, "run", "-w", "CreateFile", "--filepath", "notes.txt", "--content",
+                  "by the model", "--overwrite")
+    assert ran.returncode == 0, ran.stderr
+    skipped = _janito(ws, "run", "-w", "--no-journal", "CreateFile", "--filepath", "b.txt",
+                      "--content", "unrecorded")
+    assert skipped.returncode == 0, skipped.stderr
+    history = json.loads(_janito(ws, "history", "--json").stdout)
+    assert [(h["tool"], h["paths"], h["caller"]["kind"]) for h in history] == \
+        [("CreateFile", ["notes.txt"], "cli")]
+    dry = _janito(ws, "undo", "--last", "1", "--dry-run")
+    assert dry.returncode == 0 and "(dry run)" in dry.stdout
+    assert (ws / "notes.txt").read_text() == "by the model"
+    undone = json.loads(_janito(ws, "undo", history[0]["id"], "--json").stdout)
+    assert undone["success"] and undone["recorded_as"]
+    assert (ws / "notes.txt").read_bytes() == b"kept\r\n"
+    again = _janito(ws, "undo", history[0]["id"])
+    assert again.returncode == 1 and "notes.txt" in again.stderr
+    redone = _janito(ws, "undo", undone["recorded_as"])
+    assert redone.returncode == 0, redone.stderr
+    assert (ws / "notes.txt").read_text() == "by the model"
+    log = [json.loads(line) for line in _janito(ws, "log", "--json", "--since", "1h")
+           .stdout.splitlines()]
+    assert [line["tool"] for line in log] == ["undo", "undo", "CreateFile"]
+    assert _janito(ws, "log", "--since", "yesterday-ish").returncode == 2
+    assert _janito(ws, "undo").returncode == 2
+    assert "no journal entry" in _janito(ws, "undo", "nosuchid").stderr
