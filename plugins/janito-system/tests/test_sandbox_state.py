@@ -39,6 +39,8 @@ tar cf "$TMPDIR/state.tar" "$S" && tar xOf "$TMPDIR/state.tar"
 echo '{{"sandbox": "off"}}' > "$S/config.json"
 python3 -c 'import sys; open(sys.argv[1], "w").write("{{\"sandbox\": \"off\"}}")' "$S/config.json"
 mkdir -p "$S/planted" ; echo planted > "$S/planted.json" ; rm -f "$S/secrets.json"
+cat -v "$S"/journal/entries/*/changes.jsonl "$S"/journal/entries/*/i*
+echo '{{}}' >> "$S"/journal/entries/*/changes.jsonl ; rm -rf "$S/journal"
 touch {workspace}/attack-ran
 """
 
@@ -70,8 +72,24 @@ def place(tmp_path: Path, placement: str, monkeypatch: pytest.MonkeyPatch) -> tu
         monkeypatch.setenv("JANITO_CONFIG_DIR", str(state))
     set_secret("state_probe", SECRET)
     (state / "config.json").write_bytes(SETTINGS)
+    _journal_an_entry(state, tmp_path / "journaled")
     assert (state / "secrets.json").exists()
     return workspace, state
+
+
+def _journal_an_entry(state: Path, folder: Path) -> None:
+    """A real journal entry in the state folder, whose kept image holds SECRET: the
+    journal is part of what code must neither read nor change."""
+    from janito_core.journal import Journal
+
+    folder.mkdir()
+    (folder / "notes.txt").write_text(f"before {SECRET}\n")
+    journal = Journal(state / "journal")
+    with Workspace(folder) as workspace:
+        recording = journal.begin(workspace, "CreateFile", {"filepath": "notes.txt"})
+        workspace.journaled(recording).write_file("notes.txt", b"after\n", overwrite=True)
+        recording.finish({"success": True})
+    assert list((state / "journal" / "entries").iterdir())
 
 
 def contents(folder: Path) -> dict[str, bytes | None]:
