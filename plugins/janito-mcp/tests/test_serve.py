@@ -321,3 +321,37 @@ def test_an_unreadable_private_network_setting_is_a_usage_error(workspace: Path,
                           env=child_env(config_dir, JANITO_PRIVATE_NETWORK="maybe"),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "JANITO_PRIVATE_NETWORK='maybe'" in done.stderr
+
+
+@pytest.mark.parametrize("journal", [True, False])
+def test_served_calls_are_journaled_with_their_client_and_undone(
+        journal: bool, workspace: Path, config_dir: Path) -> None:
+    from janito_core.journal import Journal
+
+    flags = ("-w",) if journal else ("-w", "--no-journal")
+
+    async def main() -> None:
+        async with Client(stdio_client(stdio_params(workspace, config_dir, *flags)),
+                          mode="legacy") as client:
+            for text in ("one", "two"):
+                result = await client.call_tool("WriteNote", {"filepath": "n.txt",
+                                                              "text": text})
+                assert result.is_error is False
+            await client.call_tool("WriteNote", {"filepath": "../out.txt", "text": "x"})
+
+    run_async(main)
+    assert (workspace / "n.txt").read_text() == "two"
+    recorded = Journal(config_dir / "journal")
+    entries = recorded.entries(str(workspace))
+    if not journal:
+        assert entries == [] and recorded.log() == []
+        return
+    assert [entry.tool for entry in entries] == ["WriteNote", "WriteNote"]
+    caller = entries[0].header["caller"]
+    assert caller["kind"] == "mcp" and caller["client"], caller
+    lines = recorded.log()
+    assert [line["tool"] for line in lines] == ["WriteNote"] * 3
+    assert lines[0]["success"] is False and lines[0]["caller"] == caller
+    assert all(line["call_id"].startswith("mcp-") for line in lines)
+    recorded.undo([entry.id for entry in entries])
+    assert not (workspace / "n.txt").exists()

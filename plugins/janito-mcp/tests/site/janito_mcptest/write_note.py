@@ -17,10 +17,8 @@ class WriteNote(BaseTool):
             text: What to write.
         """
         try:
-            real = self.resolve_path(filepath)
+            self.workspace.write_file(filepath, text.encode(), overwrite=True)
         except WorkspaceError as exc:
-            return {"success": False, "error": str(exc), "error_type": "outside_workspace",
+            return {"success": False, "error": str(exc), "error_type": exc.error_type,
                     "filepath": filepath}
-        with open(real, "w", encoding="utf-8") as stream:
-            stream.write(text)
         return {"success": True, "filepath": filepath, "bytes": len(text.encode())}
