@@ -694,7 +694,13 @@ class Recording:
     def _open(self) -> None:
         journal = self.journal
         journal.opened_entry()
-        parent = journal.entries_fd
+        try:
+            parent = journal.entries_fd
+        except OSError as exc:
+            raise JournalError(f"the journal folder {journal.folder} cannot be written "
+                               f"({exc.strerror or exc}), so the change was not made: "
+                               "without a journal, no undo (janito run --no-journal, "
+                               "Registry(journal=None))", str(journal.folder)) from None
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
         for _ in range(100):
             ident = f"{stamp}-{os.urandom(2).hex()}"

@@ -383,3 +383,15 @@ def test_janito_run_is_journaled_and_the_commands_undo_it(files: Any, ws: Path) 
     assert _janito(ws, "log", "--since", "yesterday-ish").returncode == 2
     assert _janito(ws, "undo").returncode == 2
     assert "no journal entry" in _janito(ws, "undo", "nosuchid").stderr
+
+
+def test_a_journal_that_cannot_be_written_refuses_the_change(seeded: Any, ws: Path,
+                                                             tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the journal's folder would be")
+    seeded.registry.journal = Journal(blocked / "journal")
+    result = seeded.call("CreateFile", filepath="notes.txt", content="lost?", overwrite=True)
+    assert result["success"] is False
+    assert "journal" in result["error"] and "change was not made" in result["error"]
+    assert "audit log could not be written" in result["not_recorded"]
+    assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
