@@ -279,7 +279,11 @@ def test_an_unprivileged_user_can_capture(available: None) -> None:
         pytest.skip(f"no Python 3.10+ that uid {nobody} may run")
     package = Path(_overlay.__file__).resolve().parents[1]
     core = Path(__import__("janito_core").__file__).resolve().parents[1]
-    folder = Path(tempfile.mkdtemp(prefix="janito-test-overlay-nobody-"))
+    # Not under the run's own temporary folder: CI makes it 0700, so another user could
+    # not even reach the workspace. /tmp is world-searchable (sticky) on Linux.
+    if not os.stat("/tmp").st_mode & stat.S_IXOTH:
+        pytest.skip("/tmp is not searchable by other users")
+    folder = Path(tempfile.mkdtemp(prefix="janito-test-overlay-nobody-", dir="/tmp"))
     try:
         folder.chmod(0o755)
         workspace = make_workspace(folder / "w")
