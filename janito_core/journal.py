@@ -518,6 +518,9 @@ class Entry:
                 yield change["path"], f"moved back to {change['from']}"
                 if kind == "absent":
                     continue
+            if op == "chmod" and kind == "dir":
+                yield change["path"], f"its permissions put back ({before['mode']:o})"
+                continue
             yield change["path"], {"absent": "removed", "dir": "made an empty folder again",
                                    "tree": "the folder put back", "link": "the link put back",
                                    "file": "the file put back"}.get(kind, "left as it is")
@@ -617,8 +620,7 @@ def _restore(view: Workspace, images_fd: int, path: str, before: dict[str, Any],
         if kind == "link":
             if now is not None and stat.S_ISDIR(now.st_mode):
                 where.rmdir(recursive=True)
-            _put_in_place(where, lambda dir_fd, temp: os.symlink(before["target"], temp,
-                                                                 dir_fd=dir_fd))
+            where.symlink(before["target"])
             return
         if kind == "tree" and _images.lookup(images_fd, before["image"]) is None:
             # recorded, then killed before the folder was moved into the journal: it was
@@ -632,14 +634,15 @@ def _restore(view: Workspace, images_fd: int, path: str, before: dict[str, Any],
         if kind in ("dir", "tree"):
             if now is not None:
                 if stat.S_ISDIR(now.st_mode) and kind == "dir":
+                    if stat.S_IMODE(now.st_mode) != before["mode"]:
+                        where.chmod(before["mode"])
                     return
                 if not stat.S_ISDIR(now.st_mode):
                     where.remove()
                 else:
                     where.rmdir(recursive=True)
             if kind == "dir":
-                where.mkdir(exist_ok=False)
-                os.chmod(where.name, before["mode"], dir_fd=where.dir_fd)
+                where.mkdir(exist_ok=False, mode=before["mode"])
                 return
             image = before["image"]
             _put_in_place(where, lambda dir_fd, temp: _images.copy_tree(images_fd, image,
@@ -785,8 +788,8 @@ class Recording:
     # -- what the workspace reports -------------------------------------------------------
 
     def change(self, op: str, where: Location) -> Change:
-        """A change about to be made at ``where``: call :meth:`Change.ahead` just before it
-        is made, then :meth:`Change.done` or :meth:`Change.failed`."""
+        """A change about to be made at ``where``: ``with`` it around the change, calling
+        :meth:`Change.ahead` just before the change is made."""
         return Change(self, op, where)
 
     def folder_hook(self, workspace: Workspace) -> Callable[[int, str, list[str]],
@@ -798,13 +801,7 @@ class Recording:
             # the walk's descriptor is borrowed: this Location is never closed
             change = self.change("mkdir", Location(workspace, dir_fd, name, parts))
             change.ahead()
-
-            def told(made: bool) -> None:
-                if made:
-                    change.done()
-                else:
-                    change.failed()
-            return told
+            return lambda made: change.done() if made else change.failed()
         return ahead
 
     def remove_tree(self, where: Location, info: os.stat_result) -> tuple[int, int]:
@@ -858,7 +855,12 @@ class Recording:
 
 
 class Change:
-    """One change of a journaled call (see :meth:`Recording.change`)."""
+    """One change of a journaled call (see :meth:`Recording.change`).
+
+    Used as a context manager around the change: :meth:`ahead` is called inside, right
+    before the change is made; leaving the block says :meth:`done`, or :meth:`failed`
+    when it raised.
+    """
 
     __slots__ = ("before", "number", "op", "recording", "target", "where")
 
@@ -890,7 +892,8 @@ class Change:
             **{"from": recording._path(where), "moved": _images.fingerprint(where.lookup())})
 
     def done(self) -> None:
-        if self.number < 0:
+        number, self.number = self.number, -1
+        if number < 0:
             return
         where = self.where
         target = self.target
@@ -901,7 +904,7 @@ class Change:
         digest = None
         if info is not None and stat.S_ISREG(info.st_mode):
             digest = _images.digest(at.dir_fd, at.name, info.st_size)
-        recording._done(self.number, {"path": after})
+        recording._done(number, {"path": after})
         before = self.before or {}
         recording.changed.append({
             "path": recording._path(at), "op": self.op,
@@ -910,10 +913,41 @@ class Change:
                       "sha256": digest}})
 
     def failed(self) -> None:
-        if self.number < 0:
+        number, self.number = self.number, -1
+        if number < 0:
             return
         with self.recording._lock:
-            self.recording._append({"failed": self.number})
+            self.recording._append({"failed": number})
+
+    def __enter__(self) -> Change:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if kind is None:
+            self.done()
+        else:
+            self.failed()
+
+
+class Unrecorded:
+    """What a change of a workspace without a journal uses in place of :class:`Change`."""
+
+    __slots__ = ()
+
+    def ahead(self, target: Location | None = None) -> None:
+        pass
+
+    def failed(self) -> None:
+        pass
+
+    def __enter__(self) -> Unrecorded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+UNRECORDED = Unrecorded()
 
 
 _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}

@@ -12,6 +12,7 @@ atomically, make folders, list and walk, rename, remove.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -42,7 +43,7 @@ from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
     from ._fswalk import Enter, Errors, Folder, WalkEntry
-    from .journal import Recording
+    from .journal import Change, Recording, Unrecorded
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
@@ -157,6 +158,11 @@ class Workspace:
         view._guard = self._guard
         view._journal = self._journal
         return view
+
+    @property
+    def recording(self) -> Recording | None:
+        """The journal entry this view's changes are written ahead to (None: no journal)."""
+        return self._journal
 
     @property
     def guard(self) -> Guard | None:
@@ -583,6 +589,15 @@ class Location:
             raise WorkspaceError(self.shown, f"the folder holds janito's own configuration "
                                  f"folder, so it cannot be {what}", OUTSIDE)
 
+    def _change(self, op: str, recorded: bool = True) -> Change | Unrecorded:
+        """What journals change ``op`` of the target (``with`` it around the change)."""
+        recording = self.workspace._journal
+        if recording is None or not recorded:
+            from .journal import UNRECORDED
+
+            return UNRECORDED
+        return recording.change(op, self)
+
     # -- looking ------------------------------------------------------------------------
 
     def stat(self) -> os.stat_result:
@@ -642,50 +657,38 @@ class Location:
         if not self.parts:
             raise IsADirectoryError(errno.EISDIR, "the path is the workspace folder", ".")
         self.workspace.check(self.parts, WRITE, self.shown)
-        recording = self.workspace._journal
-        if recording is None:
+        if self.workspace._journal is None:
             return write_at(self.dir_fd, self.name, data, overwrite=overwrite, expect=expect,
                             like=like, mode=mode)
-        change = recording.change("write", self)
-        try:
-            replaced = write_at(self.dir_fd, self.name, data, overwrite=overwrite,
-                                expect=expect, like=like, mode=mode, ahead=change.ahead)
-        except BaseException:
-            change.failed()
-            raise
-        change.done()
-        return replaced
+        with self._change("write") as change:
+            return write_at(self.dir_fd, self.name, data, overwrite=overwrite,
+                            expect=expect, like=like, mode=mode, ahead=change.ahead)
 
-    def mkdir(self, *, exist_ok: bool = True) -> bool:
+    def mkdir(self, *, exist_ok: bool = True, mode: int | None = None) -> bool:
         """Make the target a folder; whether it was made (False when it already was one).
 
-        FileExistsError when something else is there, or ``exist_ok`` is false.
+        FileExistsError when something else is there, or ``exist_ok`` is false. ``mode``:
+        the new folder's permission bits, whatever the umask (a folder already there keeps
+        its own).
         """
         if not self.parts:
             if exist_ok:
                 return False
             raise FileExistsError(errno.EEXIST, "the workspace folder exists", ".")
         self.workspace.check(self.parts, WRITE, self.shown)
-        recording = self.workspace._journal
-        change = None
-        if recording is not None and self.lookup() is None:
-            change = recording.change("mkdir", self)
+        recorded = self.workspace._journal is not None and self.lookup() is None
+        with self._change("mkdir", recorded) as change:
             change.ahead()
-        try:
-            os.mkdir(self.name, dir_fd=self.dir_fd)
-        except FileExistsError:
-            if change is not None:
+            try:
+                os.mkdir(self.name, dir_fd=self.dir_fd)
+            except FileExistsError:
                 change.failed()
-            info = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
-            if not exist_ok or not stat.S_ISDIR(info.st_mode):
-                raise
-            return False
-        except BaseException:
-            if change is not None:
-                change.failed()
-            raise
-        if change is not None:
-            change.done()
+                info = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+                if not exist_ok or not stat.S_ISDIR(info.st_mode):
+                    raise
+                return False
+            if mode is not None:
+                os.chmod(self.name, mode, dir_fd=self.dir_fd)
         return True
 
     def remove(self) -> os.stat_result:
@@ -698,18 +701,9 @@ class Location:
         info = self._stat()
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "the path is a folder", self.shown)
-        recording = self.workspace._journal
-        if recording is None:
-            os.unlink(self.name, dir_fd=self.dir_fd)
-        else:
-            change = recording.change("remove", self)
+        with self._change("remove") as change:
             change.ahead()
-            try:
-                os.unlink(self.name, dir_fd=self.dir_fd)
-            except BaseException:
-                change.failed()
-                raise
-            change.done()
+            os.unlink(self.name, dir_fd=self.dir_fd)
         sync_folder(self.dir_fd)
         return info
 
@@ -727,20 +721,12 @@ class Location:
         recording = self.workspace._journal
         if recording is not None and recursive:
             counts = recording.remove_tree(self, info)
-        elif recording is not None:
-            change = recording.change("rmdir", self)
-            change.ahead()
-            try:
-                os.rmdir(self.name, dir_fd=self.dir_fd)
-            except BaseException:
-                change.failed()
-                raise
-            change.done()
-            counts = (0, 0)
         elif recursive:
             counts = remove_tree(self.dir_fd, self.name, self.shown)
         else:
-            os.rmdir(self.name, dir_fd=self.dir_fd)
+            with self._change("rmdir") as change:
+                change.ahead()
+                os.rmdir(self.name, dir_fd=self.dir_fd)
             counts = (0, 0)
         sync_folder(self.dir_fd)
         return counts
@@ -759,36 +745,55 @@ class Location:
         else:
             self.workspace.check(self.parts, WRITE, self.shown)
         self.workspace.check(target.parts, WRITE, target.shown)
-        recording = self.workspace._journal
-        change = None
-        if not overwrite or stat.S_ISDIR(info.st_mode):
-            if recording is not None:
-                change = recording.change("rename", self)
-                change.ahead(target)
-            try:
-                rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
-            except BaseException:
-                if change is not None:
-                    change.failed()
-                raise
-        else:
+        replace = overwrite and not stat.S_ISDIR(info.st_mode)
+        if replace:
             existing = target.lookup()
             if existing is not None and stat.S_ISDIR(existing.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "the target is a folder", target.shown)
-            if recording is not None:
-                change = recording.change("rename", self)
-                change.ahead(target)
-            try:
+        with self._change("rename") as change:
+            change.ahead(target)
+            if replace:
                 os.replace(self.name, target.name, src_dir_fd=self.dir_fd,
                            dst_dir_fd=target.dir_fd)
-            except BaseException:
-                if change is not None:
-                    change.failed()
-                raise
-        if change is not None:
-            change.done()
+            else:
+                rename_noreplace(self.dir_fd, self.name, target.dir_fd, target.name)
         sync_folder(target.dir_fd)
         sync_folder(self.dir_fd)
+
+    def chmod(self, mode: int) -> None:
+        """Set the target's permission bits (a link has none of its own: OSError(ELOOP))."""
+        self.workspace.check(self.parts, WRITE, self.shown)
+        if self.parts and stat.S_ISLNK(self._stat().st_mode):
+            raise OSError(errno.ELOOP, "a link has no permissions of its own", self.shown)
+        with self._change("chmod") as change:
+            change.ahead()
+            if not self.parts:
+                os.chmod(".", mode, dir_fd=self.dir_fd)
+                return
+            try:  # never through a link the entry was swapped for since
+                os.chmod(self.name, mode, dir_fd=self.dir_fd, follow_symlinks=False)
+            except (NotImplementedError, ValueError):
+                raise OSError(errno.ELOOP, "a link has no permissions of its own",
+                              self.shown) from None
+
+    def symlink(self, target: str) -> None:
+        """Make the target a symbolic link holding ``target``, replacing a file or a link
+        there (IsADirectoryError for a folder). What the link holds is not checked: the
+        workspace follows a link only while it stays inside."""
+        from ._atomic import temp_name
+
+        self._refuse_root("replaced")
+        self.workspace.check(self.parts, WRITE, self.shown)
+        temp = temp_name(self.name)
+        os.symlink(target, temp, dir_fd=self.dir_fd)
+        holder = Location(self.workspace, os.dup(self.dir_fd), temp, [*self.parts[:-1], temp])
+        with holder:
+            try:
+                holder.rename_to(self, overwrite=True)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=self.dir_fd)
+                raise
 
     def sync(self) -> None:
         """Flush the folder holding the target to disk (after a change of its entries)."""

@@ -13,6 +13,11 @@ from ._process import PROCESS_GROUP, run_process
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
+    from janito_core.sandbox import SandboxPolicy
+
+    from ._mask import Mask
+    from ._overlay import Layers
+    from ._sandbox import Choice
 
 DEFAULT_TIMEOUT = 60
 ECHO_LIMIT = 2_000
@@ -158,14 +163,17 @@ class RunCall:
 
     def execute(self, tool: BaseTool, *, what: str, argv: list[str], cwd: str,
                 env: dict[str, str], input_data: bytes | None = None) -> dict[str, Any]:
-        """Run ``argv`` in the sandbox and turn what happened into the result (never raises)."""
-        import subprocess
+        """Run ``argv`` in the sandbox and turn what happened into the result (never raises).
+
+        Where code's writes to the workspace are captured (``_capture``), the result also
+        lists the paths it changed, which are then journaled like a file tool's changes.
+        """
+        import time
 
         from janito_core.sandbox import SandboxPolicyError, sandbox_policy
 
         from . import _sandbox
 
-        timeout = self.timeout
         base = {**self.echo, "working_directory": tool.display_path(cwd)}
         problem = _runnable(argv[0])
         if problem is not None:
@@ -201,9 +209,40 @@ class RunCall:
         if masked is not None:
             tool.report_error(masked)
             return failure(f"cannot run {what}: {masked}", _sandbox.SANDBOX_UNAVAILABLE, **base)
+        from . import _capture
+
+        capture = _capture.plan(tool.workspace, policy, choice.mechanism)
+        if isinstance(capture, str):
+            _capture.uncaptured(tool.workspace, capture)
+            capture = None
+        since = time.time_ns()
+        try:
+            result = self._run(tool, what=what, argv=argv, cwd=cwd, env=env,
+                               input_data=input_data, policy=policy, choice=choice,
+                               hide=hidden.folder, mask=mask, base=base, overlay=capture)
+            if capture is not None:
+                result.update(_capture.apply(tool.workspace, capture, since))
+        finally:
+            if capture is not None:
+                from ._overlay import remove_layers
+
+                remove_layers(capture)
+        return result
+
+    def _run(self, tool: BaseTool, *, what: str, argv: list[str], cwd: str,
+             env: dict[str, str], input_data: bytes | None, policy: SandboxPolicy,
+             choice: Choice, hide: str | None, mask: Mask, base: dict[str, Any],
+             overlay: Layers | None) -> dict[str, Any]:
+        """Start the sandboxed code, wait for it, and say what happened (never raises)."""
+        import subprocess
+
+        from . import _sandbox
+
+        timeout = self.timeout
+        workspace = tool.workspace.root
         try:
             launch = _sandbox.prepare(policy, choice, argv, cwd=cwd, workspace=workspace,
-                                      env=env, hide=hidden.folder, mask=mask)
+                                      env=env, hide=hide, mask=mask, overlay=overlay)
             outcome = run_process(
                 argv, cwd=cwd, timeout=timeout, capture_stdout=self.capture_output,
                 capture_stderr=self.capture_errors, input_data=input_data, launch=launch,

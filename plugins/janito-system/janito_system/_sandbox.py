@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ._mask import Mask
+    from ._overlay import Layers
 
 BUBBLEWRAP = "bubblewrap"
 SUPERVISOR = "supervisor"
@@ -365,7 +366,8 @@ def hidden_state(policy: SandboxPolicy, mechanism: str | None, workspace: str) -
 
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str | None,
                cwd: str, hide: str | None = None, status_fd: int | None = None,
-               mask: Mask | None = None, empty: str | None = None) -> list[str]:
+               mask: Mask | None = None, empty: str | None = None,
+               overlay: Layers | None = None) -> list[str]:
     """The bubblewrap command line that runs a command under ``policy`` (command not included).
 
     ``hide``: a folder covered by an empty read-only one after every other mount, so no
@@ -373,7 +375,12 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
     about the command, its exit code last (absent when bubblewrap itself failed).
     ``mask``: what the call's policy covers or keeps read-only (``_mask``), mounted over
     the workspace's own mount, with ``empty`` (an empty read-only file) over hidden files.
+    ``overlay``: the layers through which the code sees the workspace, its writes kept
+    there (``_overlay``); only where the policy lets code write the workspace. The line
+    then starts with what mounts the overlay and becomes bubblewrap.
     """
+    if overlay is not None and not (policy.confined and policy.workspace_writable):
+        raise ValueError(f"the {policy.name} policy lets code write no workspace to overlay")
     if not policy.confined:
         argv = [bwrap, "--dev-bind", "/", "/", "--proc", "/proc"]
     else:
@@ -398,6 +405,10 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, *, workspace: str, tmpdir: str
     if status_fd is not None:
         argv += ["--json-status-fd", str(status_fd)]
     argv += ["--unshare-pid", "--die-with-parent", "--chdir", cwd, "--"]
+    if overlay is not None:
+        from ._overlay import wrap_bwrap
+
+        return wrap_bwrap(argv, workspace, overlay)
     return argv
 
 
@@ -568,12 +579,14 @@ def status_line() -> str:
 
 def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
             workspace: str, env: dict[str, str], hide: str | None = None,
-            mask: Mask | None = None) -> Launch:
+            mask: Mask | None = None, overlay: Layers | None = None) -> Launch:
     """How to start ``argv`` under ``policy`` with the chosen mechanism (OSError if it cannot).
 
     ``hide``: janito's state folder (``hidden_state``), kept from the code. ``mask``:
     what the call's policy keeps from the code (``_mask.policy_mask``); only bubblewrap
     can apply one (``_mask.refusal`` says where a call must not run instead).
+    ``overlay``: the layers that capture the code's writes (bubblewrap only; the caller
+    reads and removes them after the call).
     """
     import tempfile
 
@@ -599,7 +612,8 @@ def prepare(policy: SandboxPolicy, choice: Choice, argv: list[str], *, cwd: str,
                 empty = empty_file([hide] if hide else [])
             launch.argv = [*bwrap_argv(choice.launcher, policy, workspace=workspace,
                                        tmpdir=tmpdir, cwd=cwd, hide=hide,
-                                       status_fd=status_write, mask=mask, empty=empty),
+                                       status_fd=status_write, mask=mask, empty=empty,
+                                       overlay=overlay),
                            *argv]
         elif choice.mechanism == SUPERVISOR and choice.launcher is not None:
             _supervised(launch, choice.launcher, policy, argv, cwd=cwd, workspace=workspace,
@@ -719,8 +733,15 @@ def sandbox_failure(mechanism: str, report: bytes | None, stderr: str) -> str | 
     if mechanism == BUBBLEWRAP:
         if b'"exit-code"' in report:
             return None
-        said = [line[len("bwrap: "):] for line in stderr.splitlines() if line.startswith("bwrap: ")]
-        return "bubblewrap failed" + (f": {said[-1]}" if said else " before the command ended")
+        lines = stderr.splitlines()
+        said = [line[len("bwrap: "):] for line in lines if line.startswith("bwrap: ")]
+        if said:
+            return f"bubblewrap failed: {said[-1]}"
+        # the overlay is mounted before bubblewrap starts: no code ran when that failed
+        mounting = [line for line in lines if line.startswith(("mount: ", "unshare: "))]
+        if mounting:
+            return f"the workspace's overlay could not be mounted: {mounting[-1]}"
+        return "bubblewrap failed before the command ended"
     lines = report.decode("utf-8", "replace").splitlines()
     for line in lines:
         if line.startswith("failed: "):
