@@ -39,8 +39,12 @@ class AuditLog:
 
     def append(self, record: Mapping[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "replace")
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
+        try:
+            fd = os.open(self.path, flags, 0o600)
+        except FileNotFoundError:  # the first line: the folder is made only then
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.path, flags, 0o600)
         try:
             os.write(fd, line + b"\n")
             size = os.fstat(fd).st_size

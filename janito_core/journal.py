@@ -1,12 +1,15 @@
 """The change journal: every change a call makes through the workspace, kept to be undone.
 
-Each call that changes something gets an entry, a folder of the journal named by its id
-(``20261203T101500-3f2a``, newest sorting last). Its ``changes.jsonl`` starts with what
-the call was (tool, arguments scrubbed of secrets, caller, workspace, time); then each
-change is appended *before* it is made, with the before-image of what it replaces or
-removes (see :mod:`janito_core._images`), and once it is made, with what the path looks
-like after it. A process killed anywhere leaves an entry whose last change is either
-made or not, and undo handles both: the kept image is the state before.
+Each call that changes something gets an entry, named by its id
+(``20261203T101500-3f2a9c``, newest sorting last). Its records go to the log of the
+process that made it (``logs/<time>-<pid>-<random>.jsonl``, one line each, every line
+naming its entry): first what the call was (tool, arguments scrubbed of secrets, caller,
+workspace, time); then each change, appended *before* it is made, with the before-image
+of what it replaces or removes (``images/<id>.i<n>``, see :mod:`janito_core._images`),
+and once it is made, with what the path looks like after it. A process killed anywhere
+leaves an entry whose last change is either made or not, and undo handles both: the kept
+image is the state before. One log per process and one folder of images make a change's
+cost a hard link and a few appends (docs/performance.md): no folder or file per entry.
 
 The journal lies in janito's state folder, which no tool may reach and sandboxed code does
 not see. It is bounded (``max_bytes``, ``max_age``: oldest entries go first) and a file
@@ -52,7 +55,9 @@ DEFAULT_MAX_FILE = 128 << 20
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
-_CHANGES = "changes.jsonl"
+_LOG_SUFFIX = ".jsonl"
+#: A process's log is closed, and a new one opened, past this size.
+LOG_ROTATE_BYTES = 16 << 20
 #: Seconds between two trims of one journal by one process.
 TRIM_EVERY = 300.0
 # An entry without its end (its process may be running still) is let go only this old.
@@ -93,39 +98,80 @@ class Journal:
         self._scrubber = scrubber
         self._lock = threading.Lock()
         self._trim_due = 0.0
-        self._fd = -1
+        self._fds: tuple[int, int] | None = None  # (logs, images) folders
+        self._writer: _Log | None = None
 
     def __repr__(self) -> str:
         return f"Journal({str(self.folder)!r})"
 
     # -- the folder ---------------------------------------------------------------------
 
-    @property
-    def entries_fd(self) -> int:
-        """A descriptor of the folder of entries, made (0700) and opened on first use."""
-        fd = self._fd
-        if fd < 0:
+    def _folders(self) -> tuple[int, int]:
+        """Descriptors of the ``logs`` and ``images`` folders, made (0700) on first use."""
+        fds = self._fds
+        if fds is None:
             with self._lock:
-                if self._fd < 0:
-                    folder = self.folder / "entries"
-                    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                if self._fds is None:
+                    opened = []
+                    try:
+                        for name in ("logs", "images"):
+                            folder = self.folder / name
+                            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                            opened.append(os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC))
+                    except BaseException:
+                        for fd in opened:
+                            os.close(fd)
+                        raise
                     with contextlib.suppress(OSError):
                         os.chmod(self.folder, 0o700)
-                    self._fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
-                fd = self._fd
-        return fd
+                    self._fds = (opened[0], opened[1])
+                fds = self._fds
+        return fds
+
+    @property
+    def images_fd(self) -> int:
+        """A descriptor of the folder of before-images."""
+        return self._folders()[1]
+
+    def _log_fd(self, size: int) -> int:
+        """The descriptor of this process's log, to append ``size`` more bytes to (a new
+        log after a fork, or once the log is past LOG_ROTATE_BYTES)."""
+        logs = self._folders()[0]
+        with self._lock:
+            log = self._writer
+            if log is None or log.pid != os.getpid() or log.size > LOG_ROTATE_BYTES:
+                if log is not None and log.pid == os.getpid():
+                    log.close()
+                log = self._writer = _Log.open(logs)
+            log.size += size
+            return log.fd
 
     def close(self) -> None:
         with self._lock:
-            fd, self._fd = self._fd, -1
-        if fd >= 0:
+            fds, self._fds = self._fds, None
+            log, self._writer = self._writer, None
+        if log is not None and log.pid == os.getpid():
+            log.close()
+        for fd in fds or ():
             os.close(fd)
 
     def __del__(self, _close: Callable[[int], None] = os.close) -> None:
-        fd = getattr(self, "_fd", -1)
-        if fd >= 0:
+        log = getattr(self, "_writer", None)
+        if log is not None and log.pid == os.getpid():
+            with contextlib.suppress(OSError):
+                _close(log.fd)
+        for fd in getattr(self, "_fds", None) or ():
             with contextlib.suppress(OSError):
                 _close(fd)
+
+    def append(self, ident: str, record: Mapping[str, Any]) -> None:
+        """Append one record of entry ``ident`` to this process's log, in one write."""
+        line = json.dumps({"e": ident, **record}, ensure_ascii=False,
+                          default=str).encode("utf-8", "replace") + b"\n"
+        fd = self._log_fd(len(line))
+        data = memoryview(line)
+        while data:  # one write in practice: O_APPEND keeps concurrent records whole
+            data = data[os.write(fd, data):]
 
     @property
     def scrubber(self) -> Scrubber:
@@ -215,54 +261,54 @@ class Journal:
 
     # -- reading ------------------------------------------------------------------------
 
+    def _read(self) -> dict[str, tuple[Entry, str]]:
+        """Every entry of every log not let go of, by id, with the log that holds it."""
+        if self._fds is None and not (self.folder / "logs").is_dir():
+            return {}  # nothing recorded yet: reading makes no folder
+        logs = self._folders()[0]
+        grouped: dict[str, tuple[list[dict[str, Any]], str]] = {}
+        gone: set[str] = set()
+        for name in sorted(os.listdir(logs)):
+            if not name.endswith(_LOG_SUFFIX):
+                continue
+            try:
+                fd = os.open(name, os.O_RDONLY | _CLOEXEC, dir_fd=logs)
+            except OSError:
+                continue
+            with os.fdopen(fd, "rb") as stream:
+                data = stream.read()
+            for line in data.split(b"\n"):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a killed process: nothing was done after it
+                if not isinstance(record, dict) or not isinstance(record.get("e"), str):
+                    continue
+                ident = record.pop("e")
+                if record.get("evicted"):
+                    gone.add(ident)
+                else:
+                    grouped.setdefault(ident, ([], name))[0].append(record)
+        found = {}
+        for ident, (records, log) in grouped.items():
+            if ident in gone:
+                continue
+            entry = Entry.parse(ident, records)
+            if entry is not None:
+                found[ident] = (entry, log)
+        return found
+
     def _ids(self) -> list[str]:
-        if self._fd < 0 and not (self.folder / "entries").is_dir():
-            return []  # nothing recorded yet: reading makes no folder
-        try:
-            names = os.listdir(self.entries_fd)
-        except FileNotFoundError:
-            return []
-        return sorted(name for name in names if not name.startswith("."))
+        return sorted(self._read())
 
     def entries(self, root: str | None = None) -> list[Entry]:
         """The entries that changed something, newest first (of workspace ``root`` only,
         when given)."""
-        found = []
-        for ident in self._ids():
-            entry = self._read(ident)
-            if entry is None or not entry.changes:
-                continue
-            if root is not None and entry.root != os.path.realpath(root):
-                continue
-            found.append(entry)
-        found.sort(key=lambda entry: entry.last, reverse=True)
-        return found
+        return _changing(self._read(), root)
 
     def entry(self, ident: str) -> Entry:
         """The entry ``ident`` (or the one entry whose id starts with it)."""
-        ids = self._ids()
-        matches = [name for name in ids if name == ident] or \
-            [name for name in ids if name.startswith(ident)]
-        if len(matches) != 1:
-            raise JournalError(f"no journal entry {ident!r}" if not matches else
-                               f"{ident!r} names {len(matches)} journal entries: give more "
-                               "of the id", ident)
-        entry = self._read(matches[0])
-        if entry is None:
-            raise JournalError(f"journal entry {ident!r} cannot be read", ident)
-        return entry
-
-    def _read(self, ident: str) -> Entry | None:
-        try:
-            fd = os.open(f"{ident}/{_CHANGES}", os.O_RDONLY | _CLOEXEC, dir_fd=self.entries_fd)
-        except OSError:
-            return None
-        try:
-            with os.fdopen(fd, "rb", closefd=False) as stream:
-                data = stream.read()
-        finally:
-            os.close(fd)
-        return Entry.parse(ident, data)
+        return _pick(self._read(), ident)
 
     # -- bounds -------------------------------------------------------------------------
 
@@ -271,18 +317,12 @@ class Journal:
         now = time.time()
         kept: list[tuple[str, int]] = []
         gone: list[str] = []
-        for ident in self._ids():
-            entry = self._read(ident)
-            if entry is None:
-                if _age(self.entries_fd, ident, now) > _UNFINISHED_GRACE:
-                    self._remove(ident)
-                    gone.append(ident)
-                continue
+        read = self._read()
+        for ident, (entry, _) in sorted(read.items(), key=lambda item: item[1][0].started):
             age = now - entry.started
             finished = entry.end is not None
             if age > self.max_age or (not finished and age > max(self.max_age,
                                                                   _UNFINISHED_GRACE)):
-                self._remove(ident)
                 gone.append(ident)
             elif finished:
                 kept.append((ident, entry.size))
@@ -290,9 +330,9 @@ class Journal:
         for ident, size in kept:
             if total <= self.max_bytes:
                 break
-            self._remove(ident)
             gone.append(ident)
             total -= size
+        self._evict(gone, read)
         return gone
 
     def opened_entry(self) -> None:
@@ -307,15 +347,44 @@ class Journal:
             with contextlib.suppress(OSError):
                 self.trim()
 
-    def _remove(self, ident: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            _images.remove_image(self.entries_fd, ident)
+    def _evict(self, idents: list[str], read: dict[str, tuple[Entry, str]]) -> None:
+        """Let go of entries ``idents``: their images are removed, and a record in the log
+        holding each says so; a log left holding nothing, and no longer written, goes."""
+        if not idents:
+            return
+        logs, images = self._folders()
+        prefixes = {f"{ident}.": ident for ident in idents}
+        for name in os.listdir(images):
+            if name[:name.find(".") + 1] in prefixes:
+                with contextlib.suppress(FileNotFoundError):
+                    _images.remove_image(images, name)
+        line_of = {ident: json.dumps({"e": ident, "evicted": True}).encode() + b"\n"
+                   for ident in idents}
+        emptied: dict[str, bool] = {}
+        for ident in idents:
+            log = read[ident][1]
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | _CLOEXEC, dir_fd=logs)
+            try:
+                os.write(fd, line_of[ident])
+            finally:
+                os.close(fd)
+            emptied.setdefault(log, True)
+        for ident, (_, log) in read.items():
+            if log in emptied and ident not in line_of:
+                emptied[log] = False
+        current = self._writer.name if self._writer is not None else None
+        for log, empty in emptied.items():
+            if empty and log != current and not _written(log):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(log, dir_fd=logs)
 
     # -- undo ---------------------------------------------------------------------------
 
     def plan(self, idents: Iterable[str], *, force: bool = False) -> UndoPlan:
         """What undoing entries ``idents`` would do, newest first; conflicts included."""
-        entries = sorted({entry.id: entry for entry in map(self.entry, idents)}.values(),
+        read = self._read()
+        entries = sorted({entry.id: entry for entry in (_pick(read, ident)
+                                                        for ident in idents)}.values(),
                          key=lambda entry: entry.last, reverse=True)
         if not entries:
             raise JournalError("no journal entry was named: nothing to undo")
@@ -325,7 +394,7 @@ class Journal:
                                f"workspace at a time ({', '.join(sorted(roots))})")
         plan = UndoPlan(entries)
         chosen = {entry.id for entry in entries}
-        others = [entry for entry in self.entries(next(iter(roots)))
+        others = [entry for entry in _changing(read, next(iter(roots)))
                   if entry.id not in chosen]
         for entry in entries:
             for path, step in entry.steps():
@@ -425,19 +494,14 @@ class Entry:
         self.after = after
 
     @classmethod
-    def parse(cls, ident: str, data: bytes) -> Entry | None:
+    def parse(cls, ident: str, records: Iterable[dict[str, Any]]) -> Entry | None:
+        """The entry from its records in the order they were written (None: no header)."""
         header: dict[str, Any] | None = None
         changes: list[dict[str, Any]] = []
         after: dict[int, Any] = {}
         failed: set[int] = set()
         end = None
-        for line in data.split(b"\n"):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a killed process: nothing was done after it
-            if not isinstance(record, dict):
-                continue
+        for record in records:
             if header is None:
                 header = record
             elif "op" in record:
@@ -548,13 +612,9 @@ class Entry:
 
     def revert(self, view: Workspace, journal: Journal, *, force: bool) -> None:
         """Undo this entry's changes, newest first, through ``view`` (itself journaled)."""
-        images_fd = os.open(self.id, os.O_RDONLY | _DIRECTORY | _CLOEXEC,
-                            dir_fd=journal.entries_fd)
-        try:
-            for change in reversed(self.changes):
-                _revert(view, images_fd, change, force=force)
-        finally:
-            os.close(images_fd)
+        images_fd = journal.images_fd
+        for change in reversed(self.changes):
+            _revert(view, images_fd, change, force=force)
 
 
 _UNKNOWN = object()
@@ -686,8 +746,7 @@ class Recording:
         self.notices: list[str] = []
         self.changed: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._fd = -1
-        self._log = -1
+        self._fd = -1  # the journal's folder of images, once the entry is made
         self._count = 0
         self._kept = 0
         self._bytes = 0
@@ -697,42 +756,26 @@ class Recording:
     def _open(self) -> None:
         journal = self.journal
         journal.opened_entry()
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
+        ident = f"{stamp}-{os.urandom(3).hex()}"
+        header = dict(self.header)
+        header["arguments"] = journal.scrubber.value(header.get("arguments"))
         try:
-            parent = journal.entries_fd
+            fd = journal.images_fd
+            # Not synced here: the change's own sync of its folder (every workspace change
+            # syncs the folder it changed) commits the file system's journal, which holds
+            # this record and the images too (ext4's ordered mode).
+            journal.append(ident, header)
         except OSError as exc:
             raise JournalError(f"the journal folder {journal.folder} cannot be written "
                                f"({exc.strerror or exc}), so the change was not made: "
                                "without a journal, no undo (janito run --no-journal, "
                                "Registry(journal=None))", str(journal.folder)) from None
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
-        for _ in range(100):
-            ident = f"{stamp}-{os.urandom(2).hex()}"
-            try:
-                os.mkdir(ident, 0o700, dir_fd=parent)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise JournalError("no free journal entry name")
-        fd = os.open(ident, os.O_RDONLY | _DIRECTORY | _CLOEXEC, dir_fd=parent)
-        try:
-            log = os.open(_CHANGES, _APPEND_FLAGS, 0o600, dir_fd=fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        header = dict(self.header)
-        header["arguments"] = journal.scrubber.value(header.get("arguments"))
-        self._fd, self._log, self.id = fd, log, ident
-        # Not synced here: the change's own sync of its folder (every workspace change
-        # syncs the folder it changed) commits the file system's journal, which holds this
-        # entry's folder, its first lines and its images too (ext4's ordered mode).
-        self._append(header)
+        self._fd, self.id = fd, ident
 
     def _append(self, record: Mapping[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "replace")
-        data = memoryview(line + b"\n")
-        while data:  # one write in practice: O_APPEND keeps concurrent records whole
-            data = data[os.write(self._log, data):]
+        assert self.id is not None
+        self.journal.append(self.id, record)
 
     def _path(self, where: Location) -> str:
         absolute = where.absolute
@@ -759,7 +802,7 @@ class Recording:
             if self._fd < 0:
                 self._open()
             self._kept += 1
-            return f"i{self._kept}"
+            return f"{self.id}.i{self._kept}"
 
     def _keep(self, where: Location, info: os.stat_result | None) -> dict[str, Any]:
         """The before-image of what is at ``where`` now (``info``), kept in the entry."""
@@ -849,9 +892,7 @@ class Recording:
             self._append({"end": {"success": bool(result.get("success")),
                                   "error_type": result.get("error_type"),
                                   "ended": time.time(), "bytes": self._bytes}})
-            os.close(self._log)
-            os.close(self._fd)
-            self._log = self._fd = -1
+            self._fd = -1
 
 
 class Change:
@@ -957,11 +998,60 @@ def _is_temp(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
-def _age(folder_fd: int, name: str, now: float) -> float:
+class _Log:
+    """This process's log: its descriptor, name and the bytes written to it."""
+
+    __slots__ = ("fd", "name", "pid", "size")
+
+    def __init__(self, fd: int, name: str) -> None:
+        self.fd, self.name, self.pid, self.size = fd, name, os.getpid(), 0
+
+    @classmethod
+    def open(cls, logs_fd: int) -> _Log:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        name = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}{_LOG_SUFFIX}"
+        return cls(os.open(name, _APPEND_FLAGS | os.O_EXCL, 0o600, dir_fd=logs_fd), name)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def _written(log: str) -> bool:
+    """Whether the process named in log ``log`` may still append to it."""
     try:
-        return now - os.stat(name, dir_fd=folder_fd).st_mtime
+        pid = int(log.split("-")[1])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return True  # another Journal of this process: its log is still open
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
     except OSError:
-        return 0.0
+        return True
+    return True
+
+
+def _changing(read: dict[str, tuple[Entry, str]], root: str | None) -> list[Entry]:
+    """The entries of ``read`` that changed something, newest first (of ``root`` only)."""
+    real = os.path.realpath(root) if root is not None else None
+    found = [entry for entry, _ in read.values()
+             if entry.changes and (real is None or entry.root == real)]
+    found.sort(key=lambda entry: entry.last, reverse=True)
+    return found
+
+
+def _pick(read: dict[str, tuple[Entry, str]], ident: str) -> Entry:
+    """The entry of ``read`` named ``ident``, or the one whose id starts with it."""
+    matches = [name for name in read if name == ident] or \
+        [name for name in read if name.startswith(ident)]
+    if len(matches) != 1:
+        raise JournalError(f"no journal entry {ident!r}" if not matches else
+                           f"{ident!r} names {len(matches)} journal entries: give more "
+                           "of the id", ident)
+    return read[matches[0]][0]
 
 
 def _stored_secrets() -> list[str]:

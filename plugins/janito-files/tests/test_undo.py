@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from janito_core import Workspace
 from janito_core.journal import Journal, UndoConflict
 
 Tree = dict[str, tuple[str, int, bytes]]
@@ -209,9 +210,9 @@ def test_the_journal_is_beyond_every_file_tool(files: Any, ws: Path,
     files.load("files", privileges="rw", journal=True)
     (ws / "a.txt").write_text("a")
     files.call("CreateFile", filepath="a.txt", content="b", overwrite=True)
-    entries = list((state / "journal" / "entries").iterdir())
-    assert entries
-    target = f".config/janito/journal/entries/{entries[0].name}/changes.jsonl"
+    logs = list((state / "journal" / "logs").iterdir())
+    assert logs and list((state / "journal" / "images").iterdir())
+    target = f".config/janito/journal/logs/{logs[0].name}"
     for tool, arguments in [
         ("ReadFile", {"filepath": target}),
         ("CreateFile", {"filepath": target, "content": "{}", "overwrite": True}),
@@ -219,13 +220,13 @@ def test_the_journal_is_beyond_every_file_tool(files: Any, ws: Path,
         ("RemoveDirectory", {"directory": ".config/janito/journal", "recursive": True}),
         ("MoveFile", {"source": ".config/janito", "destination": "stolen"}),
         ("RemoveDirectory", {"directory": ".config", "recursive": True}),
-        ("CreateFile", {"filepath": ".config/janito/journal/entries/x/changes.jsonl",
-                        "content": "{}"}),
+        ("CreateFile", {"filepath": ".config/janito/journal/logs/x.jsonl", "content": "{}"}),
+        ("DeleteFile", {"filepath": f".config/janito/journal/images/{files.journal.entries()[0].id}.i1"}),
     ]:
         result = files.call(tool, arguments)
         assert result["success"] is False, (tool, result)
     listed = json.dumps(files.call("ListFiles", directory=".", recursive=True))
-    assert "journal" not in listed and "changes.jsonl" not in listed
+    assert "journal" not in listed and ".jsonl" not in listed
     assert (ws / "a.txt").read_text() == "b"
     files.journal.undo([files.journal.entries(str(ws))[0].id])
     assert (ws / "a.txt").read_text() == "a"
@@ -249,8 +250,9 @@ def test_the_audit_log_keeps_no_secret(files: Any, ws: Path) -> None:
     # the audit log, and what each journal entry says of its call (the changes themselves
     # name real paths, which undo needs as they are, and never leave the journal)
     raw = b"".join(path.read_bytes() for path in journal.folder.glob("audit*.jsonl"))
-    raw += b"".join(path.read_bytes().split(b"\n")[0]
-                    for path in journal.folder.rglob("changes.jsonl"))
+    raw += b"".join(line for path in journal.folder.glob("logs/*.jsonl")
+                    for line in path.read_bytes().split(b"\n")
+                    if line and "tool" in json.loads(line))  # each call's own record
     for form in secret_forms(secret):
         assert form.encode() not in raw, form
     assert all(line["caller"] == {"kind": "python"} for line in lines)
@@ -395,3 +397,51 @@ def test_a_journal_that_cannot_be_written_refuses_the_change(seeded: Any, ws: Pa
     assert "journal" in result["error"] and "change was not made" in result["error"]
     assert "audit log could not be written" in result["not_recorded"]
     assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
+
+
+def _overwrite(journal: Journal, root: Path, content: bytes) -> str:
+    """One journaled overwrite of ``root/kept.txt``; its entry's id."""
+    with Workspace(root) as workspace:
+        recording = journal.begin(workspace, "CreateFile", {"filepath": "kept.txt"})
+        workspace.journaled(recording).write_file("kept.txt", content, overwrite=True)
+        recording.finish({"success": True})
+    assert recording.id is not None
+    return recording.id
+
+
+def test_the_journal_lets_go_of_the_oldest_entries_past_its_bounds(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kept.txt").write_bytes(b"0" * 1000)
+    journal = Journal(tmp_path / "journal", max_bytes=2500)
+    ids = [_overwrite(journal, root, str(n).encode() * 1000) for n in range(1, 6)]
+    assert journal.trim() == ids[:3]  # 1,000 bytes kept by each: the two newest fit
+    assert [entry.id for entry in journal.entries()] == ids[:2:-1]
+    images = sorted(path.name for path in (tmp_path / "journal" / "images").iterdir())
+    assert images == sorted([f"{ids[3]}.i1", f"{ids[4]}.i1"])
+    journal.undo([ids[4]])
+    assert (root / "kept.txt").read_bytes() == b"4" * 1000
+    aged = Journal(tmp_path / "journal", max_age=0.0)
+    assert set(aged.trim()) >= {ids[3], ids[4]}
+    assert aged.entries() == [] and not list((tmp_path / "journal" / "images").iterdir())
+
+
+def test_a_log_left_empty_by_a_process_that_ended_is_removed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kept.txt").write_bytes(b"old")
+    logs = tmp_path / "journal" / "logs"
+    pid = os.fork()
+    if pid == 0:  # a janito of its own, which writes one entry and ends
+        try:
+            _overwrite(Journal(tmp_path / "journal"), root, b"from the child")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    [child_log] = list(logs.iterdir())
+    assert f"-{pid}-" in child_log.name
+    journal = Journal(tmp_path / "journal", max_age=0.0)
+    ours = _overwrite(journal, root, b"from here")
+    assert ours in [entry.id for entry in journal.entries()]
+    assert not child_log.exists()
+    assert [path.name for path in logs.iterdir()] == [journal._writer.name]  # type: ignore[union-attr]

@@ -39,8 +39,8 @@ tar cf "$TMPDIR/state.tar" "$S" && tar xOf "$TMPDIR/state.tar"
 echo '{{"sandbox": "off"}}' > "$S/config.json"
 python3 -c 'import sys; open(sys.argv[1], "w").write("{{\"sandbox\": \"off\"}}")' "$S/config.json"
 mkdir -p "$S/planted" ; echo planted > "$S/planted.json" ; rm -f "$S/secrets.json"
-cat -v "$S"/journal/entries/*/changes.jsonl "$S"/journal/entries/*/i*
-echo '{{}}' >> "$S"/journal/entries/*/changes.jsonl ; rm -rf "$S/journal"
+cat -v "$S"/journal/logs/* "$S"/journal/images/*
+echo '{{}}' >> "$S"/journal/logs/* ; rm -rf "$S/journal"
 touch {workspace}/attack-ran
 """
 
@@ -89,7 +89,7 @@ def _journal_an_entry(state: Path, folder: Path) -> None:
         recording = journal.begin(workspace, "CreateFile", {"filepath": "notes.txt"})
         workspace.journaled(recording).write_file("notes.txt", b"after\n", overwrite=True)
         recording.finish({"success": True})
-    assert list((state / "journal" / "entries").iterdir())
+    assert list((state / "journal" / "images").iterdir())
 
 
 def contents(folder: Path) -> dict[str, bytes | None]:
