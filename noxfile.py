@@ -770,6 +770,9 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
         "tests/test_run_paths.py": (
             "test_a_script_folder_swapped_for_a_link_never_runs_an_outside_script",
         ),
+        "tests/test_capture.py": (
+            "test_what_code_wrote_before_a_timeout_is_kept_and_undoable",
+        ),
         "tests/test_ask_user.py": (
             "test_ctrl_c_cancels_without_crashing",
             "test_the_questions_of_one_turn_are_asked_one_at_a_time",

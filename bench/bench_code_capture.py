@@ -28,16 +28,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 
-from _common import Timing, load_note
+from _common import Timing, alternate_calls, load_note
 
 SIZES = ((100, 1), (10_000, 100))
 """(files, folders they are spread over)."""
@@ -66,29 +63,6 @@ os.chdir(workspace)
 os.execv(sys.argv[4], sys.argv[4:])
 """
 
-
-def _cpu() -> float:
-    """CPU seconds of this process and of every child it waited for."""
-    own = time.process_time()
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own + children.ru_utime + children.ru_stime
-
-
-def measure(variants: dict[str, Callable[[], object]], number: int, repeat: int
-            ) -> dict[str, Timing]:
-    """Median seconds per call of each variant, interleaved repeat by repeat."""
-    walls: dict[str, list[float]] = {name: [] for name in variants}
-    cpus: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(repeat):
-        for name, function in variants.items():
-            cpu = _cpu()
-            started = time.perf_counter()
-            for _ in range(number):
-                function()
-            walls[name].append((time.perf_counter() - started) / number)
-            cpus[name].append((_cpu() - cpu) / number)
-    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
-            for name in variants}
 
 
 def make_workspace(files: int, folders: int) -> str:
@@ -172,13 +146,60 @@ def main() -> int:
                 variants = capture_variants(bwrapped, workspace, with_python=files == 100)
                 for function in variants.values():  # warm up: page cache, the probe's programs
                     function()
-                medians = measure(variants, args.number, args.repeat)
+                medians = alternate_calls(variants, args.number, args.repeat, children=True)
             finally:
                 shutil.rmtree(workspace, ignore_errors=True)
             report(f"{files:,} files", medians)
+        through_call_tool(args.number, args.repeat)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return 0
+
+
+def through_call_tool(number: int, repeat: int) -> None:
+    """The whole call, as a model's call pays it: RunBashCode through ``call_tool`` with no
+    journal (nothing captured) against a journaled registry (the overlay mounted, the
+    upper layer read, its changes made through the journaled workspace)."""
+    from janito_core import Privileges, Registry, Workspace
+    from janito_core.dispatch import call_tool
+    from janito_core.journal import Journal
+
+    os.environ["JANITO_SANDBOX"] = "workspace-write"
+    os.environ["JANITO_SANDBOX_MECHANISM"] = "bubblewrap"
+    base = tempfile.mkdtemp(prefix="janito-bench-capture-calls-")
+    os.environ["JANITO_CONFIG_DIR"] = os.path.join(base, "config")
+    workspace = make_workspace(100, 1)
+    try:
+        def registry(journal: Journal | None) -> Registry:
+            made = Registry(privileges=Privileges.from_string("rwx"),
+                            workspace=Workspace(workspace), autoload=(), allowed=None,
+                            journal=journal, reports="off")
+            made.add_toolset("system")
+            return made
+
+        plain, journaled = registry(None), registry(Journal(os.path.join(base, "journal")))
+
+        def call(on: Registry, code: str) -> Callable[[], object]:
+            def run() -> object:
+                result = call_tool("RunBashCode", {"code": code}, registry=on)
+                assert result["success"], result
+                return result
+            return run
+
+        write = "echo x > out.txt"
+        variants = {"plain bwrap": call(plain, "true"), "captured": call(journaled, "true"),
+                    "plain, one write": call(plain, write),
+                    "captured, one write": call(journaled, write)}
+        for function in variants.values():
+            function()
+        medians = alternate_calls(variants, number, repeat, children=True)
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
+    report("RunBashCode through call_tool, 100 files, journal off (plain) and on (captured)",
+           medians)
+    written = medians["captured, one write"].ratio(medians["plain, one write"])
+    print(f"  one write: captured {written.wall:.2f}x wall, {written.cpu:.2f}x CPU of plain")
 
 
 def capture_variants(bwrapped: list[str], workspace: str, *, with_python: bool

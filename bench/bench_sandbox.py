@@ -32,36 +32,13 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from _common import Timing, exit_status, load_note, verdict
+from _common import Timing, alternate_calls, exit_status, load_note, verdict
 
 from janito_core import Privileges, Registry, Workspace
 from janito_core.dispatch import call_tool
 
 TARGET = 1.5
 
-
-def _cpu() -> float:
-    """CPU seconds of this process and of every child it waited for (bwrap waits its own)."""
-    own = time.process_time()
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own + children.ru_utime + children.ru_stime
-
-
-def measure(variants: dict[str, Callable[[], object]], number: int, repeat: int
-            ) -> dict[str, Timing]:
-    """Median seconds per call of each variant, interleaved repeat by repeat."""
-    walls: dict[str, list[float]] = {name: [] for name in variants}
-    cpus: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(repeat):
-        for name, function in variants.items():
-            cpu = _cpu()
-            started = time.perf_counter()
-            for _ in range(number):
-                function()
-            walls[name].append((time.perf_counter() - started) / number)
-            cpus[name].append((_cpu() - cpu) / number)
-    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]))
-            for name in variants}
 
 
 def main() -> int:
@@ -114,7 +91,7 @@ def main() -> int:
         for function in variants.values():  # warm up: imports, probes, page cache
             function()
         try:
-            medians = measure(variants, args.number, args.repeat)
+            medians = alternate_calls(variants, args.number, args.repeat, children=True)
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
 
@@ -184,7 +161,7 @@ def masked(number: int, repeat: int) -> None:
     try:
         for function in variants.values():
             function()
-        medians = measure(variants, number, repeat)
+        medians = alternate_calls(variants, number, repeat, children=True)
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
     print(f"RunBashCode('true') under bubblewrap with a policy's path mask, medians of "
