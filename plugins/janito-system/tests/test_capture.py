@@ -12,6 +12,7 @@ import stat
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from janito_system import _capture, _overlay
@@ -269,3 +270,73 @@ def test_without_an_overlay_the_result_says_changes_are_not_kept(
     [notice] = result["not_undoable"]
     assert "not kept for undo" in notice and "supervisor" in notice
     assert (workspace / "x.txt").exists()
+
+
+def _policy_registry(root: Path, journal: Journal, mode: str = "full-auto",
+                     approver: Any = None) -> Registry:
+    from janito_core.policy import Policy
+
+    policy = Policy.load(str(root))
+    if mode != "full-auto":
+        policy = policy.merged(Policy.from_data({"mode": mode}))
+    made = Registry(workspace=Workspace(str(root)), autoload=(), allowed=None, reports="off",
+                    policy=policy, approver=approver, journal=journal)
+    made.add_toolset("system")
+    return made
+
+
+@pytest.fixture
+def masked(tmp_path: Path, journaled: tuple[Registry, Journal, Path]) -> tuple[Path, Journal]:
+    """A workspace with a project policy (denied files, .janito/, .git/), journaled."""
+    from test_policy_mask import lay_out
+
+    _, journal, _ = journaled
+    root = tmp_path / "masked"
+    root.mkdir()
+    lay_out(root)
+    return root, journal
+
+
+def test_under_capture_the_policys_paths_stay_covered_and_unchanged(
+        masked: tuple[Path, Journal]) -> None:
+    """The attacks of test_policy_mask, captured: reads of denied paths, moves of covered
+    ones, and edits of .janito/ and .git/ change nothing, through the overlay or after it."""
+    from test_policy_mask import ATTACK_POLICY, GIT_WRITE, READS, SECRETS, leaked
+    from test_policy_mask import tree as mask_tree
+
+    root, journal = masked
+    before = mask_tree(root)
+    tools = _policy_registry(root, journal)
+    read = call_tool("RunBashCode", {"code": READS}, registry=tools)
+    assert leaked(read, SECRETS.values()) == [], read
+    moves = ("mv conf open; mv conf/prod/key.pem loose.pem; mv secrets open-folder; "
+             "mv .env env.txt; ln .env hard; rm -rf conf d; cp -a conf open-copy; true")
+    call_tool("RunBashCode", {"code": moves}, registry=tools)
+    attack = call_tool("RunBashCode", {"code": ATTACK_POLICY}, registry=tools)
+    assert attack["stdout"] == "done\n", attack
+    git = call_tool("RunBashCode", {"code": GIT_WRITE}, registry=tools)
+    assert "wrote" not in git["stdout"], git
+    after = mask_tree(root)
+    for relative in [*SECRETS, ".janito/policy.toml", ".git/config"]:
+        assert after[relative] == before[relative], relative
+    assert not any(path.startswith(("janito-old", "x")) for path in after)
+    made = {path: entry for path, entry in after.items() if path not in before}
+    assert all(entry[1] in (None, b"") for entry in made.values()), made
+    again = call_tool("RunBashCode", {"code": "cat open-copy/prod/key.pem loose.pem env.txt "
+                                              "2>&1; true"}, registry=tools)
+    assert leaked(again, SECRETS.values()) == [], again
+
+
+def test_an_approved_write_of_git_is_captured_and_undone(masked: tuple[Path, Journal]) -> None:
+    from test_policy_mask import GIT_WRITE
+
+    root, journal = masked
+    config = (root / ".git" / "config").read_bytes()
+    approved = call_tool("RunBashCode", {"code": GIT_WRITE},
+                         registry=_policy_registry(root, journal, "ask", lambda request: True))
+    assert approved["stdout"] == "wrote\n" and "not_applied" not in approved, approved
+    assert (root / ".git" / "config").read_bytes().endswith(b"planted = yes\n")
+    [entry] = journal.entries(str(root))
+    journal.undo([entry.id])
+    assert (root / ".git" / "config").read_bytes() == config
+    assert not (root / ".git" / "hooks-planted").exists()
