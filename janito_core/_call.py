@@ -365,39 +365,53 @@ def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | 
 def _recorded(journal: Journal, call: ToolCall, run: Callable[[], dict[str, Any]]
               ) -> dict[str, Any]:
     """``run()`` the call with its workspace journaled, then end its entry and log it."""
-    import time
-
-    from ._context import current_caller
-
-    started, clock = time.time(), time.perf_counter()
-    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
-                              caller=current_caller.get(), call_id=call.id)
-    call.journal_into(recording)
+    recording, started = _begin_recording(journal, call)
     try:
         result = run()
     except BaseException as exc:
         recording.finish({"success": False, "error_type": type(exc).__name__})
         raise
-    return journal.ended(recording, call, result, started, time.perf_counter() - clock)
+    return journal.ended(recording, call, result, *started.since())
 
 
 async def _arecorded(journal: Journal, call: ToolCall,
                      run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     """``_recorded`` for a call awaited on an event loop."""
-    import time
-
-    from ._context import current_caller
-
-    started, clock = time.time(), time.perf_counter()
-    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
-                              caller=current_caller.get(), call_id=call.id)
-    call.journal_into(recording)
+    recording, started = _begin_recording(journal, call)
     try:
         result = await run()
     except BaseException as exc:
         recording.finish({"success": False, "error_type": type(exc).__name__})
         raise
-    return journal.ended(recording, call, result, started, time.perf_counter() - clock)
+    return journal.ended(recording, call, result, *started.since())
+
+
+class _Started:
+    """When a call began: the wall clock for the log, a monotonic one for its duration."""
+
+    __slots__ = ("clock", "wall")
+
+    def __init__(self) -> None:
+        import time
+
+        self.wall, self.clock = time.time(), time.perf_counter()
+
+    def since(self) -> tuple[float, float]:
+        """(wall-clock start, seconds since)."""
+        import time
+
+        return self.wall, time.perf_counter() - self.clock
+
+
+def _begin_recording(journal: Journal, call: ToolCall) -> tuple[Recording, _Started]:
+    """The call's journal entry, its workspace journaled into it, and when it began."""
+    from ._context import current_caller
+
+    started = _Started()
+    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
+                              caller=current_caller.get(), call_id=call.id)
+    call.journal_into(recording)
+    return recording, started
 
 
 def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,

@@ -219,14 +219,14 @@ class Journal:
         if recording.notices:
             result = {**result, "not_undoable": list(recording.notices)}
         decision = call.decision
-        line = {"time": started, "call_id": call.id, "entry": recording.id,
-                "caller": recording.header["caller"], "tool": call.name,
-                "arguments": call.arguments,
-                "decision": decision.as_json() if decision is not None else None,
-                "approved": call.approved if decision is not None and
-                decision.action == "ask" else None,
-                "success": bool(result.get("success")), "error_type": result.get("error_type"),
-                "duration_ms": round(duration * 1000, 3), "changed": recording.changed}
+        line = _audit_line(
+            started, duration, call.id, recording.id, recording.header["caller"], call.name,
+            call.arguments, result, changed=recording.changed,
+            decision=decision.as_json() if decision is not None else None,
+            approved=call.approved if decision is not None and decision.action == "ask"
+            else None)
+        if recording.notices:
+            line["not_undoable"] = list(recording.notices)
         problem = self._log(line)
         if problem:
             problems.append(problem)
@@ -238,13 +238,11 @@ class Journal:
                 caller: Mapping[str, Any] | None, result: Mapping[str, Any], started: float,
                 duration: float) -> None:
         """Log a call refused before it ran (bad JSON, unknown tool, no privilege)."""
-        self._log({"time": started, "call_id": call_id, "entry": None,
-                   "caller": dict(caller or {"kind": "python"}),
-                   "tool": tool if isinstance(tool, str) else repr(tool),
-                   "arguments": arguments if isinstance(arguments, (dict, str)) else
-                   repr(arguments), "decision": None, "approved": None, "success": False,
-                   "error_type": result.get("error_type"),
-                   "duration_ms": round(duration * 1000, 3), "changed": []})
+        self._log(_audit_line(
+            started, duration, call_id, None, dict(caller or {"kind": "python"}),
+            tool if isinstance(tool, str) else repr(tool),
+            arguments if isinstance(arguments, (dict, str)) else repr(arguments),
+            {"success": False, "error_type": result.get("error_type")}))
 
     def _log(self, line: dict[str, Any]) -> str | None:
         # the whole line: a secret may be in a path or an error as well as the arguments
@@ -451,13 +449,9 @@ class Journal:
                 raise
             finally:
                 recording.finish(outcome)
-                self._log({"time": started, "call_id": None, "entry": recording.id,
-                           "caller": recording.header["caller"], "tool": "undo",
-                           "arguments": arguments, "decision": None, "approved": None,
-                           "success": outcome["success"],
-                           "error_type": outcome.get("error_type"),
-                           "duration_ms": round((time.perf_counter() - clock) * 1000, 3),
-                           "changed": recording.changed})
+                self._log(_audit_line(started, time.perf_counter() - clock, None,
+                                      recording.id, recording.header["caller"], "undo",
+                                      arguments, outcome, changed=recording.changed))
             plan.recorded = recording.id
         return plan
 
@@ -996,6 +990,17 @@ _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
 
 def _is_temp(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def _audit_line(started: float, duration: float, call_id: str | None, entry: str | None,
+                caller: Any, tool: str, arguments: Any, outcome: Mapping[str, Any], *,
+                changed: list[dict[str, Any]] | None = None, decision: Any = None,
+                approved: bool | None = None) -> dict[str, Any]:
+    """One line of the audit log: a call, what decided it, how it ended, what it changed."""
+    return {"time": started, "call_id": call_id, "entry": entry, "caller": caller,
+            "tool": tool, "arguments": arguments, "decision": decision, "approved": approved,
+            "success": bool(outcome.get("success")), "error_type": outcome.get("error_type"),
+            "duration_ms": round(duration * 1000, 3), "changed": changed or []}
 
 
 class _Log:
