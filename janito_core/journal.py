@@ -964,27 +964,6 @@ class Change:
             self.failed()
 
 
-class Unrecorded:
-    """What a change of a workspace without a journal uses in place of :class:`Change`."""
-
-    __slots__ = ()
-
-    def ahead(self, target: Location | None = None) -> None:
-        pass
-
-    def failed(self) -> None:
-        pass
-
-    def __enter__(self) -> Unrecorded:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
-UNRECORDED = Unrecorded()
-
-
 _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
 
 

@@ -43,7 +43,7 @@ from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
     from ._fswalk import Enter, Errors, Folder, WalkEntry
-    from .journal import Change, Recording, Unrecorded
+    from .journal import Change, Recording
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
            "TargetExists", "Workspace", "open_regular_at", "read_fd", "rename_noreplace"]
@@ -589,13 +589,11 @@ class Location:
             raise WorkspaceError(self.shown, f"the folder holds janito's own configuration "
                                  f"folder, so it cannot be {what}", OUTSIDE)
 
-    def _change(self, op: str, recorded: bool = True) -> Change | Unrecorded:
+    def _change(self, op: str, recorded: bool = True) -> Change | _Unrecorded:
         """What journals change ``op`` of the target (``with`` it around the change)."""
         recording = self.workspace._journal
         if recording is None or not recorded:
-            from .journal import UNRECORDED
-
-            return UNRECORDED
+            return _UNRECORDED
         return recording.change(op, self)
 
     # -- looking ------------------------------------------------------------------------
@@ -798,6 +796,28 @@ class Location:
     def sync(self) -> None:
         """Flush the folder holding the target to disk (after a change of its entries)."""
         sync_folder(self.dir_fd)
+
+
+class _Unrecorded:
+    """What a change of a workspace without a journal uses in place of a journal's
+    ``Change``: the same calls, doing nothing."""
+
+    __slots__ = ()
+
+    def ahead(self, target: Location | None = None) -> None:
+        pass
+
+    def failed(self) -> None:
+        pass
+
+    def __enter__(self) -> _Unrecorded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+_UNRECORDED = _Unrecorded()
 
 
 class Guard(Protocol):
