@@ -56,6 +56,19 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o666) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", name)
 
 
+def sync_file_system(fd: int) -> None:
+    """Flush everything written to the file system holding ``fd`` (``syncfs(2)``; where it
+    is missing, every file system)."""
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).syncfs(fd) == 0:
+            return
+    except (OSError, AttributeError):  # no syncfs in this C library
+        pass
+    os.sync()
+
+
 def sync_folder(dir_fd: int) -> None:
     """Flush a folder's entries to disk (best effort where a folder cannot be synced)."""
     try:
@@ -205,7 +218,8 @@ def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
 
 def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwrite: bool,
              expect: os.stat_result | None = None, like: os.stat_result | None = None,
-             mode: int | None = None, ahead: Callable[[], None] | None = None) -> bool:
+             mode: int | None = None, ahead: Callable[[], None] | None = None,
+             durable: bool = True) -> bool:
     """Write ``chunks`` as file ``name`` of folder ``dir_fd`` atomically; whether a file was
     replaced.
 
@@ -221,6 +235,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
     The replaced file's extended attributes are kept, except by a copy (``like``), which
     is the source's to give (see :func:`copy_xattrs_of`). ``ahead`` is called right before
     the new file is put in place, after every check: a journal records the change there.
+    ``durable``: the file and its folder are flushed to disk before this returns; without
+    it the caller flushes many changes at once afterwards (``syncfs``).
     """
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -254,7 +270,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
                 copy_owner_and_mode(fd, kept)
             if existing is not None and like is None:
                 copy_xattrs(dir_fd, name, existing, fd)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if expect is not None:
@@ -266,7 +283,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=dir_fd)
         raise
-    sync_folder(dir_fd)
+    if durable:
+        sync_folder(dir_fd)
     return existing is not None
 
 

@@ -56,6 +56,9 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
 _LOG_SUFFIX = ".jsonl"
+#: Changed paths one audit line lists (a call of code may change thousands; the journal
+#: entry keeps them all).
+AUDIT_CHANGES = 1000
 #: A process's log is closed, and a new one opened, past this size.
 LOG_ROTATE_BYTES = 16 << 20
 #: Seconds between two trims of one journal by one process.
@@ -975,11 +978,16 @@ def _audit_line(started: float, duration: float, call_id: str | None, entry: str
                 caller: Any, tool: str, arguments: Any, outcome: Mapping[str, Any], *,
                 changed: list[dict[str, Any]] | None = None, decision: Any = None,
                 approved: bool | None = None) -> dict[str, Any]:
-    """One line of the audit log: a call, what decided it, how it ended, what it changed."""
-    return {"time": started, "call_id": call_id, "entry": entry, "caller": caller,
+    """One line of the audit log: a call, what decided it, how it ended, what it changed
+    (the first AUDIT_CHANGES paths, and how many there were when more)."""
+    changed = changed or []
+    line = {"time": started, "call_id": call_id, "entry": entry, "caller": caller,
             "tool": tool, "arguments": arguments, "decision": decision, "approved": approved,
             "success": bool(outcome.get("success")), "error_type": outcome.get("error_type"),
-            "duration_ms": round(duration * 1000, 3), "changed": changed or []}
+            "duration_ms": round(duration * 1000, 3), "changed": changed[:AUDIT_CHANGES]}
+    if len(changed) > AUDIT_CHANGES:
+        line["changed_count"] = len(changed)
+    return line
 
 
 class _Log:

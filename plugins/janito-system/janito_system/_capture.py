@@ -9,6 +9,7 @@ undone like a file tool's (docs/decisions/0015-capturing-code-changes.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator
@@ -81,12 +82,18 @@ def apply(workspace: Workspace, layers: Layers, since_ns: int) -> dict[str, Any]
         return {"not_applied": [{"path": ".", "reason": f"the overlay cannot be read: {exc}"}]}
     changed: list[str] = []
     left: list[dict[str, str]] = []
+    # The code's own writes were never flushed one by one either: one flush at the end
+    # (an npm install is thousands of files; a flush each took 10 ms here).
+    deferred = workspace.deferred()
     for change in found:
-        reason = _apply(workspace, layers, change, since_ns)
+        reason = _apply(deferred, layers, change, since_ns)
         if reason is None:
             changed.append(change.path)
         else:
             left.append({"path": change.path, "reason": reason})
+    if changed:
+        with contextlib.suppress(OSError):
+            deferred.sync()
     said: dict[str, Any] = {}
     if changed:
         said["changed"] = changed[:SHOWN_PATHS]

@@ -224,9 +224,15 @@ class RunCall:
                 result.update(_capture.apply(tool.workspace, capture, since))
         finally:
             if capture is not None:
+                import threading
+
                 from ._overlay import remove_layers
 
-                remove_layers(capture)
+                # Off the call's path: removing what the code left (thousands of files
+                # after an install) took seconds here. A janito that exits first leaves
+                # them to the sweep of dead processes' folders.
+                threading.Thread(target=remove_layers, args=(capture,), daemon=True,
+                                 name="janito-remove-layers").start()
         return result
 
     def _run(self, tool: BaseTool, *, what: str, argv: list[str], cwd: str,

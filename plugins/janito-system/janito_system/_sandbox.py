@@ -654,7 +654,13 @@ def sweep_stale_folders(min_age: float = STALE_SECONDS) -> int:
         if (not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid()
                 or now - info.st_mtime < min_age or _alive(pid)):
             continue
-        shutil.rmtree(entry.path, ignore_errors=True)
+        if entry.name.endswith("-layers"):  # an overlay's: its work folder needs opening
+            from ._overlay import Layers, remove_layers
+
+            remove_layers(Layers(entry.path, os.path.join(entry.path, "upper"),
+                                 os.path.join(entry.path, "work")))
+        else:
+            shutil.rmtree(entry.path, ignore_errors=True)
         removed += 1
     return removed
 
