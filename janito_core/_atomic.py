@@ -219,7 +219,7 @@ def publish(dir_fd: int, temp: str, name: str, overwrite: bool) -> None:
 def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwrite: bool,
              expect: os.stat_result | None = None, like: os.stat_result | None = None,
              mode: int | None = None, ahead: Callable[[], None] | None = None,
-             durable: bool = True) -> bool:
+             durable: bool = True, sink: Callable[[bytes], None] | None = None) -> bool:
     """Write ``chunks`` as file ``name`` of folder ``dir_fd`` atomically; whether a file was
     replaced.
 
@@ -236,7 +236,8 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
     is the source's to give (see :func:`copy_xattrs_of`). ``ahead`` is called right before
     the new file is put in place, after every check: a journal records the change there.
     ``durable``: the file and its folder are flushed to disk before this returns; without
-    it the caller flushes many changes at once afterwards (``syncfs``).
+    it the caller flushes many changes at once afterwards (``syncfs``). ``sink`` sees
+    every chunk written (a journal hashes the new content so, without reading it back).
     """
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -260,11 +261,13 @@ def write_at(dir_fd: int, name: str, chunks: bytes | Iterable[bytes], *, overwri
         try:
             if mode is not None:
                 os.fchmod(fd, mode)
-            if isinstance(chunks, (bytes, bytearray, memoryview)):
-                write_all(fd, chunks)
-            else:
-                for chunk in chunks:
-                    write_all(fd, chunk)
+            pieces: Iterable[bytes] = (
+                (bytes(chunks),) if isinstance(chunks, (bytearray, memoryview))
+                else (chunks,) if isinstance(chunks, bytes) else chunks)
+            for chunk in pieces:
+                write_all(fd, chunk)
+                if sink is not None:
+                    sink(chunk)
             kept = like or existing
             if mode is None and kept is not None:
                 copy_owner_and_mode(fd, kept)

@@ -167,10 +167,11 @@ class Journal:
             with contextlib.suppress(OSError):
                 _close(fd)
 
-    def append(self, ident: str, record: Mapping[str, Any]) -> None:
-        """Append one record of entry ``ident`` to this process's log, in one write."""
-        line = json.dumps({"e": ident, **record}, ensure_ascii=False,
-                          default=str).encode("utf-8", "replace") + b"\n"
+    def append(self, ident: str, records: Iterable[Mapping[str, Any]]) -> None:
+        """Append records of entry ``ident`` to this process's log, in one write."""
+        line = b"".join(json.dumps({"e": ident, **record}, ensure_ascii=False,
+                                   default=str).encode("utf-8", "replace") + b"\n"
+                        for record in records)
         fd = self._log_fd(len(line))
         data = memoryview(line)
         while data:  # one write in practice: O_APPEND keeps concurrent records whole
@@ -333,7 +334,7 @@ class Journal:
                 break
             gone.append(ident)
             total -= size
-        self._evict(gone, read)
+        self._evict(gone, read, now)
         return gone
 
     def opened_entry(self) -> None:
@@ -348,17 +349,21 @@ class Journal:
             with contextlib.suppress(OSError):
                 self.trim()
 
-    def _evict(self, idents: list[str], read: dict[str, tuple[Entry, str]]) -> None:
+    def _evict(self, idents: list[str], read: dict[str, tuple[Entry, str]],
+               now: float) -> None:
         """Let go of entries ``idents``: their images are removed, and a record in the log
-        holding each says so; a log left holding nothing, and no longer written, goes."""
-        if not idents:
-            return
+        holding each says so; a log left holding nothing, and no longer written, goes. An
+        image of no entry (its process killed before its first record) goes once a day old."""
         logs, images = self._folders()
-        prefixes = {f"{ident}.": ident for ident in idents}
+        gone = set(idents)
         for name in os.listdir(images):
-            if name[:name.find(".") + 1] in prefixes:
+            ident = name[:name.find(".")]
+            if ident in gone or (ident not in read and _age(images, name, now)
+                                 > _UNFINISHED_GRACE):
                 with contextlib.suppress(FileNotFoundError):
                     _images.remove_image(images, name)
+        if not idents:
+            return
         line_of = {ident: json.dumps({"e": ident, "evicted": True}).encode() + b"\n"
                    for ident in idents}
         emptied: dict[str, bool] = {}
@@ -744,6 +749,10 @@ class Recording:
         self.changed: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._fd = -1  # the journal's folder of images, once the entry is made
+        # Records written with the next one, to save a write each: the header (the first
+        # change's record follows before anything changes) and what changes looked like
+        # after (undo of a killed call treats a change without it as perhaps made).
+        self._pending: list[Mapping[str, Any]] = []
         self._count = 0
         self._kept = 0
         self._bytes = 0
@@ -759,20 +768,23 @@ class Recording:
         header["arguments"] = journal.scrubber.value(header.get("arguments"))
         try:
             fd = journal.images_fd
-            # Not synced here: the change's own sync of its folder (every workspace change
-            # syncs the folder it changed) commits the file system's journal, which holds
-            # this record and the images too (ext4's ordered mode).
-            journal.append(ident, header)
         except OSError as exc:
-            raise JournalError(f"the journal folder {journal.folder} cannot be written "
-                               f"({exc.strerror or exc}), so the change was not made: "
-                               "without a journal, no undo (janito run --no-journal, "
-                               "Registry(journal=None))", str(journal.folder)) from None
+            raise _unwritable(journal, exc) from None
         self._fd, self.id = fd, ident
+        self._pending.append(header)
 
     def _append(self, record: Mapping[str, Any]) -> None:
+        """Write ``record`` now, after what is pending. Not synced here: the change's own
+        sync of its folder (every workspace change syncs the folder it changed) commits the
+        file system's journal, which holds this record and the images too (ext4's ordered
+        mode)."""
         assert self.id is not None
-        self.journal.append(self.id, record)
+        pending, self._pending = self._pending, []
+        pending.append(record)
+        try:
+            self.journal.append(self.id, pending)
+        except OSError as exc:
+            raise _unwritable(self.journal, exc) from None
 
     def _path(self, where: Location) -> str:
         absolute = where.absolute
@@ -879,7 +891,7 @@ class Recording:
 
     def _done(self, number: int, after: dict[str, Any] | None) -> None:
         with self._lock:
-            self._append({"done": number, "after": after})
+            self._pending.append({"done": number, "after": after})
 
     def finish(self, result: Mapping[str, Any]) -> None:
         """The call is over: its outcome ends the entry (when it changed anything)."""
@@ -900,7 +912,7 @@ class Change:
     when it raised.
     """
 
-    __slots__ = ("before", "number", "op", "recording", "target", "where")
+    __slots__ = ("_hash", "_size", "before", "number", "op", "recording", "target", "where")
 
     def __init__(self, recording: Recording, op: str, where: Location) -> None:
         self.recording = recording
@@ -909,6 +921,18 @@ class Change:
         self.target: Location | None = None
         self.number = -1
         self.before: dict[str, Any] | None = None
+        self._hash: Any = None
+        self._size = 0
+
+    def written(self, chunk: bytes) -> None:
+        """A chunk of the new content, hashed as it is written (not read back after)."""
+        if self._hash is None:
+            import hashlib
+
+            self._hash = hashlib.sha256()
+        self._size += len(chunk)
+        if self._size <= _images.DIGEST_LIMIT:
+            self._hash.update(chunk)
 
     def ahead(self, target: Location | None = None) -> None:
         """Record the change with the before-image of its path (and, for a rename, of the
@@ -941,7 +965,11 @@ class Change:
         after = _images.fingerprint(info)
         digest = None
         if info is not None and stat.S_ISREG(info.st_mode):
-            digest = _images.digest(at.dir_fd, at.name, info.st_size)
+            if self._hash is not None and info.st_size == self._size:
+                digest = (self._hash.hexdigest() if self._size <= _images.DIGEST_LIMIT
+                          else None)
+            else:
+                digest = _images.digest(at.dir_fd, at.name, info.st_size)
         recording._done(number, {"path": after})
         before = self.before or {}
         recording.changed.append({
@@ -974,6 +1002,13 @@ def _is_temp(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
+def _unwritable(journal: Journal, exc: OSError) -> JournalError:
+    return JournalError(f"the journal folder {journal.folder} cannot be written "
+                        f"({exc.strerror or exc}), so the change was not made: without a "
+                        "journal, no undo (janito run --no-journal, Registry(journal=None))",
+                        str(journal.folder))
+
+
 def _audit_line(started: float, duration: float, call_id: str | None, entry: str | None,
                 caller: Any, tool: str, arguments: Any, outcome: Mapping[str, Any], *,
                 changed: list[dict[str, Any]] | None = None, decision: Any = None,
@@ -988,6 +1023,15 @@ def _audit_line(started: float, duration: float, call_id: str | None, entry: str
     if len(changed) > AUDIT_CHANGES:
         line["changed_count"] = len(changed)
     return line
+
+
+def _age(folder_fd: int, name: str, now: float) -> float:
+    """Seconds since ``name`` came into the folder: its change time, which a link or a
+    rename sets (its modification time may be the linked file's, years old)."""
+    try:
+        return now - os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_ctime
+    except OSError:
+        return 0.0
 
 
 class _Log:

@@ -679,7 +679,7 @@ class Location:
         with self._change("write") as change:
             return write_at(self.dir_fd, self.name, data, overwrite=overwrite,
                             expect=expect, like=like, mode=mode, ahead=change.ahead,
-                            durable=self.workspace._durable)
+                            durable=self.workspace._durable, sink=change.written)
 
     def mkdir(self, *, exist_ok: bool = True, mode: int | None = None) -> bool:
         """Make the target a folder; whether it was made (False when it already was one).
@@ -831,6 +831,9 @@ class _Unrecorded:
         pass
 
     def failed(self) -> None:
+        pass
+
+    def written(self, chunk: bytes) -> None:
         pass
 
     def __enter__(self) -> _Unrecorded:
