@@ -387,21 +387,78 @@ class _State:
 _STATE = _State()
 
 
+PROBE_RECORD = "overlay-probe.json"
+"""Where, in janito's state folder, the probe's answer is kept for later processes."""
+
+
 def overlay_available() -> str | None:
     """None when code can be run over an overlay of a workspace here, else why not.
 
-    Asked once per process: the probe mounts an overlay the way a call does, runs a shell
-    in it that edits a file in place and replaces a folder whole, and checks that the upper
-    layer shows exactly that (a filesystem without user attributes fails the second).
+    The probe mounts an overlay the way a call does, runs a shell in it that edits a file
+    in place and replaces a folder whole, and checks that the upper layer shows exactly
+    that (a filesystem without user attributes fails the second). It takes about 200 ms, a
+    cost every ``janito run`` of a run tool would pay, so its answer is kept in janito's
+    state folder (which no tool and no code reaches) for as long as what it depends on is
+    unchanged: the kernel, the user, the temporary folder and its file system, and the
+    programs that mount.
     """
     with _STATE.lock:
         if _STATE.probed:
             return _STATE.problem
-    problem = _probe()
+    key = _probe_key()
+    known, problem = _recorded_answer(key) if key is not None else (False, None)
+    if not known:
+        problem = _probe()
+        if key is not None:
+            _record_answer(key, problem)
     with _STATE.lock:
         if not _STATE.probed:
             _STATE.probed, _STATE.problem = True, problem
         return _STATE.problem
+
+
+def _probe_key() -> str | None:
+    """What the probe's answer depends on, as one string (None: nothing to key it on)."""
+    import tempfile
+
+    try:
+        programs = _trusted_programs()
+        folder = tempfile.gettempdir()
+        parts = [os.uname().release, str(os.geteuid()), folder, str(os.stat(folder).st_dev)]
+        for program in programs:
+            info = os.stat(program)
+            parts.append(f"{program}:{info.st_ino}:{info.st_mtime_ns}")
+    except (OSError, AttributeError):
+        return None
+    return "|".join(parts)
+
+
+def _recorded_answer(key: str) -> tuple[bool, str | None]:
+    """(whether an answer for ``key`` is on record, that answer)."""
+    import json
+
+    from janito_core.config import config_dir
+
+    try:
+        record = json.loads((config_dir() / PROBE_RECORD).read_bytes())
+    except (OSError, ValueError):
+        return False, None
+    if not isinstance(record, dict) or record.get("key") != key:
+        return False, None
+    problem = record.get("problem")
+    return (True, problem) if problem is None or isinstance(problem, str) else (False, None)
+
+
+def _record_answer(key: str, problem: str | None) -> None:
+    import json
+
+    from janito_core.config import config_dir, write_private
+
+    try:
+        write_private(config_dir() / PROBE_RECORD,
+                      json.dumps({"key": key, "problem": problem}).encode())
+    except OSError:
+        pass  # the next process probes again
 
 
 def _probe() -> str | None:

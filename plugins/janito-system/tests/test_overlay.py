@@ -410,3 +410,24 @@ def test_a_mount_inside_the_workspace_is_named(tmp_path: Path) -> None:
     assert _overlay.workspace_problem(str(tmp_path)) is None
     problem = _overlay.workspace_problem("/")  # /proc, at least, lies beneath
     assert problem is not None and "mounted inside the workspace" in problem
+
+
+def test_the_probes_answer_is_kept_for_later_processes(available: None, tmp_path: Path) -> None:
+    """Probing costs a mount (about 200 ms); later processes read the answer janito kept
+    in its state folder, as long as the kernel, user, temporary folder and mounting
+    programs are the same ones."""
+    env = {**os.environ, "JANITO_CONFIG_DIR": str(tmp_path)}
+    ask = [sys.executable, "-c", "from janito_system._overlay import overlay_available as a; "
+                                 "print(repr(a()))"]
+    first = subprocess.run(ask, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert first.stdout.strip() == "None", first.stderr
+    record = tmp_path / _overlay.PROBE_RECORD
+    kept = json.loads(record.read_text())
+    assert kept["problem"] is None and os.uname().release in kept["key"]
+    record.write_text(json.dumps({**kept, "problem": "the answer on record"}))
+    again = subprocess.run(ask, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert again.stdout.strip() == "'the answer on record'"  # read, not probed
+    record.write_text(json.dumps({"key": "another kernel", "problem": "stale"}))
+    fresh = subprocess.run(ask, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert fresh.stdout.strip() == "None"  # probed again, and kept
+    assert json.loads(record.read_text())["key"] == kept["key"]
