@@ -59,6 +59,10 @@ _LOG_SUFFIX = ".jsonl"
 #: Changed paths one audit line lists (a call of code may change thousands; the journal
 #: entry keeps them all).
 AUDIT_CHANGES = 1000
+#: Characters of one argument string that the journal and the audit log keep: a file's
+#: whole new content would make each line as large as the file, and a few large writes
+#: would rotate the log's history away. The change's SHA-256 after stands for the rest.
+ARGUMENT_CHARS = 1000
 #: A process's log is closed, and a new one opened, past this size.
 LOG_ROTATE_BYTES = 16 << 20
 #: Seconds between two trims of one journal by one process.
@@ -249,8 +253,10 @@ class Journal:
             {"success": False, "error_type": result.get("error_type")}))
 
     def _log(self, line: dict[str, Any]) -> str | None:
-        # the whole line: a secret may be in a path or an error as well as the arguments
+        # the whole line: a secret may be in a path or an error as well as the arguments;
+        # scrubbed before it is shortened, so no secret is cut into a part left readable
         line = self.scrubber.value(line)
+        line["arguments"] = _shortened(line.get("arguments"))
         try:
             self.audit_log.append(line)
         except OSError as exc:
@@ -765,7 +771,7 @@ class Recording:
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
         ident = f"{stamp}-{os.urandom(3).hex()}"
         header = dict(self.header)
-        header["arguments"] = journal.scrubber.value(header.get("arguments"))
+        header["arguments"] = _shortened(journal.scrubber.value(header.get("arguments")))
         try:
             fd = journal.images_fd
         except OSError as exc:
@@ -1023,6 +1029,20 @@ def _audit_line(started: float, duration: float, call_id: str | None, entry: str
     if len(changed) > AUDIT_CHANGES:
         line["changed_count"] = len(changed)
     return line
+
+
+def _shortened(value: Any, limit: int = ARGUMENT_CHARS) -> Any:
+    """``value`` (JSON-like) with each string longer than ``limit`` characters cut there
+    and the count of what was cut appended; keys are kept whole. The input is not changed."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return f"{value[:limit]}\u2026 [{len(value) - limit} more characters]"
+    if isinstance(value, dict):
+        return {key: _shortened(item, limit) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shortened(item, limit) for item in value]
+    return value
 
 
 def _age(folder_fd: int, name: str, now: float) -> float:

@@ -280,6 +280,35 @@ def test_the_audit_log_line_of_a_call(seeded: Any, ws: Path) -> None:
     assert time.time() - refused["time"] < 60
 
 
+def test_a_large_write_keeps_its_audit_line_small(files: Any, ws: Path) -> None:
+    import hashlib
+
+    from janito_core.journal import ARGUMENT_CHARS
+    from janito_core.secrets import set_secret
+
+    secret = "sk-live-0123456789abcdefSECRET"
+    set_secret("service_token", secret)
+    files.load("files", privileges="rw", journal=True)
+    # the secret straddles the cut: scrubbed first, no part of it may survive the cut
+    content = "x" * (ARGUMENT_CHARS - 10) + secret + "y" * 200_000
+    result = files.call("CreateFile", filepath="big.txt", content=content)
+    assert result["success"] is True, result
+    journal: Journal = files.journal
+    (line,) = journal.log()
+    kept = line["arguments"]["content"]
+    assert kept.startswith("x" * (ARGUMENT_CHARS - 10)) and "more characters]" in kept
+    assert len(kept) < ARGUMENT_CHARS + 40 and line["arguments"]["filepath"] == "big.txt"
+    assert line["changed"][0]["after"]["sha256"] == hashlib.sha256(
+        content.encode()).hexdigest()
+    raw = b"".join(path.read_bytes() for path in journal.folder.glob("audit*.jsonl"))
+    raw += b"".join(path.read_bytes() for path in journal.folder.glob("logs/*.jsonl"))
+    assert len(raw) < 20_000 and b"sk-live-012" not in raw
+    (entry,) = journal.entries(str(ws))
+    assert entry.header["arguments"]["content"] == kept
+    journal.undo([entry.id])
+    assert not (ws / "big.txt").exists()
+
+
 def test_a_turn_of_concurrent_calls_journals_in_order(seeded: Any, ws: Path) -> None:
     from janito_core.dispatch import execute_tool_calls
 
