@@ -104,7 +104,15 @@ def digest(dir_fd: int, name: str, size: int) -> str | None:
     except OSError:
         return None
     try:
-        return hashlib.sha256(os.read(fd, DIGEST_LIMIT + 1)).hexdigest()
+        # Reads sized by the stat: one read of DIGEST_LIMIT would allocate a MiB a call.
+        hashed, total, want = hashlib.sha256(), 0, size + 1
+        while block := os.read(fd, want):
+            total += len(block)
+            if total > DIGEST_LIMIT:
+                return None  # it grew past the limit since the stat
+            hashed.update(block)
+            want = min(1 << 16, DIGEST_LIMIT + 1 - total)
+        return hashed.hexdigest()
     except OSError:
         return None
     finally:
