@@ -367,6 +367,17 @@ def installed_toolsets() -> list[str]:
     return sorted(Registry(autoload=(), allowed=None).toolsets())
 
 
+def mechanism_problem(name: str) -> str | None:
+    """Why containment mechanism ``name`` cannot run here (None when it can)."""
+    from janito_system import _sandbox
+
+    from janito_core.sandbox import SandboxPolicy
+
+    with environment({_sandbox.MECHANISM_ENV: name}):
+        choice = _sandbox.choose(SandboxPolicy("workspace-write", "test"), probe=True)
+    return None if choice.mechanism == name else choice.why
+
+
 def make_registry(workspace: Path, privileges: str = "rwx",
                   toolsets: Iterable[str] | None = None) -> Any:
     """A fresh registry rooted in ``workspace`` with the repository's toolsets loaded."""

@@ -33,7 +33,6 @@ import rel_support as rel
 
 from janito_core.cancellation import CancelToken
 from janito_core.dispatch import call_tool
-from janito_core.sandbox import SandboxPolicy
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(),
                                 reason="needs /proc to read the process table")
@@ -123,10 +122,10 @@ def run_tree(tool: str, kind: str, marker: str, workspace: Path) -> dict[str, An
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("tool", ["RunBashCode", "RunPythonCode", "RunPythonFile"])
-def test_no_process_outlives_the_call(tool: str, kind: str, tmp_path: Path) -> None:
+def test_no_process_outlives_the_call(tool: str, kind: str, workspace: Path) -> None:
     marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
     try:
-        result = run_tree(tool, kind, marker, tmp_path)
+        result = run_tree(tool, kind, marker, workspace)
         if kind == "timeout":
             assert result["success"] is False and result["error_type"] == "timeout", result
         left = settle(marker)
@@ -148,19 +147,10 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
-def mechanism_problem(name: str) -> str | None:
-    """Why containment mechanism ``name`` cannot run here (None when it can)."""
-    from janito_system import _sandbox
-
-    with rel.environment({_sandbox.MECHANISM_ENV: name}):
-        choice = _sandbox.choose(SandboxPolicy("workspace-write", "test"), probe=True)
-    return None if choice.mechanism == name else choice.why
-
-
 @pytest.fixture(params=MECHANISMS)
 def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     name = str(request.param)
-    problem = mechanism_problem(name)
+    problem = rel.mechanism_problem(name)
     if problem is not None:
         pytest.skip(f"{name} cannot run here: {problem}")
     monkeypatch.setenv("JANITO_SANDBOX_MECHANISM", name)

@@ -68,6 +68,9 @@ def wait_for_survivors(marker: str, count: int, seconds: float = 60) -> None:
 
 
 def serve_args(mechanism: str) -> tuple[list[str], dict[str, str]]:
+    problem = rel.mechanism_problem(mechanism)
+    if problem is not None:
+        pytest.skip(f"{mechanism} cannot run here: {problem}")
     command = rel.janito_command()
     env = dict(os.environ)
     env["JANITO_SANDBOX_MECHANISM"] = mechanism
