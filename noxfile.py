@@ -915,6 +915,16 @@ def stress(session: nox.Session) -> None:
     import time
 
     rounds = int(session.posargs[0]) if session.posargs else 20
+    # without them, the tests of the sandbox and of the IMAP server fail in every round
+    # and hide the failures that are races; .ci/run installs them
+    import shutil
+
+    missing = [command for command in ("bwrap", "dovecot", "unshare", "openssl")
+               if shutil.which(command, path=os.environ.get("PATH", "") + ":/usr/sbin")
+               is None]
+    if missing:
+        session.error(f"stress needs {', '.join(missing)} (the Debian packages .ci/run "
+                      "installs); run .ci/run once, or apt-get install them")
     session.install(*(d.test_req for d in DISTS), XDIST)
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                for _ in range(os.cpu_count() or 2)]
