@@ -27,7 +27,7 @@ import ssl
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 from janito_core.network import private_reason
 
@@ -387,7 +387,7 @@ class _mapped:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         if exc is None:
             return False
         for source, target in self.table:

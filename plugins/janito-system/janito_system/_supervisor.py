@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 try:
     # The C module behind ``signal``: the same functions and numbers, without the enum
     # wrappers, whose import costs more than the rest of this module's start together.
-    import _signal as signal  # type: ignore[import-not-found]
+    import _signal as signal  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # pragma: no cover - an interpreter without it
     import signal
 
