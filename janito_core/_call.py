@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import _gate
 from ._arguments import _json_kind, _parse_json, _said, _unknown_tool, _validate
 from ._context import active_registry, current_call_id
-from ._shape import _refused, normalise_result
+from ._shape import _refused, as_result, normalise_result
 from .base_tool import runs_async
 from .cancellation import CallCancelled, CancelToken, _current, current_token
 from .errors import WorkspaceError
@@ -149,11 +149,13 @@ class ToolCall:
             result: dict[str, Any] = self.record.cls(self._workspace()).run(**self.arguments)
         except (Exception, SystemExit) as exc:
             return _failed(self.name, exc)
-        if type(result) is not dict and hasattr(result, "__await__"):
-            # An async run() (or a plain one handing back an awaitable) made a coroutine
-            # that has not started: asking first whether run() is async would cost every
-            # synchronous call the question.
-            return self._to_completion(result)
+        if type(result) is not dict:
+            if hasattr(result, "__await__"):
+                # An async run() (or a plain one handing back an awaitable) made a coroutine
+                # that has not started: asking first whether run() is async would cost every
+                # synchronous call the question.
+                return self._to_completion(result)
+            result = as_result(self.name, result)  # a pydantic model: hooks see its JSON
         return result
 
     def _to_completion(self, awaitable: Awaitable[Any]) -> dict[str, Any]:
@@ -172,7 +174,7 @@ class ToolCall:
         try:
             if awaitable is None:
                 awaitable = self.record.cls(self._workspace()).run(**self.arguments)
-            result: dict[str, Any] = await awaitable
+            result: dict[str, Any] = as_result(self.name, await awaitable)
             return result
         except (Exception, SystemExit) as exc:
             return _failed(self.name, exc)

@@ -223,6 +223,16 @@ def schema_word(schema: dict[str, Any]) -> str:
     return "a value"
 
 
+class Refused(Exception):
+    """What an object's ``build`` raises when the value breaks its type's own rules (a
+    pydantic model's validators): one (where below the object, what is wrong) per bad
+    field, where is ``""`` for the object itself or ``".name"``, ``"[2]"``..."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{where}: {what}" for where, what in problems))
+        self.problems = problems
+
+
 class Field(Protocol):
     """What an object converter needs of a field: its converter, and whether null is a value."""
 
@@ -238,7 +248,7 @@ def object_converter(fields: Mapping[str, Field], required: Collection[str], *, 
     Unknown keys are errors when ``closed``, else passed through as they are. null for an
     optional field that cannot be null means "not given", as it does for a parameter.
     ``build`` turns the converted fields into the value (a dataclass, say); its failure is
-    reported as ``cannot build <owner>``.
+    reported as ``cannot build <owner>``, or field by field when it raises ``Refused``.
     """
 
     def convert(raw: Any, path: str, errors: Errors) -> Any:
@@ -251,7 +261,7 @@ def object_converter(fields: Mapping[str, Field], required: Collection[str], *, 
             info = fields.get(key)
             if info is None:
                 if closed:
-                    fail(errors, f"{path}.{key}", "unknown field")
+                    fail(errors, f"{path}.{key}", _unknown_field(key, fields))
                 else:
                     out[key] = value
                 continue
@@ -267,10 +277,21 @@ def object_converter(fields: Mapping[str, Field], required: Collection[str], *, 
             return out
         try:
             return build(out)
+        except Refused as refused:
+            for where, problem in refused.problems or [("", f"{owner} refused the value")]:
+                fail(errors, path + where, problem)
+            return INVALID
         except Exception as exc:
             return fail(errors, path, f"cannot build {owner}: {exc}")
 
     return convert
+
+
+def _unknown_field(key: Any, known: Collection[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(str(key), list(known), n=1)
+    return f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
 
 
 def first_that_fits(forms: list[tuple[dict[str, Any], Converter]],

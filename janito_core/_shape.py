@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,9 +16,61 @@ DEFAULT_MAX_RESULT_CHARS = 100_000
 MAX_DEPTH = 64
 
 
+def _model_base() -> Any:
+    """pydantic's ``BaseModel`` when pydantic is imported, else None: a tool cannot have
+    made a model otherwise, and janito does not import pydantic to find out."""
+    return getattr(sys.modules.get("pydantic.main"), "BaseModel", None)
+
+
+def as_result(name: str, result: Any) -> Any:
+    """What a tool returned, with a pydantic model in place of the JSON object it stands
+    for (``model_dump`` in JSON mode, under its aliases); anything else as it is."""
+    if type(result) is dict:
+        return result
+    base = _model_base()
+    if base is None or not isinstance(result, base):
+        return result
+    try:
+        from ._models import dump
+
+        return dump(result)
+    except Exception as exc:
+        return failure(f"{name} returned a {type(result).__name__} that cannot be written as "
+                       f"JSON: {_first_line(exc)}", INVALID_RESULT, tool=name)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _models_dumped(value: Any, base: Any, depth: int = 0) -> Any:
+    """``value`` with each pydantic model inside it dumped as ``as_result`` does; raises
+    what a model that cannot be written as JSON raises."""
+    if isinstance(value, base):
+        from ._models import dump
+
+        return dump(value)
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        return {k: _models_dumped(v, base, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_models_dumped(v, base, depth + 1) for v in value]
+    return value
+
+
+def models_as_json(value: Any) -> Any:
+    """``value`` with every pydantic model in it (itself included) as dispatch writes it;
+    raises what a model that cannot be written as JSON raises."""
+    base = _model_base()
+    return value if base is None else _models_dumped(value, base)
+
+
 def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     """Check a tool's result is a JSON object with ``success``, make every key and string
     of it encodable as UTF-8 (see ``utf8_text``) and cap its size."""
+    result = as_result(name, result)
     if not isinstance(result, dict):
         return failure(
             f"{name} returned {type(result).__name__}, not a dict; this is a bug in the tool",
@@ -33,8 +86,18 @@ def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     try:
         size = _size(result, 0, wide)
     except _NotJSON as problem:
-        return failure(f"{name} returned a result that is not JSON: {problem.at('result')}; "
-                       "this is a bug in the tool", INVALID_RESULT, tool=name)
+        where: str | None = problem.at("result")
+        base = _model_base()
+        if base is not None:  # pydantic models inside the result: dumped, sized again
+            try:
+                result, wide = _models_dumped(result, base), []
+            except Exception as exc:
+                where = f"result holds a model that cannot be written as JSON ({_first_line(exc)})"
+            else:
+                where, size = _inspect(result, "result", 0, wide)
+        if where is not None:
+            return failure(f"{name} returned a result that is not JSON: {where}; "
+                           "this is a bug in the tool", INVALID_RESULT, tool=name)
     if wide and not _encodes("".join(wide)):
         result = _utf8_safe(result)
         size = _inspect(result, "result", 0, [])[1]

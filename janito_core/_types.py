@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 import types
 import typing
 from typing import Any, Callable, Literal, Union
@@ -17,6 +18,7 @@ from ._convert import (
     INVALID,
     Converter,
     Errors,
+    Refused,
     array_converter,
     convert_any,
     convert_bool,
@@ -66,6 +68,14 @@ def _strip_annotated(tp: Any) -> tuple[Any, str | None, list[Any]]:
         inner, inner_text, inner_meta = _strip_annotated(base)
         return inner, text or inner_text, [*inner_meta, *meta]
     return tp, None, []
+
+
+def annotated(tp: Any, metadata: list[Any]) -> Any:
+    """``Annotated[tp, *metadata]``, or ``tp`` itself when there is no metadata."""
+    if not metadata:
+        return tp
+    arguments = (tp, *metadata)
+    return typing.Annotated[arguments]
 
 
 def annotated_metadata(tp: Any) -> list[Any]:
@@ -146,9 +156,30 @@ def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> 
         return _dict_info(args, field_docs)
     if isinstance(tp, type) and hasattr(tp, "__dataclass_fields__"):
         return _dataclass_info(tp, field_docs)
-    if isinstance(tp, type) and typing.is_typeddict(tp):
+    if is_typeddict(tp):
         return _typeddict_info(tp, field_docs)
+    if is_model(tp):
+        return _model_info(tp, field_docs)
     raise UnsupportedType(f"the type {tp!r} cannot be expressed as JSON Schema")
+
+
+def is_typeddict(tp: Any) -> bool:
+    """Whether ``tp`` is a TypedDict class, typing's or typing_extensions' (which
+    ``typing.is_typeddict`` does not recognise, 3.13 included)."""
+    if not isinstance(tp, type) or not issubclass(tp, dict):
+        return False
+    if typing.is_typeddict(tp):
+        return True
+    extensions = sys.modules.get("typing_extensions")  # a class of it implies the import
+    return extensions is not None and bool(extensions.is_typeddict(tp))
+
+
+def is_model(tp: Any) -> bool:
+    """Whether ``tp`` is a pydantic model class; pydantic is never imported to find out
+    (a model class cannot exist unless ``pydantic.main`` was imported)."""
+    main = sys.modules.get("pydantic.main")
+    base = getattr(main, "BaseModel", None)
+    return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
 
 def _is_abc_sequence(origin: Any) -> bool:
@@ -330,19 +361,21 @@ def _dict_info(args: tuple[Any, ...], field_docs: Any) -> TypeInfo:
     )
 
 
-def _object_info(
-    owner: type,
-    hints: dict[str, Any],
+def object_info(
+    owner: str,
+    fields: dict[str, TypeInfo],
+    docs: dict[str, str],
     required: set[str],
     defaults: dict[str, Any],
     build: Callable[[dict[str, Any]], Any],
-    field_docs: Any,
+    closed: bool = True,
 ) -> TypeInfo:
-    docs = field_docs(owner) if field_docs else {}
-    fields = {name: type_info(tp, field_docs) for name, tp in hints.items()}
+    """An object whose keys are ``fields`` (in order), described by ``docs``, built by
+    ``build``; ``closed`` refuses keys that are not fields (``additionalProperties: false``),
+    else they are passed on to ``build`` and the object has no strict schema."""
     properties: dict[str, Any] = {}
     strict_properties: dict[str, Any] = {}
-    problem = None
+    problem = None if closed else f"{owner} takes fields it does not name, which strict mode cannot say"
     for name, info in fields.items():
         prop = dict(info.schema)
         if name in docs and "description" not in prop:
@@ -361,22 +394,25 @@ def _object_info(
             if name not in required:
                 strict_prop = nullable_schema(strict_prop)
             strict_properties[name] = strict_prop
+    # in the fields' order, so missing ones are named in the same order every time
+    ordered = [n for n in fields if n in required]
     schema: dict[str, Any] = {
         "type": "object",
         "properties": properties,
-        "required": [n for n in hints if n in required],
-        "additionalProperties": False,
+        "required": ordered,
     }
+    if closed:
+        schema["additionalProperties"] = False
     strict = None
     if problem is None:
         strict = {
             "type": "object",
             "properties": strict_properties,
-            "required": list(hints),
+            "required": list(fields),
             "additionalProperties": False,
         }
 
-    convert = object_converter(fields, required, closed=True, build=build, owner=owner.__name__)
+    convert = object_converter(fields, ordered, closed=closed, build=build, owner=owner)
     return TypeInfo(schema, convert, strict, problem)
 
 
@@ -390,29 +426,122 @@ def _dataclass_info(dc: type, field_docs: Any) -> TypeInfo:
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
     }
     defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
-    return _object_info(
-        dc, {f.name: hints[f.name] for f in fields}, required, defaults,
-        lambda values: dc(**values), field_docs,
+    return object_info(
+        dc.__name__, {f.name: type_info(hints[f.name], field_docs) for f in fields},
+        field_docs(dc) if field_docs else {}, required, defaults,
+        lambda values: dc(**values),
     )
+
+
+_KEY_QUALIFIERS = ("Required", "NotRequired", "ReadOnly")
+
+
+def _key_type(tp: Any) -> tuple[Any, bool | None]:
+    """(the type of a TypedDict key without ``Required``, ``NotRequired`` and ``ReadOnly``,
+    wherever they stand among ``Annotated`` layers; True or False when one of the first two
+    says whether the key is required, else None)."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(tp)
+        inner, required = _key_type(base)
+        return (annotated(inner, meta) if inner is not base else tp), required
+    marker = getattr(origin, "_name", None) if origin is not None else None
+    if marker in _KEY_QUALIFIERS:
+        inner, required = _key_type(typing.get_args(tp)[0])
+        if marker != "ReadOnly":
+            required = marker == "Required"
+        return inner, required
+    return tp, None
 
 
 def _typeddict_info(td: type, field_docs: Any) -> TypeInfo:
     hints = typing.get_type_hints(td, include_extras=True)
     required = set(getattr(td, "__required_keys__", set(hints)))
-    cleaned = {}
-    for name, tp in hints.items():
-        origin = typing.get_origin(tp)
-        marker = getattr(origin, "_name", "") if origin is not None else ""
-        if marker in ("Required", "NotRequired"):
-            # Under ``from __future__ import annotations`` the class sees strings and
-            # counts a NotRequired key as required; the resolved hint says otherwise.
-            if marker == "Required":
-                required.add(name)
-            else:
-                required.discard(name)
-            tp = typing.get_args(tp)[0]
-        cleaned[name] = tp
-    return _object_info(td, cleaned, required, {}, dict, field_docs)
+    fields = {}
+    for name, hint in hints.items():
+        # Under ``from __future__ import annotations`` the class saw strings and counts a
+        # NotRequired key as required (and typing's TypedDict on 3.10 knows no
+        # NotRequired at all): the resolved hint says what the key is.
+        tp, key_required = _key_type(hint)
+        if key_required is True:
+            required.add(name)
+        elif key_required is False:
+            required.discard(name)
+        fields[name] = type_info(tp, field_docs)
+    return object_info(td.__name__, fields, field_docs(td) if field_docs else {}, required, {}, dict)
+
+
+class SelfReference(UnsupportedType):
+    """A model that contains itself (a tree of nodes): its schema would never end."""
+
+
+def _model_info(model: Any, field_docs: Any) -> TypeInfo:
+    """A pydantic model: its fields as a dataclass's, then built by the model itself, so
+    its validators run. Unknown fields are refused unless the model allows extra ones."""
+    from . import _models
+
+    try:
+        fields = _models.fields_of(model, field_docs(model) if field_docs else {})
+        if _models.is_root(model):
+            return _root_model_info(model, fields[0], field_docs)
+    except _models.Undescribed as exc:
+        raise UnsupportedType(str(exc)) from None
+    infos: dict[str, TypeInfo] = {}
+    for field in fields:
+        try:
+            infos[field.key] = _field_info(model, field, field_docs)
+        except RecursionError:
+            raise SelfReference(f"{model.__name__} contains itself, which janito cannot "
+                                "describe without references") from None
+    return object_info(
+        model.__name__, infos, {f.key: f.description for f in fields if f.description},
+        {f.key for f in fields if f.required},
+        {f.key: f.default for f in fields if _models.has_default(f)},
+        _models.builder(model), closed=not _models.takes_extra_fields(model),
+    )
+
+
+def _field_info(model: Any, field: Any, field_docs: Any) -> TypeInfo:
+    """A model's field by janito's types, else by pydantic's schema of it, any value then
+    left to the model's validation."""
+    from . import _models
+
+    try:
+        return type_info(field.annotation, field_docs)
+    except SelfReference:
+        raise
+    except UnsupportedType:
+        pass
+    try:
+        schema, strict = _models.pydantic_schema(model.__name__, field)
+    except _models.Undescribed as exc:
+        raise UnsupportedType(str(exc)) from None
+    problem = None if strict else f"{model.__name__}.{field.name} has a type strict mode cannot describe"
+    nullable = schema.get("type") == "null" or any(
+        isinstance(o, dict) and o.get("type") == "null" for o in schema.get("anyOf", []))
+    return TypeInfo(schema, convert_any, schema if strict else None, problem, nullable)
+
+
+def _root_model_info(model: Any, field: Any, field_docs: Any) -> TypeInfo:
+    """A ``RootModel``: the schema of its root, then the model built from the value."""
+    from . import _models
+
+    inner = _field_info(model, field, field_docs)
+    convert_root = inner.convert
+    build = _models.builder(model)
+
+    def convert(value: Any, path: str, errors: Errors) -> Any:
+        converted = convert_root(value, path, errors)
+        if converted is INVALID:
+            return INVALID
+        try:
+            return build(converted)
+        except Refused as refused:
+            for where, problem in refused.problems or [("", f"{model.__name__} refused the value")]:
+                fail(errors, path + where, problem)
+            return INVALID
+
+    return TypeInfo(inner.schema, convert, inner.strict_schema, inner.strict_problem, inner.nullable)
 
 
 def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:

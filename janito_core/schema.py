@@ -18,6 +18,8 @@ from ._types import (
     TypeInfo,
     UnsupportedType,
     annotated_metadata,
+    is_model,
+    is_typeddict,
     json_safe,
     nullable_schema,
     type_info,
@@ -83,8 +85,9 @@ class ToolSchema(NamedTuple):
     #: Parameters that go together (``ExactlyOneOf``, ``AtMostOneOf``); no provider accepts
     #: them at the root of a parameters schema, so each member's description says it.
     groups: tuple[Group, ...] = ()
-    #: The JSON Schema of a successful result, from a ``TypedDict`` return annotation of
-    #: ``run()`` (MCP's ``outputSchema``); None when the tool does not declare one.
+    #: The JSON Schema of a successful result, from a ``TypedDict`` or pydantic model
+    #: return annotation of ``run()`` (MCP's ``outputSchema``); None when the tool does
+    #: not declare one.
     output_schema: dict[str, Any] | None = None
 
     def function(self, *, strict: bool = False) -> dict[str, Any]:
@@ -315,18 +318,23 @@ def _groups(cls: type, grouped: dict[str, list[tuple[str, str, bool]]]) -> tuple
 
 
 def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | None:
-    """The schema of a result ``run()`` declares as a TypedDict, as dispatch delivers it:
-    with ``success`` (and ``truncated``), and any list possibly cut short by a last item
-    that is a string saying so."""
+    """The schema of a result ``run()`` declares as a TypedDict or a pydantic model, as
+    dispatch delivers it: with ``success`` (and ``truncated``), and any list possibly cut
+    short by a last item that is a string saying so."""
     if annotation is None:
         return None
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
-    if not (isinstance(annotation, type) and typing.is_typeddict(annotation)):
-        return None
     try:
-        schema = type_info(annotation, _field_docs).schema
-    except UnsupportedType as exc:
+        if is_typeddict(annotation):
+            schema = type_info(annotation, _field_docs).schema
+        elif is_model(annotation):
+            from ._models import result_schema
+
+            schema = result_schema(annotation)
+        else:
+            return None
+    except (UnsupportedType, TypeError, ValueError) as exc:  # pydantic's errors are of these
         diagnostics.append(f"the result type cannot be described: {exc}")
         return None
     properties = {"success": {"type": "boolean"}, **schema.get("properties", {}),

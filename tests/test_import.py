@@ -60,3 +60,25 @@ def test_a_toolset_module_that_marks_hooks_does_not_import_pluggy(sandbox: Path)
                                   "@hookimpl\ndef janito_report(event):\n    pass\n",
     })
     assert "pluggy" not in new_modules("import acme_marks", [sandbox])
+
+
+def test_pydantic_is_imported_only_by_a_tool_that_uses_it(sandbox: Path) -> None:
+    """Schemas, validation and results look for models without importing pydantic, which
+    is installed here (the test extra): tools that never mention it never pay for it."""
+    write_distribution(sandbox, "janito-testkit", toolsets={"testkit": "janito_testkit"},
+                       files=sources_of_testkit())
+    loaded = new_modules(
+        "from janito_core import Registry\n"
+        "from janito_core.dispatch import call_tool\n"
+        "registry = Registry(autoload=(), reports='off')\n"
+        "registry.add_toolset('testkit')\n"
+        "assert [registry.schema(name) for name in registry.names()]\n"
+        "assert call_tool('Typed', '{\"count\": 2}', registry=registry)['success']\n"
+        "assert not call_tool('Typed', '{\"count\": \"x\"}', registry=registry)['success']",
+        [sandbox],
+    )
+    assert "janito_testkit.typed" in loaded
+    assert not [m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core")]
+    import importlib.util
+
+    assert importlib.util.find_spec("pydantic") is not None  # so the check above means something

@@ -713,8 +713,18 @@ class _Caller:
 
 
 def _result_problems(raw: Any) -> list[tuple[str, str, str]]:
-    from .._shape import _inspect
+    from .._shape import _inspect, _model_base, models_as_json
 
+    base = _model_base()
+    if base is not None:  # pydantic models go out as JSON; a model result gets success
+        try:
+            dumped = models_as_json(raw)
+        except Exception as exc:
+            return [("invalid_result", f"run() returned a model that cannot be written as JSON: {_text(exc)}",
+                     "give the model only fields pydantic can write as JSON")]
+        if isinstance(raw, base) and isinstance(dumped, dict):
+            dumped = {"success": True, **dumped}
+        raw = dumped
     if not isinstance(raw, dict):
         return [("invalid_result", f"run() returned {type(raw).__name__} {_shorten(repr(raw), 60)}, "
                  "not a dict", "return a dict with success, and data under named keys")]
