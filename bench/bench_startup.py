@@ -10,6 +10,11 @@ Also measured, for attribution: `python -c pass`, janito with no toolset allowed
 and `janito --help`. All commands are interleaved run by run; the figures are medians of
 wall time and of the CPU time (user + system) of each process.
 
+pydantic is installed in the same environment, and `python -c "import pydantic; ..."`
+(importing it and defining one model) is measured beside the rest: what a toolset whose
+tools take or return models pays. janito itself looks for models without importing it;
+the benchmark checks that `janito tools --json` leaves pydantic unimported, and says so.
+
     python bench/bench_startup.py [--runs 40]
 """
 
@@ -39,16 +44,30 @@ def check_output(janito: str, cwd: str) -> int:
     return len(rows)
 
 
+PYDANTIC_PROBE = ("import sys\n"
+                  "from janito_core.cli import main\n"
+                  "main(['tools', '--json'])\n"
+                  "print('pydantic' in sys.modules, file=sys.stderr)\n")
+
+
+def imports_pydantic(python: str, cwd: str) -> bool:
+    """Whether `janito tools --json`, run in ``python``'s environment, imports pydantic."""
+    done = subprocess.run([python, "-c", PYDANTIC_PROBE], env=timing_env(), cwd=cwd,
+                          capture_output=True, text=True, check=True)
+    return done.stderr.strip().splitlines()[-1] == "True"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="janito-bench-startup-") as tmp:
         venv = make_venv(Path(tmp) / "venv", str(ROOT), str(ROOT / "plugins" / "janito-files"),
-                         str(ROOT / "plugins" / "janito-system"))
+                         str(ROOT / "plugins" / "janito-system"), "pydantic>=2")
         python = str(venv / "bin" / "python")
         janito = str(venv / "bin" / "janito")
         tools = check_output(janito, tmp)
+        pydantic_imported = imports_pydantic(python, tmp)
         commands = {
             "floor": [python, "-c", "import importlib_metadata as m; "
                       "m.entry_points(group='janito.toolsets')"],
@@ -58,6 +77,8 @@ def main() -> int:
                                             timing_env({"JANITO_TOOLSETS": ""})),
             "janito toolsets --json": [janito, "toolsets", "--json"],
             "janito --help": [janito, "--help"],
+            "import pydantic, one model": [python, "-c", "import pydantic\n"
+                                           "class M(pydantic.BaseModel):\n    x: int"],
         }
         medians = alternate(commands, args.runs, env=timing_env(), cwd=tmp)
     floor = medians["floor"]
@@ -67,11 +88,13 @@ def main() -> int:
         ratio = value.ratio(floor)
         print(f"  {name:<26} {value.wall * 1000:6.1f} ms {ratio.wall:5.2f}x   "
               f"{value.cpu * 1000:6.1f} ms {ratio.cpu:5.2f}x")
+    print(f"pydantic installed; imported by janito tools --json: "
+          f"{'YES (a regression)' if pydantic_imported else 'no'}")
     ratio = medians["janito tools --json"].ratio(floor)
     print(f"janito tools --json ({tools} tools): {ratio.cpu:.2f}x the floor in CPU time, "
           f"{ratio.wall:.2f}x in wall time (target {TARGET}x): {verdict(ratio.cpu, TARGET)} "
           f"(CPU), {verdict(ratio.wall, TARGET)} (wall)")
-    return exit_status(verdict(ratio.cpu, TARGET))
+    return exit_status(verdict(ratio.cpu, TARGET), "MISSES target" if pydantic_imported else "meets target")
 
 
 if __name__ == "__main__":
