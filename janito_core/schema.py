@@ -85,9 +85,9 @@ class ToolSchema(NamedTuple):
     #: Parameters that go together (``ExactlyOneOf``, ``AtMostOneOf``); no provider accepts
     #: them at the root of a parameters schema, so each member's description says it.
     groups: tuple[Group, ...] = ()
-    #: The JSON Schema of a successful result, from a ``TypedDict`` or pydantic model
-    #: return annotation of ``run()`` (MCP's ``outputSchema``); None when the tool does
-    #: not declare one.
+    #: The JSON Schema of every answer of a tool whose ``run()`` is annotated to return a
+    #: ``TypedDict`` or a pydantic model (MCP's ``outputSchema``): that success shape or
+    #: janito's failure shape (``result_branches``); None when the tool declares none.
     output_schema: dict[str, Any] | None = None
 
     def function(self, *, strict: bool = False) -> dict[str, Any]:
@@ -317,10 +317,35 @@ def _groups(cls: type, grouped: dict[str, list[tuple[str, str, bool]]]) -> tuple
     return tuple(out)
 
 
+#: Every failure janito or a tool answers: ``success`` false, one sentence in ``error``, its
+#: ``error_type``, for invalid arguments ``details`` naming each field, and whatever else
+#: the tool says (the path it was given, say).
+FAILURE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "The call failed.",
+    "properties": {
+        "success": {"const": False},
+        "error": {"type": "string"},
+        "error_type": {"type": "string"},
+        "details": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"field": {"type": "string"}, "error": {"type": "string"}},
+                "required": ["field", "error"],
+            },
+        },
+        "truncated": {"type": "boolean"},
+    },
+    "required": ["success", "error", "error_type"],
+}
+
+
 def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | None:
-    """The schema of a result ``run()`` declares as a TypedDict or a pydantic model, as
-    dispatch delivers it: with ``success`` (and ``truncated``), and any list possibly cut
-    short by a last item that is a string saying so."""
+    """The schema of every answer of a tool whose result ``run()`` declares as a TypedDict
+    or a pydantic model: that shape as dispatch delivers it (with ``success`` true, and
+    ``truncated``, and any list possibly cut short by a last item that is a string saying
+    so), or janito's failure shape."""
     if annotation is None:
         return None
     while typing.get_origin(annotation) is typing.Annotated:
@@ -337,11 +362,24 @@ def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | 
     except (UnsupportedType, TypeError, ValueError) as exc:  # pydantic's errors are of these
         diagnostics.append(f"the result type cannot be described: {exc}")
         return None
-    properties = {"success": {"type": "boolean"}, **schema.get("properties", {}),
-                  "truncated": {"type": "boolean"}}
+    declared = {k: v for k, v in schema.get("properties", {}).items() if k != "success"}
+    properties = {"success": {"const": True}, **declared, "truncated": {"type": "boolean"}}
     required = ["success", *(r for r in schema.get("required", []) if r != "success")]
-    shaped: dict[str, Any] = _cut_lists({**schema, "properties": properties, "required": required})
+    success = _cut_lists({**schema, "properties": properties, "required": required})
+    shaped: dict[str, Any] = {"type": "object", "anyOf": [success, FAILURE_SCHEMA]}
+    for key in ("$defs", "definitions"):
+        # references are written from the root of the document: keep them resolvable there
+        if key in success:
+            shaped[key] = success.pop(key)
     return shaped
+
+
+def result_branches(output_schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the success shape, the failure shape) of an ``output_schema``, each a whole schema
+    (with the definitions its references need)."""
+    success, failed = output_schema["anyOf"]
+    shared = {k: output_schema[k] for k in ("$defs", "definitions") if k in output_schema}
+    return {**success, **shared}, {**failed, **shared}
 
 
 def _cut_lists(node: Any) -> Any:

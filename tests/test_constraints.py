@@ -11,6 +11,7 @@ import dataclasses
 import sys
 from typing import Annotated, Any, Literal, TypedDict
 
+import jsonschema
 import pytest
 
 from janito_core import Registry, tool
@@ -31,7 +32,7 @@ from janito_core.constraints import (
 )
 from janito_core.dispatch import call_tool
 from janito_core.formats import render
-from janito_core.schema import ToolSchema
+from janito_core.schema import ToolSchema, result_branches
 
 
 def tool_schema(function: Any) -> ToolSchema:
@@ -302,7 +303,18 @@ def test_a_typed_dict_result_is_the_mcp_output_schema() -> None:
     mcp = render(tool_schema(tally), "mcp")
     output = mcp["outputSchema"]
     assert output["type"] == "object"
-    assert output["properties"]["count"]["type"] == "integer"
+    success, failed = result_branches(output)
+    assert success["properties"]["count"]["type"] == "integer"
+    assert success["properties"]["success"] == {"const": True}
+    # a failure answers with janito's shape, which the same schema admits (MCP's
+    # structuredContent of an isError result), and a success without its keys does not
+    validator = jsonschema.Draft202012Validator(output)
+    assert validator.is_valid({"success": True, "count": 2})
+    assert validator.is_valid({"success": False, "error": "no", "error_type": "invalid_arguments",
+                               "details": [{"field": "items", "error": "missing"}], "tool": "Tally"})
+    assert not validator.is_valid({"success": True})
+    assert not validator.is_valid({"success": False, "count": 2})
+    assert failed["required"] == ["success", "error", "error_type"]
     assert "outputSchema" not in render(tool_schema(book), "mcp")
 
 

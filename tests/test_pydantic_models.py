@@ -27,7 +27,7 @@ from janito_core import Registry, hookimpl, tool
 from janito_core.decorator import tool_class
 from janito_core.dispatch import call_tool
 from janito_core.formats import FORMATS, render
-from janito_core.schema import tool_schema
+from janito_core.schema import result_branches, tool_schema
 
 VALIDATOR = jsonschema.Draft202012Validator
 
@@ -391,10 +391,13 @@ def test_a_model_result_declares_its_output_schema(registry: Registry) -> None:
     schema = tool_schema(tool_class(greet))
     output = render(schema, "mcp")["outputSchema"]
     VALIDATOR.check_schema(output)
-    assert {"success", "recipient", "lines", "sent"} <= set(output["properties"])
+    success, _ = result_branches(output)
+    assert {"success", "recipient", "lines", "sent"} <= set(success["properties"])
     assert "title" not in json.dumps(output)
     result = call(registry, "Greet", person=ANA)
     assert VALIDATOR(output).is_valid(result), list(VALIDATOR(output).iter_errors(result))
+    refused = call(registry, "Greet", person={**ANA, "name": "ana"})
+    assert refused["success"] is False and VALIDATOR(output).is_valid(refused)
 
 
 def test_an_async_tool_s_model_and_models_inside_a_result(registry: Registry) -> None:

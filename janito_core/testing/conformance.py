@@ -20,6 +20,9 @@ before dispatch tidies it into a result. A call is flagged (with its input) when
   (``no_success``); fails without ``error`` or ``error_type``
   (``failure_without_error``);
 - writes to standard output, which corrupts stdio MCP serving (``stdout``);
+- answers something its declared result type (a TypedDict or a pydantic model as
+  ``run()``'s return annotation) does not describe (``result_schema``: see
+  ``_results``);
 - takes longer than ``call_budget`` seconds (``slow``);
 - returns the content of a sentinel file outside the workspace or lists the folder
   outside it (``reads_outside``); creates, changes or deletes anything outside the
@@ -520,6 +523,9 @@ class _Caller:
         self.inside = sandbox.workspace_state()
         self.seeded = content(self.inside)
         self.watchdog = Watchdog()
+        from ._results import ResultSchemas
+
+        self.result_schemas = ResultSchemas()
 
     def close(self) -> None:
         self.watchdog.close()
@@ -680,6 +686,13 @@ class _Caller:
             wrong = _dispatch_problem(seen.result)
             if wrong:
                 self._add(name, "dispatch", wrong, "report this to janito", shown)
+            from ..schema import tool_schema
+
+            off = self.result_schemas.problem(tool_schema(record.cls).output_schema, seen.result)
+            if off:
+                self._add(name, "result_schema", off, "make run()'s result type describe every "
+                          "result it returns (NotRequired for a key that is not always there)",
+                          shown)
         outside = self.sandbox.outside_state()
         changed = differences(self.outside, outside)
         if changed:
