@@ -317,6 +317,13 @@ def _groups(cls: type, grouped: dict[str, list[tuple[str, str, bool]]]) -> tuple
     return tuple(out)
 
 
+#: What janito itself may add to any answer: ``truncated`` when the size limit cut it, and
+#: ``not_undoable`` when the journal could not keep what the call changed.
+ADDED_BY_JANITO: dict[str, Any] = {
+    "truncated": {"type": "boolean"},
+    "not_undoable": {"type": "array", "items": {"type": "string"}},
+}
+
 #: Every failure janito or a tool answers: ``success`` false, one sentence in ``error``, its
 #: ``error_type``, for invalid arguments ``details`` naming each field, and whatever else
 #: the tool says (the path it was given, say).
@@ -335,7 +342,7 @@ FAILURE_SCHEMA: dict[str, Any] = {
                 "required": ["field", "error"],
             },
         },
-        "truncated": {"type": "boolean"},
+        **ADDED_BY_JANITO,
     },
     "required": ["success", "error", "error_type"],
 }
@@ -343,8 +350,8 @@ FAILURE_SCHEMA: dict[str, Any] = {
 
 def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | None:
     """The schema of every answer of a tool whose result ``run()`` declares as a TypedDict
-    or a pydantic model: that shape as dispatch delivers it (with ``success`` true, and
-    ``truncated``, and any list possibly cut short by a last item that is a string saying
+    or a pydantic model: that shape as dispatch delivers it (with ``success`` true, what
+    janito adds, and any list possibly cut short by a last item that is a string saying
     so), or janito's failure shape."""
     if annotation is None:
         return None
@@ -363,7 +370,7 @@ def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | 
         diagnostics.append(f"the result type cannot be described: {exc}")
         return None
     declared = {k: v for k, v in schema.get("properties", {}).items() if k != "success"}
-    properties = {"success": {"const": True}, **declared, "truncated": {"type": "boolean"}}
+    properties = {"success": {"const": True}, **declared, **ADDED_BY_JANITO}
     required = ["success", *(r for r in schema.get("required", []) if r != "success")]
     success = _cut_lists({**schema, "properties": properties, "required": required})
     shaped: dict[str, Any] = {"type": "object", "anyOf": [success, FAILURE_SCHEMA]}
