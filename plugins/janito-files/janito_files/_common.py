@@ -7,7 +7,17 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from typing import TYPE_CHECKING, Any
+
+# The result types of the tools (their MCP output schemas) mark the keys a result may
+# leave out with NotRequired, which typing has from 3.11 on.
+if sys.version_info >= (3, 11):
+    from typing import NotRequired as NotRequired
+    from typing import TypedDict as TypedDict
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired as NotRequired
+    from typing_extensions import TypedDict as TypedDict
 
 from janito_core import WorkspaceError, failure
 from janito_core.cancellation import current_token
@@ -38,6 +48,21 @@ _ERRNO_TYPES = {
     errno.EFBIG: "file_too_large",
     errno.EBUSY: "busy",
 }
+
+
+class PathProblem(TypedDict):
+    """One path a listing or search could not start from (the others were done).
+
+    Attributes:
+        path: The path as given.
+        error: Why it was left out.
+        error_type: The kind of problem (not_found, outside_workspace, ...).
+    """
+
+    path: str
+    success: bool
+    error: str
+    error_type: str
 
 
 def check_cancelled() -> None:

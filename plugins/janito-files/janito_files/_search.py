@@ -24,6 +24,9 @@ from janito_core.workspace import open_regular_at
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
+    NotRequired,
+    PathProblem,
+    TypedDict,
     check_cancelled,
     clip_line,
     echoed,
@@ -513,6 +516,90 @@ def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatc
                             re.compile(line_scanner(literal, False), re.IGNORECASE))
     return compile_regex(query, case_sensitive)
 
+
+
+class Match(TypedDict):
+    """One matching line.
+
+    Attributes:
+        path: The file, as the workspace shows it.
+        line: The line's number, counting from 1.
+        text: The line (a long one cut around the match).
+    """
+
+    path: str
+    line: int
+    text: str
+
+
+class FileCount(TypedDict):
+    """How many lines of one file match (count_only).
+
+    Attributes:
+        path: The file, as the workspace shows it.
+        count: Its matching lines.
+    """
+
+    path: str
+    count: int
+
+
+class _Searched(TypedDict):
+    """What SearchText and SearchRegex answer, besides the term searched for.
+
+    Attributes:
+        paths: The paths as given.
+        matches: The matching lines, file by file (not with count_only).
+        count: How many matching lines are listed (not with count_only).
+        counts: Matching lines per file (count_only).
+        total_matches: Matching lines in all (count_only).
+        files_matched: Files with at least one matching line.
+        files_searched: Files searched.
+        truncated: Whether the search stopped at max_results.
+        note: What to do when it was cut.
+        binary_files_skipped: Binary files left out.
+        skipped_binary: Binary files named in paths, left out.
+        skipped_large: Files too large to search (at most 50).
+        skipped_long_lines: Lines too long to search, as path:line (at most 50).
+        unreadable: Folders that could not be read (at most 50).
+        errors: Paths that could not be searched, and why.
+    """
+
+    paths: str | list[str]
+    matches: NotRequired[list[Match]]
+    count: NotRequired[int]
+    counts: NotRequired[list[FileCount]]
+    total_matches: NotRequired[int]
+    files_matched: int
+    files_searched: int
+    truncated: bool
+    note: NotRequired[str]
+    binary_files_skipped: NotRequired[int]
+    skipped_binary: NotRequired[list[str]]
+    skipped_large: NotRequired[list[str]]
+    skipped_long_lines: NotRequired[list[str]]
+    unreadable: NotRequired[list[str]]
+    errors: NotRequired[list[PathProblem]]
+
+
+class TextSearched(_Searched):
+    """What SearchText answers.
+
+    Attributes:
+        query: The text searched for, as given.
+    """
+
+    query: str
+
+
+class RegexSearched(_Searched):
+    """What SearchRegex answers.
+
+    Attributes:
+        pattern: The regular expression, as given.
+    """
+
+    pattern: str
 
 
 def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: str,

@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, invalid, locate, os_failure, safe_text
+from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
+
+
+class CreatedDirectory(TypedDict):
+    """What CreateDirectory answers.
+
+    Attributes:
+        directory: The path as given.
+        path: The folder, as the workspace shows it.
+        created: False when the folder existed already.
+    """
+
+    directory: str
+    path: str
+    created: bool
 
 
 @tool(permissions="w")
@@ -23,7 +37,7 @@ class CreateDirectory(BaseTool):
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, parents: bool = True, exist_ok: bool = True
-            ) -> dict[str, Any]:
+            ) -> CreatedDirectory:
         """Create a folder.
 
         Args:

@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from janito_core import BaseTool, failure, tool
 from janito_core.results import counted
 
-from ._common import echoed, invalid, locate, os_failure, safe_text
+from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
+
+
+class CreatedFile(TypedDict):
+    """What CreateFile answers.
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace shows it.
+        created: True when the file did not exist.
+        overwritten: True when an existing file was replaced.
+        bytes: Bytes written.
+        lines: Lines written.
+    """
+
+    filepath: str
+    path: str
+    created: bool
+    overwritten: bool
+    bytes: int
+    lines: int
 
 
 @tool(permissions="w")
@@ -22,7 +42,7 @@ class CreateFile(BaseTool):
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str, content: str, overwrite: bool = False) -> dict[str, Any]:
+    def run(self, filepath: str, content: str, overwrite: bool = False) -> CreatedFile:
         """Write "content" to a file.
 
         Args:

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, invalid, locate, os_failure, safe_text
+from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
+
+
+class DeletedFile(TypedDict):
+    """What DeleteFile answers.
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace showed it.
+        bytes: Its size.
+        was_symlink: True when it was a symbolic link (the link was deleted, not its target).
+    """
+
+    filepath: str
+    path: str
+    bytes: int
+    was_symlink: bool
 
 
 @tool(permissions="w")
@@ -20,7 +36,7 @@ class DeleteFile(BaseTool):
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str) -> dict[str, Any]:
+    def run(self, filepath: str) -> DeletedFile:
         """Delete one file.
 
         Args:

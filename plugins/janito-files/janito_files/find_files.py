@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._common import echoed, invalid, safe_text
+from ._common import NotRequired, PathProblem, TypedDict, echoed, invalid, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
     Listed,
@@ -75,6 +75,46 @@ def parse_size(value: int | str | None, name: str) -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+class FoundFile(TypedDict):
+    """The size and age of a match (when a size or date was asked about).
+
+    Attributes:
+        path: The match, as in files.
+        size: Its size in bytes.
+        modified: When it last changed (ISO 8601).
+    """
+
+    path: str
+    size: int
+    modified: str
+
+
+class Found(TypedDict):
+    """What FindFiles answers.
+
+    Attributes:
+        paths: The paths as given.
+        pattern: The pattern as given.
+        files: Matches; folders end with "/", links with "@".
+        count: How many are listed.
+        truncated: Whether the search stopped at max_results.
+        note: What to do when it was cut.
+        details: The size and age of each match, when a size or date was asked about.
+        errors: Paths that could not be searched, and why.
+        unreadable: Folders that could not be read (at most 50).
+    """
+
+    paths: str | list[str]
+    pattern: str | None
+    files: list[str]
+    count: int
+    truncated: bool
+    note: NotRequired[str]
+    details: NotRequired[list[FoundFile]]
+    errors: NotRequired[list[PathProblem]]
+    unreadable: NotRequired[list[str]]
+
+
 @tool(permissions="r")
 class FindFiles(BaseTool):
     """Find files or folders by name, type, size and age, like the find command.
@@ -109,7 +149,7 @@ class FindFiles(BaseTool):
         sort_by: SortBy | None = "name",
         respect_gitignore: bool = True,
         case_sensitive: bool = True,
-    ) -> dict[str, Any]:
+    ) -> Found:
         """Find files and folders matching every criterion given.
 
         Args:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, Pattern
 
-from ._common import echoed, safe_text
+from ._common import NotRequired, PathProblem, TypedDict, echoed, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
     entry_text,
@@ -20,6 +20,28 @@ from ._listing import (
     walked,
 )
 from ._walk import depth_limit
+
+
+class Listing(TypedDict):
+    """What ListFiles answers.
+
+    Attributes:
+        directory: The folder as given.
+        entries: Paths below the workspace root; folders end with "/", links with "@".
+        count: How many entries are listed.
+        truncated: Whether the listing stopped at max_results.
+        note: What to do when it was cut.
+        errors: A path that could not be listed, and why.
+        unreadable: Folders that could not be read (at most 50).
+    """
+
+    directory: str
+    entries: list[str]
+    count: int
+    truncated: bool
+    note: NotRequired[str]
+    errors: NotRequired[list[PathProblem]]
+    unreadable: NotRequired[list[str]]
 
 
 @tool(permissions="r")
@@ -49,7 +71,7 @@ class ListFiles(BaseTool):
         max_depth: Annotated[int, Ge(0)] | None = None,
         respect_gitignore: bool = True,
         max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 1000,
-    ) -> dict[str, Any]:
+    ) -> Listing:
         """List a folder.
 
         Args:

@@ -10,7 +10,25 @@ from typing import Any, ClassVar
 from janito_core import BaseTool, failure, tool
 from janito_core._atomic import read_only
 
-from ._common import echoed, invalid, kind_of, locate, os_failure, read_only_failure, safe_text
+from ._common import TypedDict, echoed, invalid, kind_of, locate, os_failure, read_only_failure, safe_text
+
+
+class MovedFile(TypedDict):
+    """What MoveFile answers.
+
+    Attributes:
+        source: Where it was, as the workspace showed it.
+        destination: Where it is now.
+        kind: "file", "directory", "symlink" or "other".
+        replaced: True when an existing file at the destination was replaced.
+        method: "rename", or "copy" when it was copied across filesystems and removed.
+    """
+
+    source: str
+    destination: str
+    kind: str
+    replaced: bool
+    method: str
 
 
 @tool(permissions="w")
@@ -34,7 +52,7 @@ class MoveFile(BaseTool):
     }
 
     def run(self, source: str, destination: str, overwrite: bool = False,
-            create_dirs: bool = False, preserve_metadata: bool = True) -> dict[str, Any]:
+            create_dirs: bool = False, preserve_metadata: bool = True) -> MovedFile:
         """Move "source" to "destination".
 
         Args:

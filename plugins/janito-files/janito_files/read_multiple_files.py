@@ -9,10 +9,89 @@ from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge, Interval, Len, Pattern
 from janito_core.results import counted
 
-from ._common import DEFAULT_MAX_BYTES, echoed, invalid, open_for_reading, safe_text, split_paths_in
+from ._common import (
+    DEFAULT_MAX_BYTES,
+    NotRequired,
+    TypedDict,
+    echoed,
+    invalid,
+    open_for_reading,
+    safe_text,
+    split_paths_in,
+)
 from ._read import MAX_BYTES_LIMIT, read_range
 
 MAX_FILES = 100
+
+
+class FileText(TypedDict):
+    """A file that was read (its keys are ReadFile's).
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace shows it.
+        content: Its lines, ending with a marker saying where to continue when cut.
+        start_line: The first line shown (1).
+        end_line: The last line shown (0 when none).
+        total_lines: Lines in the file (null for a file too large to count).
+        size: The file's size in bytes.
+        truncated: Whether the content was cut.
+        next_start_line: Where ReadFile would continue when cut.
+        decode_errors: Byte sequences that are not UTF-8 (shown as U+FFFD).
+        first_decode_error_line: The line of the first of them.
+        note: What to know about the text.
+    """
+
+    filepath: str
+    path: str
+    success: bool
+    content: str
+    start_line: int
+    end_line: int
+    total_lines: int | None
+    size: int
+    truncated: bool
+    next_start_line: NotRequired[int]
+    decode_errors: NotRequired[int]
+    first_decode_error_line: NotRequired[int]
+    note: NotRequired[str]
+
+
+class FileNotRead(TypedDict):
+    """A file that was not read, and why.
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace shows it (when it was found).
+        error: Why it was not read.
+        error_type: The kind of problem (not_found, binary_file, budget_exhausted, ...).
+        size: The size of a binary file.
+        total_lines: Lines in the file, when the start was past its end.
+    """
+
+    filepath: str
+    path: NotRequired[str]
+    success: bool
+    error: str
+    error_type: str
+    size: NotRequired[int]
+    total_lines: NotRequired[int | None]
+
+
+class FilesRead(TypedDict):
+    """What ReadMultipleFiles answers.
+
+    Attributes:
+        filepaths: The paths as given.
+        files: Each file, in the order given: its text, or why it was not read.
+        read: How many were read.
+        failed: How many were not.
+    """
+
+    filepaths: str | list[str]
+    files: list[FileText | FileNotRead]
+    read: int
+    failed: int
 
 
 @tool(permissions="r")
@@ -33,7 +112,7 @@ class ReadMultipleFiles(BaseTool):
         | Annotated[list[Annotated[str, Pattern(r"\S")]], Len(1, MAX_FILES)],
         max_lines: Annotated[int, Ge(1)] | None = None,
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
-    ) -> dict[str, Any]:
+    ) -> FilesRead:
         """Read several files.
 
         Args:

@@ -4,11 +4,31 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import echoed, invalid, locate, os_failure, safe_text
+from ._common import NotRequired, TypedDict, echoed, invalid, locate, os_failure, safe_text
+
+
+class RemovedDirectory(TypedDict):
+    """What RemoveDirectory answers.
+
+    Attributes:
+        directory: The path as given.
+        recursive: Whether its contents were to go too.
+        path: The folder, as the workspace showed it.
+        removed_files: Files removed.
+        removed_directories: Folders removed, itself included.
+        existed: False when force found nothing to remove.
+    """
+
+    directory: str
+    recursive: bool
+    path: str
+    removed_files: int
+    removed_directories: int
+    existed: NotRequired[bool]
 
 
 @tool(permissions="w")
@@ -24,7 +44,7 @@ class RemoveDirectory(BaseTool):
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, recursive: bool = False, force: bool = False
-            ) -> dict[str, Any]:
+            ) -> RemovedDirectory:
         """Remove a folder.
 
         Args:

@@ -11,7 +11,7 @@ from janito_core import BaseTool, failure, tool
 from janito_core.constraints import MinLen
 from janito_core.results import counted
 
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, locate, os_failure, safe_text
+from ._common import SNIFF_BYTES, NotRequired, TypedDict, echoed, invalid, is_binary, locate, os_failure, safe_text
 from ._shown import REPLACEMENT, ShownText, escaped
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
@@ -68,6 +68,28 @@ class EditLock:
             os.close(fd)  # closing drops the flock
 
 
+class Replaced(TypedDict):
+    """What ReplaceTextInFile answers.
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace shows it.
+        replacements: How many occurrences were replaced.
+        first_line: The line of the first replacement.
+        bytes: The file's size after the edit.
+        line_endings: "crlf" when the replacement was written with the file's CRLF endings.
+        note: What to know about the edit.
+    """
+
+    filepath: str
+    path: str
+    replacements: int
+    first_line: int
+    bytes: int
+    line_endings: NotRequired[str]
+    note: NotRequired[str]
+
+
 @tool(permissions="w")
 class ReplaceTextInFile(BaseTool):
     """Replace an exact piece of text in a file with new text.
@@ -94,7 +116,7 @@ class ReplaceTextInFile(BaseTool):
         old_str: Annotated[str, MinLen(1)],
         new_str: str,
         replace_all: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Replaced:
         """Replace "old_str" with "new_str" in a file.
 
         Args:

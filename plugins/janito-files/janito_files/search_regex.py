@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._search import MAX_RESULTS_LIMIT, search, search_echo
+from ._search import MAX_RESULTS_LIMIT, RegexSearched, search, search_echo
 
 
 @tool(permissions="r")
@@ -39,7 +39,7 @@ class SearchRegex(BaseTool):
         count_only: bool = False,
         respect_gitignore: bool = True,
         exclude: str | list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> RegexSearched:
         """Search for a regular expression in files.
 
         Args:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._search import MAX_RESULTS_LIMIT, search, search_echo
+from ._search import MAX_RESULTS_LIMIT, TextSearched, search, search_echo
 
 
 @tool(permissions="r")
@@ -40,7 +40,7 @@ class SearchText(BaseTool):
         count_only: bool = False,
         respect_gitignore: bool = True,
         exclude: str | list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> TextSearched:
         """Search for text in files.
 
         Args:

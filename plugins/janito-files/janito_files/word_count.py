@@ -12,7 +12,17 @@ from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge
 from janito_core.results import CANCELLED, TIMEOUT, counted
 
-from ._common import SNIFF_BYTES, echoed, invalid, is_binary, open_for_reading, os_failure, safe_text
+from ._common import (
+    SNIFF_BYTES,
+    NotRequired,
+    TypedDict,
+    echoed,
+    invalid,
+    is_binary,
+    open_for_reading,
+    os_failure,
+    safe_text,
+)
 
 BLOCK = 1 << 20
 
@@ -20,6 +30,32 @@ TIME_LIMIT: float | None = 20.0
 """Seconds one count may read for (None: no bound). A model waits for its answer, and a
 file of many gigabytes (a sparse one costs no disk) takes minutes to read: past this the
 call answers ``timeout`` with how far it got, and max_bytes counts the start instead."""
+
+
+class Counts(TypedDict):
+    """What WordCount answers.
+
+    Attributes:
+        filepath: The path as given.
+        path: The file, as the workspace shows it.
+        lines: Lines counted.
+        words: Words counted.
+        characters: Characters counted.
+        bytes: Bytes counted.
+        truncated: Whether only the first max_bytes were counted.
+        decode_errors: Byte sequences that are not UTF-8.
+        note: What to know about the counts.
+    """
+
+    filepath: str
+    path: str
+    lines: int
+    words: int
+    characters: int
+    bytes: int
+    truncated: bool
+    decode_errors: NotRequired[int]
+    note: NotRequired[str]
 
 
 @tool(permissions="r")
@@ -34,7 +70,7 @@ class WordCount(BaseTool):
 
     reads_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> dict[str, Any]:
+    def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> Counts:
         """Count words, lines and characters in a text file.
 
         Args:

@@ -6,6 +6,15 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+# The result types of the tools (their MCP output schemas) mark the keys a result may
+# leave out with NotRequired, which typing has from 3.11 on.
+if sys.version_info >= (3, 11):
+    from typing import NotRequired as NotRequired
+    from typing import TypedDict as TypedDict
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired as NotRequired
+    from typing_extensions import TypedDict as TypedDict
+
 from janito_core import WorkspaceError, failure
 from janito_core.results import CANCELLED, counted
 
@@ -82,6 +91,77 @@ def sandbox_status() -> str:
     from ._sandbox import status_line
 
     return status_line()
+
+
+class Unapplied(TypedDict):
+    """A change of captured code that was not made in the workspace.
+
+    Attributes:
+        path: The path the code changed.
+        reason: Why the change was not made.
+    """
+
+    path: str
+    reason: str
+
+
+class Ran(TypedDict):
+    """What the run tools answer when the code ran and exited with code 0 (any other end
+    is a failure with the same keys, and error and error_type).
+
+    Attributes:
+        code: The code as given (cut when long).
+        file_path: The file as given (RunPythonFile).
+        timeout: The time limit, in seconds.
+        capture_output: False when standard output was not captured.
+        capture_errors: False when standard error was not captured.
+        bash_executable: The shell asked for.
+        python_executable: The interpreter asked for.
+        additional_args: The arguments given to the file.
+        working_directory: Where the code ran, as the workspace shows it.
+        shell: The shell that ran the code (RunBashCode).
+        exit_code: The exit code.
+        stdout: Standard output (cut when long).
+        stdout_truncated: Whether stdout was cut.
+        stdout_bytes: Bytes written to standard output.
+        stderr: Standard error (cut when long).
+        stderr_truncated: Whether stderr was cut.
+        stderr_bytes: Bytes written to standard error.
+        timed_out: Whether the time limit stopped the code.
+        duration_ms: How long it ran.
+        output_incomplete: True when some output could not be read.
+        notes: What went wrong reading the output.
+        sandbox: What the sandbox refused, when that may explain the outcome.
+        changed: Workspace paths the code changed (captured code; at most 1,000).
+        changed_count: How many, when more were changed.
+        not_applied: Changes that were not made, and why.
+    """
+
+    code: NotRequired[str]
+    file_path: NotRequired[str]
+    timeout: float
+    capture_output: NotRequired[bool]
+    capture_errors: NotRequired[bool]
+    bash_executable: NotRequired[str]
+    python_executable: NotRequired[str]
+    additional_args: NotRequired[list[str]]
+    working_directory: str
+    shell: NotRequired[str]
+    exit_code: int | None
+    stdout: NotRequired[str]
+    stdout_truncated: NotRequired[bool]
+    stdout_bytes: NotRequired[int]
+    stderr: NotRequired[str]
+    stderr_truncated: NotRequired[bool]
+    stderr_bytes: NotRequired[int]
+    timed_out: bool
+    duration_ms: int
+    output_incomplete: NotRequired[bool]
+    notes: NotRequired[list[str]]
+    sandbox: NotRequired[str]
+    changed: NotRequired[list[str]]
+    changed_count: NotRequired[int]
+    not_applied: NotRequired[list[Unapplied]]
 
 
 class RunCall:

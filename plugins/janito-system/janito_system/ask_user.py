@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Annotated, Any, TextIO
+from typing import Annotated, TextIO
 
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Pattern
 
+from ._common import TypedDict
 from ._errors import guarded
 
 # One question at a time: the calls of a turn run at the same time, and two questions
@@ -23,6 +24,18 @@ def _is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
+class Answered(TypedDict):
+    """What AskUser answers.
+
+    Attributes:
+        question: The question as asked.
+        answer: What the person typed.
+    """
+
+    question: str
+    answer: str
+
+
 @tool(permissions="")
 class AskUser(BaseTool):
     """Ask the user a question in the terminal and return their answer.
@@ -32,7 +45,7 @@ class AskUser(BaseTool):
     """
 
     @guarded("question")
-    def run(self, question: Annotated[str, Pattern(r"\S")]) -> dict[str, Any]:
+    def run(self, question: Annotated[str, Pattern(r"\S")]) -> Answered:
         """Show a question to the user and wait for a one-line answer.
 
         Args:

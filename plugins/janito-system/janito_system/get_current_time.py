@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Len, MinLen, Pattern
 
+from ._common import NotRequired, TypedDict
 from ._errors import guarded
 from ._options import NO_NUL
 
@@ -24,6 +25,40 @@ def _offset_text(moment: datetime) -> str:
     return f"UTC{sign}{hours:02d}:{minutes:02d}"
 
 
+class CurrentTime(TypedDict):
+    """What GetCurrentTime answers.
+
+    Attributes:
+        utc: Whether UTC was asked for.
+        timezone: The time zone asked for.
+        format: The strftime pattern asked for.
+        iso_time: The time in the zone answered, ISO 8601.
+        local_time: The machine's local time, ISO 8601.
+        utc_time: The time in UTC, ISO 8601.
+        date: YYYY-MM-DD.
+        time: HH:MM:SS.
+        weekday: The day's name.
+        timezone_name: The zone's name.
+        utc_offset: +HH:MM.
+        timestamp: Seconds since 1970-01-01 UTC.
+        formatted: The time written with format.
+    """
+
+    utc: bool
+    timezone: str | None
+    format: str | None
+    iso_time: str
+    local_time: str
+    utc_time: str
+    date: str
+    time: str
+    weekday: str
+    timezone_name: str
+    utc_offset: str
+    timestamp: float
+    formatted: NotRequired[str]
+
+
 @tool(permissions="")
 class GetCurrentTime(BaseTool):
     """Get the current date and time (ISO 8601), locally, in UTC or in a named time zone."""
@@ -34,7 +69,7 @@ class GetCurrentTime(BaseTool):
         utc: bool = False,
         timezone: Annotated[str, Len(1, 100)] | None = None,
         format: Annotated[str, MinLen(1), Pattern(NO_NUL)] | None = None,
-    ) -> dict[str, Any]:
+    ) -> CurrentTime:
         """Return the current date and time.
 
         Args:

@@ -9,6 +9,7 @@ from janito_core import BaseTool, failure, tool
 from janito_core.constraints import Ge, Gt, Interval
 from janito_core.results import counted
 
+from ._common import NotRequired, TypedDict
 from ._errors import guarded
 
 if TYPE_CHECKING:
@@ -55,6 +56,72 @@ class _Failure(Exception):
         self.extra = extra
 
 
+class Redirect(TypedDict):
+    """One redirect followed.
+
+    Attributes:
+        status_code: The redirecting status (301, 302, ...).
+        url: Where it pointed.
+    """
+
+    status_code: int
+    url: str
+
+
+class Fetched(TypedDict):
+    """What GetUrl answers.
+
+    Attributes:
+        url: The address as given.
+        max_length: The most characters asked for.
+        max_lines: The most lines asked for.
+        timeout: The time limit, in seconds.
+        start_index: Where the content starts, when not 0.
+        follow_redirects: False when redirects were not followed.
+        max_bytes: The download limit, when not the default.
+        raw: True when HTML was returned as it is.
+        include_links: False when links were dropped.
+        final_url: Where the content came from, after redirects.
+        status_code: The HTTP status.
+        content_type: The media type, when the server said.
+        content_length: Bytes downloaded.
+        redirects: The redirects followed, in order.
+        download_truncated: Whether the download stopped at max_bytes.
+        title: The HTML page's title.
+        content: The text (Markdown for HTML), ending with a marker saying how to go on when cut.
+        truncated: Whether more content is left.
+        total_length: Characters in all (null when not all were converted).
+        total_lines: Lines in all (likewise).
+        lines_returned: Lines in content.
+        next_start_index: Where to go on.
+        duration_ms: How long it took.
+    """
+
+    url: str
+    max_length: int | None
+    max_lines: int | None
+    timeout: float
+    start_index: NotRequired[int]
+    follow_redirects: NotRequired[bool]
+    max_bytes: NotRequired[int]
+    raw: NotRequired[bool]
+    include_links: NotRequired[bool]
+    final_url: str
+    status_code: int
+    content_type: str | None
+    content_length: int
+    redirects: list[Redirect]
+    download_truncated: bool
+    title: NotRequired[str]
+    content: str
+    truncated: bool
+    total_length: int | None
+    total_lines: int | None
+    lines_returned: int
+    next_start_index: NotRequired[int]
+    duration_ms: int
+
+
 @tool(permissions="r")
 class GetUrl(BaseTool):
     """Fetch a web page or file over http(s): HTML as Markdown, other text as it is.
@@ -79,7 +146,7 @@ class GetUrl(BaseTool):
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         raw: bool = False,
         include_links: bool = True,
-    ) -> dict[str, Any]:
+    ) -> Fetched:
         """Fetch a URL and return its content as text.
 
         Args:

@@ -11,6 +11,7 @@ from janito_core.constraints import Pattern
 
 from ._common import (
     DEFAULT_TIMEOUT,
+    Ran,
     RunCall,
     child_env,
     echo_text,
@@ -55,7 +56,7 @@ class RunBashCode(BaseTool):
         capture_output: CaptureOutput = True,
         capture_errors: CaptureErrors = True,
         bash_executable: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Ran:
         """Run shell code and return its exit code, standard output and standard error.
 
         Args:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Pattern
@@ -10,6 +10,7 @@ from janito_core.constraints import Pattern
 from ._common import (
     DEFAULT_TIMEOUT,
     PYTHON_ENV,
+    Ran,
     RunCall,
     child_env,
     echo_text,
@@ -52,7 +53,7 @@ class RunPythonCode(BaseTool):
         capture_output: CaptureOutput = True,
         capture_errors: CaptureErrors = True,
         python_executable: PythonExecutable = None,
-    ) -> dict[str, Any]:
+    ) -> Ran:
         """Run Python code and return its exit code, standard output and standard error.
 
         Args:

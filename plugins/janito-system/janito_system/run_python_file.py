@@ -11,6 +11,7 @@ from janito_core.constraints import Pattern
 from ._common import (
     DEFAULT_TIMEOUT,
     PYTHON_ENV,
+    Ran,
     RunCall,
     child_env,
     has_process_groups,
@@ -84,7 +85,7 @@ class RunPythonFile(BaseTool):
         capture_errors: CaptureErrors = True,
         python_executable: PythonExecutable = None,
         additional_args: list[Annotated[str, Pattern(NO_NUL)]] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Ran:
         """Run a Python file and return its exit code, standard output and standard error.
 
         Args:
