@@ -60,7 +60,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="URL path of the MCP endpoint with --transport http (default /mcp)")
     serve.add_argument("--no-auth", action="store_true", dest="mcp_no_auth",
                        help="serve HTTP without authentication, even on a non-loopback --host "
-                       "(otherwise the mcp_serve_token secret is required there)")
+                       "(otherwise the mcp_serve_token secret or --oauth-issuer is required "
+                       "there)")
+    serve.add_argument("--oauth-issuer", default=None, dest="mcp_oauth_issuer", metavar="URL",
+                       help="with --transport http: accept OAuth access tokens (JWTs) of this "
+                       "authorization server instead of the mcp_serve_token secret; their "
+                       "scopes janito:read, janito:write and janito:execute grant r, w and x "
+                       "(environment: JANITO_MCP_OAUTH_ISSUER)")
+    serve.add_argument("--oauth-jwks-uri", default=None, dest="mcp_oauth_jwks_uri", metavar="URL",
+                       help="where the issuer's signing keys are (default: read from its "
+                       "metadata; environment: JANITO_MCP_OAUTH_JWKS_URI)")
+    serve.add_argument("--oauth-resource", default=None, dest="mcp_oauth_resource",
+                       metavar="URL",
+                       help="this server's URL as clients reach it, which tokens must name as "
+                       "their audience (default: the URL served; set it behind a proxy; "
+                       "environment: JANITO_MCP_OAUTH_RESOURCE)")
     serve.add_argument("--stateless", action="store_true", dest="mcp_stateless",
                        help="with --transport http: the SDK's stateless streamable HTTP (no "
                        "session: any request may reach any process, behind any load balancer)")
@@ -176,6 +190,9 @@ def serve_command(args: argparse.Namespace) -> int:
         max_connections_per_client=int(args.mcp_max_connections_per_client),
         ask_timeout=float(args.mcp_ask_timeout),
         journal=bool(args.mcp_journal),
+        oauth_issuer=args.mcp_oauth_issuer,
+        oauth_jwks_uri=args.mcp_oauth_jwks_uri,
+        oauth_resource=args.mcp_oauth_resource,
     )
     if args.mcp_worker_fd is not None:
         from ._serve import serve_worker

@@ -18,8 +18,10 @@ watched too: in session mode the SDK keeps the handler when it drops, though the
 could go nowhere else, so the drop cancels the token as well. HTTP connections go through
 ``_guard`` (read timeouts, connection limits, Host and Origin on loopback). Calls run
 under the private-network policy of the server (refused unless ``--allow-private-network``
-or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, a configured ``mcp_serve_token`` secret
-makes every request carry ``Authorization: Bearer <token>``.
+or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, every request to the endpoint carries a
+bearer token when one is configured (``_auth``): the ``mcp_serve_token`` secret, or an
+OAuth access token of the configured issuer, whose scopes then bound the tools listed
+and callable in that request.
 """
 
 from __future__ import annotations
@@ -55,10 +57,15 @@ if TYPE_CHECKING:
     from janito_core.cancellation import CancelToken
     from janito_core.reporter import ReportEvent
 
+    from ._auth import BearerAuth
+
 SERVER_NAME = "janito"
 FORWARDER_PLUGIN = "janito-mcp:report-forwarder"
 #: The secret whose value HTTP clients must send as ``Authorization: Bearer <value>``.
 TOKEN_SECRET = "mcp_serve_token"
+#: The environment variables that configure OAuth when the options do not.
+OAUTH_ENV = {"issuer": "JANITO_MCP_OAUTH_ISSUER", "jwks_uri": "JANITO_MCP_OAUTH_JWKS_URI",
+             "resource": "JANITO_MCP_OAUTH_RESOURCE"}
 #: How long a cancelled call's handler waits for the tool to notice its token before the
 #: request (or the whole session, when the client went away) is let go without it.
 CANCEL_GRACE = 5.0
@@ -96,6 +103,12 @@ class ServeOptions:
     ask_timeout: float = DEFAULT_ASK_TIMEOUT
     #: Journal every change of a call (``janito undo``) and log every call (``janito log``).
     journal: bool = True
+    #: OAuth (HTTP): the issuer whose access tokens are accepted, where its signing keys
+    #: are (default: read from its metadata), and this server's resource URL, which tokens
+    #: must name as their audience (default: the URL served).
+    oauth_issuer: str | None = None
+    oauth_jwks_uri: str | None = None
+    oauth_resource: str | None = None
 
     @property
     def limits(self) -> Limits:
@@ -274,6 +287,8 @@ class JanitoServer:
         self.registry = registry
         self.allow_private_network = allow_private_network
         self.tools: dict[str, Any] = {}
+        #: The permission letters of each served tool, which a request's scopes must grant.
+        self.permissions: dict[str, str] = {}
         self.problems: list[str] = []
         self.forwarder = ReportForwarder()
         self._serial = itertools.count(1)
@@ -288,6 +303,7 @@ class JanitoServer:
                 if isinstance(declared, dict) and declared:
                     definition["outputSchema"] = wrapped_output_schema(declared)
                 self.tools[name] = types.Tool.model_validate(definition)
+                self.permissions[name] = registry.get_tool_permissions(name) or ""
             except Exception as exc:
                 self.problems.append(f"{name}: its schema cannot be served ({exc})")
         registry.plugins.register(self.forwarder, FORWARDER_PLUGIN, "janito-mcp")
@@ -315,7 +331,14 @@ class JanitoServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        return types.ListToolsResult(tools=list(self.tools.values()))
+        scopes = token_scopes(ctx)
+        if scopes is None:
+            return types.ListToolsResult(tools=list(self.tools.values()))
+        from ._auth import missing_scopes
+
+        return types.ListToolsResult(tools=[
+            tool for name, tool in self.tools.items()
+            if not missing_scopes(self.permissions[name], scopes)])
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         import asyncio
@@ -344,7 +367,8 @@ class JanitoServer:
             asking = InputRound(dict(params.input_responses or {}), params.request_state)
         REQUEST.set((ctx, asking))
         current_caller.set(_caller_of(ctx))
-        call = loop.create_task(self._dispatch(call_id, name, arguments, token))
+        call = loop.create_task(self._dispatch(call_id, name, arguments, token,
+                                               token_scopes(ctx)))
         # Over HTTP the answer can only travel on the connection the request came on: in
         # session mode the SDK keeps the session (and the handler) when that connection
         # drops, and with no event store nothing could ever resume the stream, so a drop
@@ -392,9 +416,23 @@ class JanitoServer:
         )
 
     async def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any],
-                        token: CancelToken | None = None) -> dict[str, Any]:
+                        token: CancelToken | None = None,
+                        scopes: list[str] | None = None) -> dict[str, Any]:
+        """The call through janito's dispatch; ``scopes``, those of the request's access
+        token, must grant the tool's permissions."""
         if name not in self.tools and self.registry.get(name) is not None:
             return failure(f"{name} is not served here", "unknown_tool", tool=name)
+        if scopes is not None and name in self.tools:
+            from ._auth import missing_scopes
+
+            missing = missing_scopes(self.permissions[name], scopes)
+            if missing:
+                from janito_core.results import PERMISSION_DENIED
+
+                return failure(
+                    f"{name} needs the scope{'s' if len(missing) > 1 else ''} "
+                    f"{' and '.join(missing)}, which the access token of this request does "
+                    "not carry", PERMISSION_DENIED, tool=name, missing_scopes=missing)
         from janito_core.dispatch import acall_tool
         from janito_core.network import private_network
 
@@ -411,29 +449,32 @@ class JanitoServer:
             await self.server.run(read_stream, write_stream,
                                   self.server.create_initialization_options())
 
-    def http_app(self, host: str, path: str, token: str | None = None,
+    def http_app(self, host: str, path: str, auth: BearerAuth | None = None,
                  stateless: bool = False) -> Any:
-        """The streamable HTTP app; with ``token``, every request must carry it as a bearer
-        token. ``stateless``: the SDK's stateless mode, no session between requests."""
+        """The streamable HTTP app at ``path``; with ``auth``, every request to it must carry
+        a bearer token ``auth`` accepts. ``stateless``: the SDK's stateless mode, no session
+        between requests."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         # The SDK checks Host and Origin only for three exact spellings of loopback, and
         # refuses some of their own (LOCALHOST, a Host without a port): LoopbackHostCheck
         # does it for every loopback address instead (see _run_http).
         unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        if not token:
-            return self.server.streamable_http_app(streamable_http_path=path, host=host,
-                                                   stateless_http=stateless,
-                                                   transport_security=unchecked)
-        from mcp.server.auth.settings import AuthSettings
+        app = self.server.streamable_http_app(streamable_http_path=path, host=host,
+                                              stateless_http=stateless,
+                                              transport_security=unchecked)
+        return app if auth is None else auth.wrap(app, path)
 
-        # The SDK's settings require an issuer URL; with no authorization server and no
-        # resource metadata it is never used nor shown to clients.
-        auth = AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)
-        return self.server.streamable_http_app(streamable_http_path=path, host=host, auth=auth,
-                                               token_verifier=StaticTokenVerifier(token),
-                                               stateless_http=stateless,
-                                               transport_security=unchecked)
+
+def token_scopes(ctx: Any) -> list[str] | None:
+    """The scopes of the access token the request of ``ctx`` came with (``_auth`` put it
+    in the HTTP scope), or None when it came with none (stdio, HTTP without
+    authentication): then the server's own privileges are the only bound."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None)
+    user = scope.get("user") if isinstance(scope, dict) else None
+    access = getattr(user, "access_token", None)
+    return None if access is None else list(access.scopes)
 
 
 def wrapped_output_schema(declared: dict[str, Any]) -> dict[str, Any]:
@@ -454,33 +495,6 @@ def wrapped_output_schema(declared: dict[str, Any]) -> dict[str, Any]:
         if key in inner:
             outer[key] = inner.pop(key)
     return outer
-
-
-class StaticTokenVerifier:
-    """The SDK's ``TokenVerifier`` for one shared secret, compared in constant time.
-
-    Both sides are hashed first, so neither the comparison's time nor its length check
-    tells anything about the secret.
-    """
-
-    CLIENT_ID = "janito-mcp-serve"
-
-    def __init__(self, token: str) -> None:
-        import hashlib
-
-        self._digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-
-    async def verify_token(self, token: str) -> Any:
-        import hashlib
-        import hmac
-
-        offered = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        if not hmac.compare_digest(offered, self._digest):
-            return None
-        from mcp.server.auth.provider import AccessToken
-
-        return AccessToken(token="(the mcp_serve_token secret)", client_id=self.CLIENT_ID,
-                           scopes=[])
 
 
 def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOptions,
@@ -524,17 +538,25 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     try:
         _check_scale_out(options)
         allow_private = options.allow_private_network or _private_network_from_env()
-        token = _http_token(options) if options.transport == "http" else None
+        if options.transport == "http":
+            _check_auth(options)
         registry = build_registry(options)
         registry.names()
     except (UsageError, LookupError, ValueError) as exc:
         print(f"janito mcp: {exc}", file=err)
         return 2
     sock = None
+    auth = None
     if options.transport == "http":
         sock = _listen(options, err)
         if sock is None:
             return 1
+        try:
+            auth = http_auth(options, served_url(options, sock))
+        except (UsageError, LookupError, ValueError) as exc:
+            print(f"janito mcp: {exc}", file=err)
+            sock.close()
+            return 2
     # Each call runs under the server's choice (JanitoServer sets it per call); threads a
     # tool starts on its own do not inherit that, so the process-wide setting says it too.
     from janito_core.network import ENV_VAR
@@ -552,8 +574,8 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
         if options.workers > 1:
             from ._workers import supervise
 
-            return supervise(options, sock, token, err)
-        return _run_http(served, options, sock, token, err)
+            return supervise(options, sock, auth, err)
+        return _run_http(served, options, sock, auth, err)
     except KeyboardInterrupt:
         return 130
     finally:
@@ -581,7 +603,7 @@ def _check_scale_out(options: ServeOptions) -> None:
 def serve_worker(options: ServeOptions, fd: int) -> int:
     """One of ``--workers``: serve stateless HTTP on the listening socket it inherited.
 
-    It checks the token as its supervisor did (same options, same secrets), builds its own
+    It sets up authentication as its supervisor did (same options, same secrets), builds its own
     registry and says nothing on stderr but problems: the supervisor told the operator. Its
     stdin brings the key that seals ``requestState``, the same for every worker, so that an
     input-required result one worker gave can be answered on another.
@@ -593,7 +615,7 @@ def serve_worker(options: ServeOptions, fd: int) -> int:
     sock = socket.socket(fileno=fd)
     try:
         allow_private = options.allow_private_network or _private_network_from_env()
-        token = _http_token(options)
+        auth = http_auth(options, served_url(options, sock))
         registry = build_registry(options)
         registry.names()
     except (UsageError, LookupError, ValueError) as exc:
@@ -607,7 +629,7 @@ def serve_worker(options: ServeOptions, fd: int) -> int:
                           state_key=sys.stdin.buffer.read() or None,
                           ask_timeout=options.ask_timeout)
     try:
-        return _run_http(served, options, sock, token, io.StringIO())
+        return _run_http(served, options, sock, auth, io.StringIO())
     except KeyboardInterrupt:
         return 130
     finally:
@@ -632,8 +654,81 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class OAuthSettings:
+    """Whose access tokens HTTP accepts (``ServeOptions.oauth_*``, else the environment)."""
+
+    issuer: str
+    jwks_uri: str | None = None
+    resource: str | None = None
+
+
+def oauth_settings(options: ServeOptions) -> OAuthSettings | None:
+    """The OAuth configuration, or None when there is none; UsageError for a bad one."""
+    from urllib.parse import urlsplit
+
+    from janito_core.cli import UsageError
+
+    from ._jwt import url_problem
+
+    def chosen(value: str | None, key: str) -> str | None:
+        return value or os.environ.get(OAUTH_ENV[key]) or None
+
+    issuer = chosen(options.oauth_issuer, "issuer")
+    jwks_uri = chosen(options.oauth_jwks_uri, "jwks_uri")
+    resource = chosen(options.oauth_resource, "resource")
+    if issuer is None:
+        if jwks_uri or resource:
+            raise UsageError("--oauth-jwks-uri and --oauth-resource need --oauth-issuer "
+                             f"(or {OAUTH_ENV['issuer']})")
+        return None
+    if options.no_auth:
+        raise UsageError("--no-auth and --oauth-issuer contradict each other: choose one")
+    problems = [url_problem("--oauth-issuer", issuer)]
+    if jwks_uri:
+        problems.append(url_problem("--oauth-jwks-uri", jwks_uri))
+    if resource:
+        parts = urlsplit(resource)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.fragment:
+            problems.append(f"--oauth-resource must be this server's http(s) URL without a "
+                            f"fragment, got {resource!r}")
+    found = [p for p in problems if p]
+    if found:
+        raise UsageError("; ".join(found))
+    return OAuthSettings(issuer, jwks_uri, resource)
+
+
+def _check_auth(options: ServeOptions) -> None:
+    """UsageError when HTTP would be served with authentication configured wrongly, or open
+    on an address that is not loopback (checked before anything is bound or loaded)."""
+    if oauth_settings(options) is None:
+        _http_token(options)
+
+
+def http_auth(options: ServeOptions, url: str) -> BearerAuth | None:
+    """What HTTP requires of a request to the server that ``url`` reaches: an OAuth access
+    token (when an issuer is configured), the ``mcp_serve_token`` secret, or nothing.
+
+    ``url`` is the resource URL tokens must name when ``--oauth-resource`` does not say
+    it. Raises UsageError as ``_check_auth`` does.
+    """
+    from ._auth import BearerAuth, StaticTokenVerifier, scopes_of
+
+    scopes = scopes_of(options.privileges)
+    oauth = oauth_settings(options)
+    if oauth is not None:
+        from ._jwt import JWTVerifier
+
+        resource = oauth.resource or url
+        return BearerAuth(JWTVerifier(oauth.issuer, resource, oauth.jwks_uri), scopes,
+                          resource=resource, issuer=oauth.issuer)
+    token = _http_token(options)
+    return None if token is None else BearerAuth(StaticTokenVerifier(token), scopes)
+
+
 def _http_token(options: ServeOptions) -> str | None:
-    """The bearer token HTTP requires, or None; UsageError when serving open is not allowed."""
+    """The static bearer token HTTP requires, or None; UsageError when serving open is not
+    allowed."""
     from janito_core.cli import UsageError
 
     if options.no_auth:
@@ -647,8 +742,9 @@ def _http_token(options: ServeOptions) -> str | None:
         raise UsageError(
             f"refusing to serve on {options.host}, which is not a loopback address, without "
             f"authentication: set the secret {TOKEN_SECRET} (janito secrets set {TOKEN_SECRET}, "
-            f"or {env_var(TOKEN_SECRET)}) so clients must send it as a bearer token, or pass "
-            "--no-auth to serve anyone who can reach the address")
+            f"or {env_var(TOKEN_SECRET)}) so clients must send it as a bearer token, or name "
+            "an OAuth issuer (--oauth-issuer), or pass --no-auth to serve anyone who can "
+            "reach the address")
     return None
 
 
@@ -676,18 +772,18 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
 
 
 def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
-              token: str | None, err: TextIO) -> int:
+              auth: BearerAuth | None, err: TextIO) -> int:
     import uvicorn
 
     from ._guard import GuardMiddleware, LoopbackHostCheck, Table, fit_descriptors, protocol_factory
 
     limits, _ = fit_descriptors(options.limits)
-    app: Any = served.http_app(options.host, options.path, token, stateless=options.stateless)
+    app: Any = served.http_app(options.host, options.path, auth, stateless=options.stateless)
     if is_loopback(options.host):
         app = LoopbackHostCheck(app, sock.getsockname()[0])
     table = Table(limits)
     app = GuardMiddleware(app, table)
-    announce(options, sock, token, err)
+    announce(options, sock, auth, err)
     # h11, not httptools: the guard wraps the one protocol whose behaviour it was measured
     # with; h11 also bounds the size of a request's headers (16 KiB by default).
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
@@ -701,28 +797,36 @@ def bare_host(host: str) -> str:
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
-def announce(options: ServeOptions, sock: socket.socket, token: str | None, err: TextIO) -> None:
-    """The lines that say where and how the server listens (tests and scripts read the URL)."""
-    from ._guard import describe, fit_descriptors
-
+def served_url(options: ServeOptions, sock: socket.socket) -> str:
+    """The URL of the MCP endpoint as the listening socket serves it."""
     port = sock.getsockname()[1]
     host = bare_host(options.host)
     host = f"[{host}]" if sock.family == socket.AF_INET6 else host
+    return f"http://{host}:{port}{options.path}"
+
+
+def announce(options: ServeOptions, sock: socket.socket, auth: BearerAuth | None,
+             err: TextIO) -> None:
+    """The lines that say where and how the server listens (tests and scripts read the URL)."""
+    from ._guard import describe, fit_descriptors
+
     # the same fit as each server process makes (workers inherit the raised limit)
     limits, lowered = fit_descriptors(options.limits)
     if lowered:
         print(f"janito mcp: {lowered}", file=err)
     print(f"janito mcp: {describe(limits)}", file=err)
-    if token is None and not is_loopback(options.host):
+    if auth is None and not is_loopback(options.host):
         print(f"janito mcp: warning: {options.host} is not a loopback address and --no-auth "
               "turned authentication off: anyone who can reach it can call the exposed tools",
               file=err)
-    elif token is None and options.no_auth:
+    elif auth is None and options.no_auth:
         print("janito mcp: --no-auth: requests are not authenticated", file=err)
-    how = f"requests need 'Authorization: Bearer' with the {TOKEN_SECRET} secret" if token \
-        else "no authentication"
+    if auth is not None and auth.resource is not None:
+        print(f"janito mcp: protected resource metadata at {auth.metadata_url}; the "
+              f"{TOKEN_SECRET} secret is not accepted while OAuth is configured", file=err)
+    how = auth.describe() if auth is not None else "no authentication"
     mode = ""
     if options.stateless:
         mode = f", stateless, {options.workers} worker{'s' if options.workers != 1 else ''}"
-    print(f"janito mcp: listening on http://{host}:{port}{options.path} ({how}{mode})", file=err)
+    print(f"janito mcp: listening on {served_url(options, sock)} ({how}{mode})", file=err)
     err.flush()

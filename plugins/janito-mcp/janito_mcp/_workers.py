@@ -1,7 +1,7 @@
 """``janito mcp serve --transport http --stateless --workers N``: N processes, one port.
 
 The supervisor binds the listening socket (before anything slow, as a single server
-does), checks the token and the address as a single server does, then starts N workers
+does), checks authentication and the address as a single server does, then starts N workers
 that inherit that socket and accept on it: the kernel hands each new connection to one
 of them. Stateless streamable HTTP is what makes this correct: no request depends on
 another, so it does not matter which worker answers it, here or behind a load balancer
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import socket
 
+    from ._auth import BearerAuth
     from ._serve import ServeOptions
 
 RESTARTS_PER_MINUTE = 10
@@ -55,10 +56,16 @@ def worker_command(options: ServeOptions, fd: int) -> list[str]:
         argv.append("--allow-private-network")
     if not options.journal:
         argv.append("--no-journal")
+    for flag, value in (("--oauth-issuer", options.oauth_issuer),
+                        ("--oauth-jwks-uri", options.oauth_jwks_uri),
+                        ("--oauth-resource", options.oauth_resource)):
+        if value:
+            argv += [flag, value]
     return argv
 
 
-def supervise(options: ServeOptions, sock: socket.socket, token: str | None, err: TextIO) -> int:
+def supervise(options: ServeOptions, sock: socket.socket, auth: BearerAuth | None,
+              err: TextIO) -> int:
     """Start the workers, announce the address, keep them running until told to stop."""
     from ._serve import announce
 
@@ -89,7 +96,7 @@ def supervise(options: ServeOptions, sock: socket.socket, token: str | None, err
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     workers = [start() for _ in range(options.workers)]
-    announce(options, sock, token, err)
+    announce(options, sock, auth, err)
     restarts: list[float] = []
     try:
         while not stopping:
