@@ -13,7 +13,7 @@
   server's resource URL (RFC 8707: a token issued for another server is refused).
 
 The scopes come from ``scope`` (RFC 9068, space-separated) or ``scp`` (a list, as some
-providers write it). PyJWT does the cryptography (docs/decisions/0016); it is imported
+providers write it). PyJWT does the cryptography (docs/decisions/0017); it is imported
 when the first verifier is made, so a server without OAuth never loads it.
 
 Keys are fetched from the issuer's ``jwks_uri`` (given, or read from its RFC 8414 or
