@@ -308,7 +308,12 @@ class JanitoServer:
                 self.problems.append(f"{name}: its schema cannot be served ({exc})")
         registry.plugins.register(self.forwarder, FORWARDER_PLUGIN, "janito-mcp")
         from . import __version__
+        from ._skills import SkillResources, serves_skills
 
+        # Resources are served (and the capability declared) only when something serves
+        # them: the skills of the skills toolset. Prompts never are: a client asking for
+        # them is answered "method not found", as for any capability not declared.
+        skills = SkillResources(self._side_call) if serves_skills(self.tools) else None
         self.server: Any = Server(
             SERVER_NAME,
             version=__version__,
@@ -316,6 +321,9 @@ class JanitoServer:
             "failure has 'error' and 'error_type'.",
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_list_resources=skills.list_resources if skills else None,
+            on_list_resource_templates=skills.list_templates if skills else None,
+            on_read_resource=skills.read_resource if skills else None,
             get_tool_input_schema=self._input_schema,
         )
         from ._asking import request_state_boundary
@@ -414,6 +422,15 @@ class JanitoServer:
             structured_content=result,
             is_error=not result.get("success", False),
         )
+
+    async def _side_call(self, ctx: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A tool call the server makes to answer a request that is not ``tools/call``
+        (reading a skill): the same dispatch, caller and scopes, without progress."""
+        from janito_core._context import current_caller
+
+        current_caller.set(_caller_of(ctx))
+        call_id = f"mcp-{next(self._serial)}:{ctx.request_id}"
+        return await self._dispatch(call_id, name, arguments, None, token_scopes(ctx))
 
     async def _dispatch(self, call_id: str, name: str, arguments: dict[str, Any],
                         token: CancelToken | None = None,
