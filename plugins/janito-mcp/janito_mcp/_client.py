@@ -511,7 +511,7 @@ class RemoteServer:
         if exc is not None:
             # Reading the server's last stderr lines may wait for its pipe: not on this loop.
             return await asyncio.to_thread(self._call_failed, exc, tool, where, stderr_mark)
-        from ._remote import result_dict
+        from ._results import result_dict
 
         return result_dict(waiter.result(), self.name, tool, local_name, self.clean,
                            janito_peer=self.server_name == "janito")

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from conftest import child_env, write_config
 from janito_mcp._config import ConfigError, config_path, expand, load_config, parse_server
-from janito_mcp._remote import declared_schema, make_tool_class, result_dict
+from janito_mcp._remote import declared_schema, make_tool_class
+from janito_mcp._results import result_dict
 
 
 def test_location(config_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
