@@ -4,7 +4,9 @@ The serialised msal token cache lives in the secret ``onedrive_token_cache`` and
 application (client) id in ``onedrive_client_id``. Each tool call reads the cache, asks
 msal for a token silently (msal refreshes it with the refresh token when it has
 expired) and writes the cache back when msal changed it. msal is imported here only,
-inside functions, so importing the toolset never pays for it.
+inside functions, so importing the toolset never pays for it. Whether the tools can work
+here at all (msal installed, an account signed in) is answered here too: every tool's
+``should_load`` asks it, and signing in or out forgets the answer.
 """
 
 from __future__ import annotations
@@ -202,7 +204,7 @@ def _device_login(app: Any, cache: Any, client: str, say: Callable[[str], None],
     blob = cache.serialize()
     remember_cache_secrets(blob)
     set_secret(_settings.TOKEN_CACHE_SECRET, blob)
-    _forget_readiness()
+    forget_readiness()
     claims = result.get("id_token_claims") or {}
     username = claims.get("preferred_username") or claims.get("email") or claims.get("name") or ""
     return {"username": str(username)}
@@ -213,14 +215,59 @@ def logout() -> bool:
     from janito_core.secrets import delete_secret
 
     forget_apps()
-    _forget_readiness()
+    forget_readiness()
     try:
         return delete_secret(_settings.TOKEN_CACHE_SECRET)
     except Exception:
         return False
 
 
-def _forget_readiness() -> None:
-    from ._common import forget_readiness
+# -- whether the tools can work here (what should_load asks) --------------------------
 
-    forget_readiness()
+
+_MEMO_SECONDS = 2.0
+_memo: dict[str, Any] = {}
+
+
+def forget_readiness() -> None:
+    """Drop the remembered answer of :func:`not_ready_reason` (after login or logout)."""
+    _memo.clear()
+
+
+def not_ready_reason() -> str | None:
+    """Why the OneDrive tools cannot work here, or None when they can.
+
+    Cheap: it reads two secrets and looks for msal without importing it. Loading the
+    toolset asks once per tool, so the answer is kept for two seconds (per configuration
+    folder and environment) to read the secrets store once rather than eight times.
+    """
+    import os
+    import time
+
+    key = "|".join([os.environ.get("JANITO_CONFIG_DIR", ""), os.environ.get("XDG_CONFIG_HOME", ""),
+                    os.environ.get("PYTHON_KEYRING_BACKEND", ""),
+                    os.environ.get("JANITO_SECRET_ONEDRIVE_CLIENT_ID", ""),
+                    os.environ.get("JANITO_SECRET_ONEDRIVE_TOKEN_CACHE", "")[:64]])
+    now = time.monotonic()
+    if _memo.get("key") == key and now - _memo.get("at", -1e9) < _MEMO_SECONDS:
+        return _memo.get("reason")
+    reason = _not_ready_reason()
+    _memo.update(key=key, at=now, reason=reason)
+    return reason
+
+
+def _not_ready_reason() -> str | None:
+    import importlib.util
+
+    if importlib.util.find_spec("msal") is None:
+        return "the msal package is not installed (pip install janito-onedrive)"
+    from janito_core.secrets import get_secret
+
+    try:
+        client = get_secret(_settings.CLIENT_ID_SECRET)
+        blob = get_secret(_settings.TOKEN_CACHE_SECRET)
+    except Exception as exc:  # a broken secrets store must not break loading
+        return f"the secrets store cannot be read ({type(exc).__name__}); {_settings.LOGIN_HINT}"
+    if not client or not blob or not cached_accounts(blob):
+        return f"OneDrive is not signed in: {_settings.LOGIN_HINT}"
+    return None
