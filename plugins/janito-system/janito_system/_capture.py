@@ -46,7 +46,7 @@ def plan(workspace: Workspace, policy: SandboxPolicy, mechanism: str) -> Layers 
     """The layers that capture this call's changes; else why not, to say in the result
     (a string); None when there is nothing to capture: no journal, or the code cannot
     write the workspace."""
-    from ._sandbox import BUBBLEWRAP
+    from ._launchers import BUBBLEWRAP
 
     if workspace.recording is None or not (policy.confined and policy.workspace_writable):
         return None

@@ -138,7 +138,7 @@ def refusal(mask: Mask, mechanism: str, *, confined: bool) -> str | None:
 
     ``confined``: whether the sandbox policy confines anything (not ``off``).
     """
-    from ._sandbox import BUBBLEWRAP, INSTALL_HINT
+    from ._launchers import BUBBLEWRAP, INSTALL_HINT
 
     reasons = "; ".join(mask.why[:3]) + ("; ..." if len(mask.why) > 3 else "")
     if not confined:

@@ -134,7 +134,7 @@ def make_layers(workspace: str, prefix: str | None = None) -> Layers:
     import tempfile
 
     if prefix is None:
-        from ._sandbox import TMPDIR_PREFIX
+        from ._launchers import TMPDIR_PREFIX
 
         prefix = f"{TMPDIR_PREFIX}{os.getpid()}-"
     folder = os.path.realpath(tempfile.mkdtemp(prefix=prefix, suffix=LAYERS_SUFFIX))
@@ -222,7 +222,7 @@ def _trusted_programs() -> tuple[str, str, str]:
 def _find_programs() -> tuple[str, str, str] | str:
     """unshare, sh and mount from the system's folders (never PATH), each trusted as
     bubblewrap is (owned by root, changeable by nobody else); else why not."""
-    from ._sandbox import TRUSTED_FOLDERS, untrusted
+    from ._launchers import TRUSTED_FOLDERS, untrusted
 
     found = []
     for name in _PROGRAMS:

@@ -68,6 +68,14 @@ from janito_core.sandbox import (
     sandbox_policy,
 )
 
+from ._launchers import (
+    BUBBLEWRAP,
+    INSTALL_HINT,
+    TMPDIR_PREFIX,
+    TRUSTED_FOLDERS,
+    _untrusted_folders,
+    untrusted,
+)
 from ._process import PROCESS_GROUP, Launch
 
 if TYPE_CHECKING:
@@ -76,15 +84,12 @@ if TYPE_CHECKING:
     from ._mask import Mask
     from ._overlay import Layers
 
-BUBBLEWRAP = "bubblewrap"
 SUPERVISOR = "supervisor"
 MECHANISM_ENV = "JANITO_SANDBOX_MECHANISM"
 """``auto`` (default), ``bubblewrap`` or ``supervisor``: pin the mechanism (troubleshooting)."""
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 PROBE_TIMEOUT = 20.0
-TRUSTED_FOLDERS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin")
-"""Where bubblewrap is looked for, in this order; PATH is never searched."""
 # How the supervisor starts: its code, compiled by janito, comes through the pipe named
 # first, so nothing it runs is read from a folder at the time of the call.
 SUPERVISOR_BOOT = ("import marshal, os, sys\n"
@@ -95,10 +100,7 @@ SUPERVISOR_BOOT = ("import marshal, os, sys\n"
                    "module = {'__name__': 'janito_supervisor', '__builtins__': __builtins__}\n"
                    "exec(marshal.loads(b''.join(chunks)), module)\n"
                    "sys.exit(module['main'](sys.argv))\n")
-INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
 STATE_HINT = "keep janito's state elsewhere with JANITO_CONFIG_DIR=FOLDER"
-TMPDIR_PREFIX = "janito-call-"
-"""The temporary folder of a call is ``<tempdir>/janito-call-<janito's pid>-<random>``."""
 STALE_SECONDS = 600.0
 
 
@@ -136,52 +138,6 @@ def landlock_abi() -> int:
 
 
 # -- trusted launchers ------------------------------------------------------------------------
-
-
-def untrusted(path: str, owners: tuple[int, ...]) -> str | None:
-    """Why the file at the real path ``path`` may not be run as a launcher (None: it may).
-
-    It must be a regular file owned by one of ``owners`` and writable by nobody else,
-    and so must every folder above it be: otherwise someone else (a process of another
-    user, or of the same user that the sandbox does not confine) could replace it.
-    """
-    import stat
-
-    try:
-        info = os.lstat(path)
-    except OSError as exc:
-        return f"cannot be examined ({exc.strerror or exc})"
-    if not stat.S_ISREG(info.st_mode):
-        return "is not a regular file"
-    problem = _not_owned(info, owners)
-    if problem is not None:
-        return problem
-    return _untrusted_folders(os.path.dirname(path), owners)
-
-
-def _not_owned(info: os.stat_result, owners: tuple[int, ...]) -> str | None:
-    if info.st_uid not in owners:
-        return f"is owned by uid {info.st_uid}"
-    if info.st_mode & 0o022:
-        return "is writable by its group or others"
-    return None
-
-
-def _untrusted_folders(folder: str, owners: tuple[int, ...]) -> str | None:
-    """Why ``folder`` or a folder above it lets someone else swap what it holds, or None."""
-    import stat
-
-    while True:
-        try:
-            info = os.lstat(folder)
-        except OSError as exc:
-            return f"lies in {folder}, which cannot be examined ({exc.strerror or exc})"
-        problem = _not_owned(info, owners) if stat.S_ISDIR(info.st_mode) else "is not a folder"
-        if problem is not None:
-            return f"lies in {folder}, which {problem}"
-        if folder == "/":
-            return None
-        folder = os.path.dirname(folder)
 
 
 def _within(path: str, folder: str) -> bool:
