@@ -492,14 +492,17 @@ def test_a_catastrophic_regex_does_not_hang_search_regex(tmp_path: Path) -> None
     (workspace / "a.txt").write_text("a" * 40 + "!\n", encoding="utf-8")
     env = rel.base_env(tmp_path / "config")
     arguments = json.dumps({"paths": ["."], "pattern": "^(a+)+$"})
+    # Unbounded, this match runs for hours; bounded, the search gives up after its own time
+    # limit (5 s). The 90 s here only tells the two apart: a loaded machine may take many
+    # seconds to start janito, and must not fail a search that did give up.
     try:
         done = rel.run_janito(["run", "SearchRegex", "--args", arguments], env=env, cwd=workspace,
-                              timeout=10)
+                              timeout=90)
     except subprocess.TimeoutExpired:
         pytest.fail("SearchRegex with the regex ^(a+)+$ on a line of 40 'a' and '!' did not "
-                    "answer within 10 s (catastrophic backtracking, no time limit)")
+                    "answer within 90 s (catastrophic backtracking, no time limit)")
     result = rel.json_of(done)
-    assert isinstance(result.get("success"), bool)
+    assert result.get("success") is True or result.get("error_type") == "regex_timeout", result
     rel.count("hostile inputs sent")
 
 
