@@ -114,7 +114,7 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
                 continue
             errors.append({"field": str(key)[:100], "error": _unknown_field(record, key, params)})
             continue
-        if value is None and not param.info.nullable:
+        if value is None and not param.info.takes_null:
             if not param.required:
                 continue
             errors.append({"field": key, "error": "must not be null"})

@@ -265,7 +265,7 @@ def object_converter(fields: Mapping[str, Field], required: Collection[str], *, 
                 else:
                     out[key] = value
                 continue
-            if value is None and key not in required and not info.nullable:
+            if value is None and key not in required and not info.takes_null:
                 continue
             out[key] = info.convert(value, f"{path}.{key}", errors)
         for key in required:

@@ -48,16 +48,20 @@ class UnsupportedType(TypeError):
 class TypeInfo:
     """What a type annotation becomes: its schema, strict schema and converter."""
 
-    __slots__ = ("convert", "nullable", "schema", "strict_problem", "strict_schema")
+    __slots__ = ("convert", "nullable", "schema", "strict_problem", "strict_schema", "takes_null")
 
     def __init__(self, schema: dict[str, Any], convert: Converter,
                  strict_schema: dict[str, Any] | None, strict_problem: str | None = None,
-                 nullable: bool = False) -> None:
+                 nullable: bool = False, takes_null: bool = False) -> None:
         self.schema = schema
         self.convert = convert
         self.strict_schema = strict_schema
         self.strict_problem = strict_problem
+        #: ``T | None``: null is a value, and the parameter need not be given.
         self.nullable = nullable
+        #: ``Any``: null is one of its values (its schema says so), but a parameter without
+        #: a default must still be given.
+        self.takes_null = takes_null or nullable
 
 
 def _strip_annotated(tp: Any) -> tuple[Any, str | None, list[Any]]:
@@ -116,7 +120,7 @@ def constrained(info: TypeInfo, rules: _constraints.Rules) -> TypeInfo:
 
     strict = None if info.strict_schema is None else _constraints.apply(info.strict_schema, rules)
     return TypeInfo(_constraints.apply(info.schema, rules), convert, strict, info.strict_problem,
-                    info.nullable)
+                    info.nullable, info.takes_null)
 
 
 def _scalar(kind: str, conv: Converter) -> TypeInfo:
@@ -133,7 +137,9 @@ def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> 
     if tp is float:
         return _scalar("number", convert_float)
     if tp is Any or tp is object:
-        return TypeInfo({}, convert_any, None, "a parameter of any type has no strict schema")
+        # {} takes every JSON value, null included, and so does the converter
+        return TypeInfo({}, convert_any, None, "a parameter of any type has no strict schema",
+                        takes_null=True)
     if tp is None or tp is _NONE_TYPE:
         return TypeInfo({"type": "null"}, convert_null, {"type": "null"})
     if getattr(tp, "__module__", None) == "pathlib" and isinstance(tp, type):
@@ -541,7 +547,8 @@ def _root_model_info(model: Any, field: Any, field_docs: Any) -> TypeInfo:
                 fail(errors, path + where, problem)
             return INVALID
 
-    return TypeInfo(inner.schema, convert, inner.strict_schema, inner.strict_problem, inner.nullable)
+    return TypeInfo(inner.schema, convert, inner.strict_schema, inner.strict_problem, inner.nullable,
+                    inner.takes_null)
 
 
 def nullable_schema(schema: dict[str, Any]) -> dict[str, Any]:

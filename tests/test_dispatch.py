@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -290,6 +291,45 @@ def test_an_optional_parameter_without_a_default_receives_none(registry: Registr
     assert call(registry, "Window", {"end": 9})["start"] is None
     assert call(registry, "Window", '{"start": 2, "label": null}') == {
         "success": True, "start": 2, "end": None, "label": None}
+
+
+@dataclass
+class Box:
+    """A box.
+
+    Attributes:
+        inside: Anything.
+    """
+
+    inside: Any = "empty"
+
+
+def test_a_parameter_of_any_type_takes_null_as_its_schema_says(registry: Registry) -> None:
+    from janito_core.decorator import tool_class
+    from janito_core.schema import tool_schema
+
+    @tool()
+    def keep(value: Any, loose, box: Box | None = None, kept: object = 5) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        """Keep a value.
+
+        Args:
+            value: Any value.
+            loose: An untyped one.
+            box: A box of anything.
+            kept: Any object.
+        """
+        return {"success": True, "value": value, "loose": loose, "kept": kept,
+                "inside": "no box" if box is None else box.inside}
+
+    registry.add_tool(keep)
+    schema = tool_schema(tool_class(keep)).parameters
+    assert schema["properties"]["value"] == {"description": "Any value."}  # any value: null too
+    assert schema["required"] == ["value", "loose"]
+    answer = call(registry, "Keep", '{"value": null, "loose": null, "kept": null, "box": {"inside": null}}')
+    assert answer == {"success": True, "value": None, "loose": None, "kept": None, "inside": None}
+    # null is a value, not "not given": a required one must still be there
+    missing = call(registry, "Keep", '{"loose": 1}')
+    assert missing["details"] == [{"field": "value", "error": "missing required field"}]
 
 
 # -- tools that misbehave --------------------------------------------------------------------------
