@@ -460,7 +460,7 @@ def _prepared(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regi
         return _refused(failure(f"the tool registry failed: {exc}", PLUGIN_ERROR, tool=name))
     if record is None:
         return _refused(_unknown_tool(name, registry))
-    if record.status == "skipped":
+    if record.status in ("skipped", "error"):
         return _refused(failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name))
     if record.status == "denied" or not registry.privileges.allows(record.permissions):
         return _refused(failure(

@@ -241,10 +241,12 @@ def cmd_tools(args: argparse.Namespace) -> int:
             out.append("\nNotes:\n")
             out.append(_table([[n.toolset or "-", n.distribution or "-", n.reason]
                                for n in registry.notes], "  "))
-        if registry.load_errors:
+        broken = [r for r in records if r.status == "error"]
+        if registry.load_errors or broken:
             out.append("\nErrors:\n")
             out.append(_table([
-                [e.toolset or "-", e.distribution or "-", e.reason] for e in registry.load_errors
+                *([r.toolset, r.distribution, f"{r.name}: {r.reason}"] for r in broken),
+                *([e.toolset or "-", e.distribution or "-", e.reason] for e in registry.load_errors),
             ], "  "))
         _write("".join(out))
     return EXIT_FAILED if args.strict and failures else EXIT_OK
@@ -624,7 +626,7 @@ def cmd_policy(args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         raise UsageError("--args must be a JSON object")
     record = registry.record(args.tool_name)
-    if record is None or record.status == "skipped":
+    if record is None or record.status in ("skipped", "error"):
         raise UsageError(f"no tool {args.tool_name!r} is loaded here ({_why_not_loaded(registry, args.tool_name)})")
     from . import _gate
     from ._arguments import _validate

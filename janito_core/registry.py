@@ -38,8 +38,10 @@ AUTOLOAD_TOOLSETS: tuple[str, ...] = ("files", "system")
 class ToolRecord:
     """One tool class found in a loaded toolset, with what became of it.
 
-    ``status`` is "loaded", "skipped" (the tool cannot work here: ``reason`` says why) or
-    "denied" (the running privileges do not grant its permissions).
+    ``status`` is "loaded", "skipped" (the tool cannot work here: ``reason`` says why),
+    "denied" (the running privileges do not grant its permissions) or "error" (its
+    ``run()`` cannot become a schema, an annotation that does not resolve or a type janito
+    cannot express: a fault of its code, which no environment would mend).
     """
 
     __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "policy_allowed",
@@ -54,7 +56,7 @@ class ToolRecord:
         self.permissions = permissions
         self.status = status
         self.reason = reason
-        self.failed = False  # skipped because of a fault (should_load raised, bad annotations)
+        self.failed = False  # a fault: should_load raised (skipped), bad annotations (error)
         self._wrapper: ToolWrapper | None = None
         #: What a policy looks at of the tool (``janito_core._gate.facts``), once known.
         self.policy_facts: Any = None
@@ -240,7 +242,7 @@ class Registry:
         with self._lock:  # a toolset loading meanwhile is gated with one set or the other
             self._privileges = value
             for record in self._records:
-                if record.status == "skipped":
+                if record.status in ("skipped", "error"):  # no privilege makes them work
                     continue
                 if value.allows(record.permissions):
                     record.status, record.reason = "loaded", None
@@ -482,7 +484,7 @@ class Registry:
 
         problem = check_annotations(cls)
         if problem is not None:
-            record.status, record.reason = "skipped", problem
+            record.status, record.reason = "error", problem
             record.failed = True
             return record
         if not self._privileges.allows(permissions):

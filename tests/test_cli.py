@@ -601,14 +601,20 @@ def test_a_module_that_fails_and_a_tool_that_cannot_be_described(janito: Janito,
     found = by_name(rows)
     assert found["Fine"]["status"] == "loaded"
     assert found["Fine"]["distribution"] == "acme-odd"
-    assert found["Unresolved"]["status"] == "skipped"
+    assert found["Unresolved"]["status"] == "error"  # its code is broken: no environment mends it
     assert "NoSuchType" in found["Unresolved"]["reason"]
-    [error] = errors_of(rows)
+    [error] = [r for r in errors_of(rows) if r["name"] is None]
     assert error["kind"] == "import" and error["distribution"] == "acme-odd"
     assert error["reason"] == "cannot import acme_odd.exploding: RuntimeError: the exploding module blew up"
     assert "the exploding module blew up" in ran.err
     assert "Unresolved" in ran.err  # an unresolvable annotation is a fault, summarised too
     assert janito("tools", "-t", "odd", "--strict", path=[sites.broken]).code == 1
+    human = janito("tools", "-t", "odd", path=[sites.broken])
+    before, _, listed = human.out.partition("\nErrors:\n")
+    assert "Unresolved: Unresolved.run() has an annotation that cannot be resolved" in listed
+    assert "Unresolved" not in before  # neither loaded nor skipped
+    called = janito("run", "-t", "odd", "Unresolved", "--args", '{"value": 1}', path=[sites.broken])
+    assert called.code == 1 and called.json()["error_type"] == "tool_unavailable"
 
 
 def test_strict_counts_tools_whose_should_load_raised(janito: Janito) -> None:

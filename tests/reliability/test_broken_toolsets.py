@@ -28,7 +28,7 @@ class Expected:
 
     distribution: str
     reason: str  # a fragment of the reason
-    status: str = "error"  # "error" (a row with name null) or "skipped" (a tool row)
+    status: str = "error"  # of the tool's row, or of a row with name null when tool is None
     tool: str | None = None
 
 
@@ -154,7 +154,7 @@ CASES = [
          [Expected("acme-gated", f"should_load() raised PermissionError: {faults.DEVICE_ERROR}",
                    "skipped", "ProbeDevice")]),
     Case("unresolvable annotation", faults.unresolvable_annotation, ("annot",),
-         [Expected("acme-annot", "cannot be resolved", "skipped", "FetchRows")]),
+         [Expected("acme-annot", "cannot be resolved", "error", "FetchRows")]),
     Case("hook implementation raising", hook_raises, (),
          [Expected("acme-badhook", "raised in janito_toolset_loaded: RuntimeError: "
                    + faults.HOOK_ERRORS["janito_toolset_loaded"])],
@@ -234,13 +234,14 @@ def test_broken_toolset(case: Case, tmp_path: Path, healthy_baseline: dict[str, 
 
     # every expected failure, with its distribution and reason
     for expected in case.failures:
-        if expected.status == "error":
+        if expected.tool is None:
             matching = [r for r in rows if r["status"] == "error" and r["name"] is None
                         and r["distribution"] == expected.distribution
                         and expected.reason in (r["reason"] or "")]
         else:
             matching = [r for r in rows if r["name"] == expected.tool
-                        and r["status"] == "skipped" and r["distribution"] == expected.distribution
+                        and r["status"] == expected.status
+                        and r["distribution"] == expected.distribution
                         and expected.reason in (r["reason"] or "")]
         assert matching, f"no row for {expected}:\n" + "\n".join(map(str, rows))
         assert expected.distribution.split(",")[0] in done.stderr, done.stderr
@@ -291,7 +292,7 @@ def test_many_faults_at_once(tmp_path: Path, healthy_baseline: dict[str, str]) -
     for dist in ("acme-boom", "acme-syntax", "acme-needsdep", "acme-badhook"):
         assert any(r["status"] == "error" and r["distribution"] == dist for r in rows), dist
     assert _row(rows, "ProbeDevice")["status"] == "skipped"
-    assert _row(rows, "FetchRows")["status"] == "skipped"
+    assert _row(rows, "FetchRows")["status"] == "error"
     healthy = {r["name"]: r["status"] for r in rows if r["toolset"] in ("files", "system")}
     assert healthy == healthy_baseline
     assert strict.returncode != 0

@@ -536,7 +536,7 @@ def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOp
     if denied:
         print("not exposed, privileges not granted: " + ", ".join(
             f"{r.name} ({r.permissions})" for r in denied), file=stream)
-    skipped = [r for r in records.values() if r.status == "skipped"]
+    skipped = [r for r in records.values() if r.status in ("skipped", "error")]
     for record in skipped:
         print(f"not exposed, cannot load here: {record.name}: {record.reason}", file=stream)
     for problem in served.problems:
