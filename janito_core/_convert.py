@@ -237,7 +237,7 @@ class Field(Protocol):
     """What an object converter needs of a field: its converter, and whether null is a value."""
 
     convert: Converter
-    nullable: bool
+    takes_null: bool
 
 
 def object_converter(fields: Mapping[str, Field], required: Collection[str], *, closed: bool,

@@ -79,4 +79,4 @@ def _json_schema_info(node: Any) -> TypeInfo:
         closed = node.get("additionalProperties") is False
         convert_object = object_converter(fields, required, closed=closed)
         return TypeInfo(node, convert_object, None)
-    return TypeInfo(node, convert_any, None)
+    return TypeInfo(node, convert_any, None, takes_null=True)  # no type: any value, null too

@@ -45,6 +45,16 @@ def test_an_open_declared_schema_passes_undeclared_arguments_through() -> None:
     assert result == {"success": True, "received": {"anything": [1, 2]}}
 
 
+def test_a_declared_field_of_any_type_takes_null_as_its_schema_says() -> None:
+    registry = Registry(autoload=())
+    registry.add_tool(_declared("remote__any", {
+        "type": "object", "properties": {"value": {"description": "Anything."}},
+        "required": ["value"], "additionalProperties": False,
+    }))
+    result = call_tool("remote__any", '{"value": null}', registry=registry)
+    assert result == {"success": True, "received": {"value": None}}
+
+
 def test_nested_declared_objects_follow_the_rules_of_typed_objects() -> None:
     registry = Registry(autoload=())
     registry.add_tool(_declared("remote__nested", {
