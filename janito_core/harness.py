@@ -59,6 +59,24 @@ def forget_working_folder() -> None:
         del sys.path[0]
 
 
+def _add_own_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", dest="_json", action="store_true",
+                        help="print the whole result as JSON")
+    parser.add_argument("--workspace", dest="_workspace", metavar="DIR", default=None,
+                        help="the workspace root (default: the current directory)")
+
+
+def own_options() -> dict[str, str]:
+    """The harness's own options, each with its help: a tool's optional parameter of that
+    name cannot be given as an option here (the conformance check says so)."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    _add_own_options(parser)
+    return {option: action.help or "" for action in parser._actions
+            for option in action.option_strings}
+
+
 def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
     import argparse
 
@@ -69,6 +87,8 @@ def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
     schema = tool_schema(cls)
     parser = argparse.ArgumentParser(prog=prog or f"python -m {module_name(cls)}",
                                      description=schema.description)
+    _add_own_options(parser)
+    taken = {option for action in parser._actions for option in action.option_strings}
     for name, param in schema.params.items():
         node = param.info.schema
         forms: list[Any] = []
@@ -78,6 +98,8 @@ def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
         help_text = param.description or ""
         if param.required:
             parser.add_argument(name, nargs="+" if is_array else None, help=help_text)
+        elif "--" + name.replace("_", "-") in taken:
+            continue  # the harness's own option keeps its meaning, as janito run's do
         elif "boolean" in forms:
             option = "--" + name.replace("_", "-")
             parser.add_argument(option, dest=name, default=None,
@@ -87,10 +109,6 @@ def build_parser(cls: Any, prog: str | None = None) -> argparse.ArgumentParser:
             choices = [str(v) for v in node["enum"]] if isinstance(node.get("enum"), list) else None
             parser.add_argument(option, dest=name, default=None, choices=choices,
                                 nargs="+" if is_array else None, help=help_text)
-    parser.add_argument("--json", dest="_json", action="store_true",
-                        help="print the whole result as JSON")
-    parser.add_argument("--workspace", dest="_workspace", metavar="DIR", default=None,
-                        help="the workspace root (default: the current directory)")
     return parser
 
 

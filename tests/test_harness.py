@@ -78,6 +78,32 @@ def test_help_names_the_options_with_their_documentation() -> None:
         assert expected in text
 
 
+@tool(permissions="r")
+class Export(BaseTool):
+    """Export a workspace of some project."""
+
+    def run(self, json: str, workspace: str = "main", label: str = "") -> dict[str, Any]:
+        """Export.
+
+        Args:
+            json: Where to write the export (required, so a positional argument).
+            workspace: Which of the project's workspaces.
+            label: A label.
+        """
+        return {"success": True, "json": json, "workspace": workspace, "label": label}
+
+
+def test_an_optional_parameter_named_like_an_own_option_leaves_it_its_meaning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse would refuse the clash outright; the harness's option wins, as janito run's
+    # do, and the conformance check tells the author to rename the parameter
+    text = build_parser(Export).format_help()
+    assert "--workspace DIR" in text and "the workspace root" in text
+    assert run_main(Export, ["out.json", "--label", "x", "--json", "--workspace", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"success": True, "json": "out.json",
+                                                   "workspace": "main", "label": "x"}
+
+
 def test_bad_values_fail_like_a_model_s_call(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_main(Echo, ["x", "--count", "many"]) == 1
     assert capsys.readouterr().err.startswith("error (invalid_arguments):")
