@@ -733,6 +733,7 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
         # one parameter only: the others check probes that do not sleep
         "tests/test_conformance.py": (
             "test_each_probe_is_flagged_with_the_input_that_showed_it[sleeps]",
+            "test_an_import_that_waits_is_flagged_in_wall_time",
         ),
         # tests/test_scrub.py::test_concurrent_adds_and_uses races threads too, but is a
         # minute of CPU (two with the burners), longer than the rest of a round: left out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,8 +35,16 @@ PROBES = {
     "reads_outside": ("ReadBeside", "reads_outside"),
     "lists_outside": ("ListFolder", "reads_outside"),
     "writes_outside": ("SaveNote", "changes_outside"),
+    "creates_outside": ("OpenDatabase", "changes_outside"),
     "read_only_writes": ("LookUp", "changes_workspace"),
 }
+#: Probes the static checks catch, before any call: no input to show.
+STATIC_PROBES = {
+    "option_collision": ("DescribeProject", "option"),
+    "broken_annotation": ("Halve", "types"),
+}
+#: Probes that conform, each kept for a test of its own.
+OTHER_PROBES = ["gated", "valid_data", "any_value"]
 EXAMPLES = 10
 
 
@@ -43,7 +52,8 @@ EXAMPLES = 10
 def kits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """janito-probes and janito-goodkit, installed in a folder on sys.path."""
     root = tmp_path_factory.mktemp("probes-site")
-    toolsets = {f"probe_{module}": f"janito_probes.{module}" for module in [*PROBES, "gated"]}
+    toolsets = {f"probe_{module}": f"janito_probes.{module}"
+                for module in [*PROBES, *STATIC_PROBES, *OTHER_PROBES]}
     write_distribution(root, "janito-probes", "0.0.1", toolsets=toolsets,
                        files=sources_of_package("janito_probes"))
     write_distribution(root, "janito-goodkit", "1.0.0", toolsets={"goodkit": "janito_goodkit"},
@@ -77,6 +87,15 @@ def test_each_probe_is_flagged_with_the_input_that_showed_it(
         assert finding.count == 1 and "interrupted" in finding.problem
 
 
+@pytest.mark.parametrize("module", sorted(STATIC_PROBES))
+def test_each_static_probe_is_flagged(kits: Path, module: str) -> None:
+    tool, expected = STATIC_PROBES[module]
+    report = check(f"probe_{module}", max_examples=EXAMPLES, seed=20)
+    assert report.tools == [tool]
+    assert report.checks_of(tool) == {expected}, str(report)
+    assert not report.checks_of(None), str(report)
+
+
 def test_what_each_finding_says(kits: Path) -> None:
     def only(module: str, **options: object) -> str:
         report = check(f"probe_{module}", max_examples=EXAMPLES, seed=3, **options)  # type: ignore[arg-type]
@@ -92,6 +111,19 @@ def test_what_each_finding_says(kits: Path) -> None:
         "reads_outside")
     assert "names in ../outside" in only("lists_outside")
     assert "created .lookup-cache" in only("read_only_writes")
+    # a name that did not exist, beside the workspace or through the link out
+    assert re.search(r"created (outside/)?janito-new-[0-9a-f]+-(beside|through-link|climbing|absolute)",
+                     only("creates_outside"))
+    said = only("option_collision")
+    assert said.startswith("parameter 'workspace' cannot be given as --workspace: "
+                           "`janito run DescribeProject --workspace` sets janito's own --workspace "
+                           "(the folder tools may work in")
+    assert "`python -m janito_probes.option_collision --workspace` is the harness's" in said
+    report = check("probe_broken_annotation", max_examples=EXAMPLES)
+    [finding] = report.findings
+    assert "annotations cannot be resolved" in finding.problem and "Decimal" in finding.problem
+    assert "should_load" not in finding.fix and "annotation" in finding.fix
+    assert "Halve" not in report.not_exercised  # a finding, not a tool that could not load here
 
 
 def test_check_toolset_raises_naming_tool_input_and_fix(kits: Path) -> None:
@@ -108,9 +140,14 @@ def test_the_good_toolset_passes_and_its_calls_reach_run(kits: Path) -> None:
     assert sorted(report.tools) == ["LineStats", "ListNotes", "SaveNote"]
     assert all(report.reached[name] >= EXAMPLES for name in report.tools), report.reached
     assert not report.not_exercised
-    # a module without main() is a note, not a failure
-    assert [(n.tool, n.check) for n in report.notes] == [("SaveNote", "main()"), ("ListNotes", "main()")]
-    assert "python -m janito_core.harness janito_goodkit.notes" in report.notes[0].problem
+    # a module without main() is a note, not a failure; the harness is told which tool
+    mains = [n for n in report.notes if n.check == "main()"]
+    assert [n.tool for n in mains] == ["SaveNote", "ListNotes"]
+    assert "`python -m janito_core.harness janito_goodkit.notes:SaveNote`" in mains[0].problem
+    # a tool name another installed (not autoloaded) toolset has too is a note as well
+    [clash] = [n for n in report.notes if n.check == "clash"]
+    assert clash.tool == "SaveNote"
+    assert "toolset 'probe_writes_outside' (janito-probes) has a tool called SaveNote" in clash.problem
 
 
 def test_a_skipped_tool_is_reported_and_the_author_can_enable_it(kits: Path, tmp_path: Path) -> None:
@@ -129,7 +166,7 @@ def test_a_skipped_tool_is_reported_and_the_author_can_enable_it(kits: Path, tmp
     assert "AskService" not in report.not_exercised
 
     @contextmanager
-    def service() -> Iterator[None]:
+    def service(workspace: Path) -> Iterator[None]:
         os.environ["PROBE_SERVICE_URL"] = "http://127.0.0.1:9"
         try:
             yield
@@ -139,6 +176,110 @@ def test_a_skipped_tool_is_reported_and_the_author_can_enable_it(kits: Path, tmp
     report = check_toolset("probe_gated", max_examples=EXAMPLES, setup=service)
     assert report.reached["AskService"] >= EXAMPLES
     assert "PROBE_SERVICE_URL" not in os.environ
+
+
+def test_setup_seeds_the_workspace_so_calls_reach_what_needs_real_data(kits: Path) -> None:
+    # read_settings returns a list only for a settings file that parses: the kit's own
+    # seed files never get it there
+    assert check("probe_valid_data", max_examples=EXAMPLES, seed=5).ok
+    seen: list[Path] = []
+
+    def settings(workspace: Path) -> None:
+        seen.append(workspace)
+        assert (workspace / "notes.txt").is_file()  # beside the kit's own seed files
+        (workspace / "config").mkdir()
+        (workspace / "config" / "settings.json").write_text('{"theme": "dark"}')
+
+    report = check("probe_valid_data", max_examples=EXAMPLES, seed=5, setup=settings)
+    assert report.checks_of("ReadSettings") == {"invalid_result"}, str(report)
+    [finding] = report.findings
+    assert "returned list" in finding.problem and "config/settings.json" in (finding.input or "")
+    assert not seen[0].exists()  # the check's workspace is gone with it
+
+
+def test_a_workspace_changed_by_a_call_is_put_back_as_setup_left_it(kits: Path) -> None:
+    # goodkit's SaveNote overwrites notes: every call must still start from setup's files
+    def seed(workspace: Path) -> None:
+        (workspace / "kept.txt").write_text("kept\n")
+
+    report = check_toolset("goodkit", max_examples=EXAMPLES, setup=seed, seed=9)
+    assert report.reached["LineStats"] >= EXAMPLES
+
+
+def test_parameters_of_any_type_are_not_held_against_the_author(kits: Path) -> None:
+    # their schema takes null; were dispatch to refuse it, that would be janito's fault
+    report = check_toolset("probe_any_value", max_examples=EXAMPLES, seed=4)
+    assert report.reached["DescribeValue"] >= EXAMPLES
+    assert not [n for n in report.notes if n.check in ("rejected_valid_input", "coverage")]
+    [guard] = [n for n in report.notes if n.check == "main()"]
+    assert "has main() but no `if __name__ == \"__main__\":`" in guard.problem
+    assert "python -m janito_probes.any_value` imports the module and does nothing" in guard.problem
+
+
+@contextmanager
+def _on_path(site: Path) -> Iterator[None]:
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(site))
+        importlib.invalidate_caches()
+
+
+_ONE_TOOL = '''
+from typing import Any
+
+from janito_core import tool
+
+
+@tool(permissions="")
+def {function}(text: str) -> dict[str, Any]:
+    """Count the words of a text.
+
+    Args:
+        text: The text.
+    """
+    return {{"success": True, "words": len(text.split())}}
+'''
+
+
+def test_an_import_that_waits_is_flagged_in_wall_time(tmp_path: Path) -> None:
+    # a second and a half of sleep takes no CPU time: measured in CPU time, it passed
+    site = tmp_path / "site"
+    write_distribution(site, "acme-sleepy", "1.0.0", toolsets={"sleepy": "acme_sleepy"}, files={
+        "acme_sleepy/__init__.py": "import time\n\ntime.sleep(1.5)  # as a network call would\n",
+        "acme_sleepy/count.py": _ONE_TOOL.format(function="count_words"),
+    })
+    with _on_path(site):
+        report = check("sleepy", max_examples=3)
+    assert report.checks_of(None) == {"import time"}, str(report)
+    assert report.import_seconds is not None and report.import_seconds >= 1.5
+    [finding] = report.findings
+    assert re.search(r"took 1\.\d\d s \(budget 1\.00 s\), 0\.\d\d s of it computing and "
+                     r"1\.\d\d s waiting", finding.problem), finding.problem
+
+
+def test_a_tool_named_like_one_of_a_default_toolset_is_flagged(tmp_path: Path) -> None:
+    # janito loads files first: a WordCount of one's own would never load beside it
+    site = tmp_path / "site"
+    write_distribution(site, "acme-files", "1.0.0", toolsets={"files": "acme_files"}, files={
+        "acme_files/__init__.py": "",
+        "acme_files/word_count.py": _ONE_TOOL.format(function="word_count"),
+    })
+    write_distribution(site, "acme-wordtools", "1.0.0", toolsets={"wordtools": "acme_wordtools"},
+                       files={"acme_wordtools/__init__.py": "",
+                              "acme_wordtools/word_count.py": _ONE_TOOL.format(function="word_count"),
+                              "acme_wordtools/letters.py": _ONE_TOOL.format(function="count_letters")})
+    with _on_path(site):
+        report = check("wordtools", max_examples=3)
+    assert report.checks_of("WordCount") == {"clash"}, str(report)
+    assert not report.checks_of("CountLetters")
+    [finding] = report.findings
+    # the real janito-files when it is installed (it wins the name), else acme-files
+    assert re.match(r"toolset 'files' \((janito|acme)-files\), which janito loads by default, has "
+                    r"a tool called WordCount too: wherever it is installed, `janito run -t "
+                    r"wordtools WordCount` runs that one", finding.problem), finding.problem
 
 
 def test_x_tools_run_generated_calls_only_when_the_author_opts_in(kits: Path, tmp_path: Path) -> None:

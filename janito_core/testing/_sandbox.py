@@ -9,8 +9,14 @@ outside it and a link from the workspace to that folder::
     base/workspace/                   the workspace, re-seeded before each tool
     base/workspace/link-out -> ../outside
 
-A tool whose result holds a token read a sentinel (or listed the outside folder); a
-change anywhere under ``base`` but inside the workspace is a write outside it.
+The paths the calls are made with name what the workspace holds, those sentinels, and
+names outside that do not exist yet (``../janito-new-<token>``, through the link,
+absolute), so a tool that creates a file where it was told to is caught as surely as one
+that reads. A tool whose result holds a token read a sentinel (or listed the outside
+folder); a change anywhere under ``base`` but inside the workspace is a write outside it.
+
+What the workspace holds when :meth:`Sandbox.seal` is called (the seed files, and what the
+author's ``setup`` wrote) is kept aside and put back whenever a call changed it.
 """
 
 from __future__ import annotations
@@ -115,11 +121,17 @@ def differences(before: Snapshot, after: Snapshot, limit: int = 3) -> list[str]:
     return words
 
 
+#: How many of the workspace's own paths (seed files, setup's files) calls are made with.
+MAX_SEEDED_PATHS = 20
+
+
 class Sandbox:
     """The temporary folders of one conformance check."""
 
     def __init__(self) -> None:
         self.base = os.path.realpath(tempfile.mkdtemp(prefix="janito-conformance-"))
+        # outside base: a tool reaching out of the workspace must not find the seed there
+        self._seed = os.path.realpath(tempfile.mkdtemp(prefix="janito-conformance-seed-"))
         self.workspace = os.path.join(self.base, "workspace")
         self.outside = os.path.join(self.base, "outside")
         self.tokens = {
@@ -133,35 +145,42 @@ class Sandbox:
                 handle.write(f"{token}\nthis file is outside the workspace\n")
         with open(os.path.join(self.outside, self.hidden_name), "w", encoding="utf-8") as handle:
             handle.write("outside\n")
-        self.reset()
-        self.paths = [
-            "notes.txt", "data/numbers.csv", "data", ".", "",
-            "janito-sentinel.txt", "outside/sentinel.txt",
-            "../janito-sentinel.txt", "../outside/sentinel.txt", "../outside",
-            "link-out", "link-out/sentinel.txt", "data/../../outside/sentinel.txt",
-            os.path.join(self.base, "janito-sentinel.txt"),
-            os.path.join(self.outside, "sentinel.txt"),
-        ]
-
-    def reset(self) -> None:
-        """The workspace as it was: the seed files and the link out, nothing else."""
-        # The folder itself stays: the registry's Workspace holds a descriptor of it.
-        if os.path.isdir(self.workspace) and not os.path.islink(self.workspace):
-            _make_removable(self.workspace)
-            os.chmod(self.workspace, 0o700)
-            for entry in os.scandir(self.workspace):
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-        else:
-            os.mkdir(self.workspace)
+        os.mkdir(self.workspace)
         for relative, text in SEED_FILES.items():
             target = os.path.join(self.workspace, relative)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "w", encoding="utf-8") as handle:
                 handle.write(text)
         os.symlink(os.path.join("..", "outside"), os.path.join(self.workspace, "link-out"))
+        new = f"janito-new-{secrets.token_hex(4)}"
+        self.outside_paths = [
+            "janito-sentinel.txt", "outside/sentinel.txt",
+            "../janito-sentinel.txt", "../outside/sentinel.txt", "../outside",
+            "link-out", "link-out/sentinel.txt", "data/../../outside/sentinel.txt",
+            os.path.join(self.base, "janito-sentinel.txt"),
+            os.path.join(self.outside, "sentinel.txt"),
+            # names that do not exist: a tool that creates what it is told to create
+            f"../{new}-beside.db", f"link-out/{new}-through-link.txt",
+            f"data/../../outside/{new}-climbing", os.path.join(self.base, f"{new}-absolute.txt"),
+        ]
+        self.paths: list[str] = []
+        self.seal()
+
+    def seal(self) -> None:
+        """Keep what the workspace holds now as the state :meth:`reset` puts back, and
+        offer its paths (the first ``MAX_SEEDED_PATHS``) to the calls."""
+        _clear(self._seed)
+        shutil.copytree(self.workspace, self._seed, symlinks=True, dirs_exist_ok=True)
+        own = sorted(relative for relative, entry in snapshot(self.workspace).items()
+                     if entry.kind in ("file", "folder"))
+        own.sort(key=lambda relative: relative.count(os.sep))  # the shallow ones first
+        self.paths = [*own[:MAX_SEEDED_PATHS], ".", "", *self.outside_paths]
+
+    def reset(self) -> None:
+        """The workspace as it was sealed, nothing else."""
+        # The folder itself stays: the registry's Workspace holds a descriptor of it.
+        _clear(self.workspace)
+        shutil.copytree(self._seed, self.workspace, symlinks=True, dirs_exist_ok=True)
 
     def outside_state(self) -> Snapshot:
         return snapshot(self.base, skip=self.workspace)
@@ -178,8 +197,20 @@ class Sandbox:
         return found
 
     def close(self) -> None:
-        _make_removable(self.base)
-        shutil.rmtree(self.base, ignore_errors=True)
+        for folder in (self.base, self._seed):
+            _make_removable(folder)
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _clear(folder: str) -> None:
+    """Empty ``folder``, whatever a tool did to the permissions of what it holds."""
+    _make_removable(folder)
+    os.chmod(folder, 0o700)
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
 
 
 def _make_removable(root: str) -> None:

@@ -6,10 +6,17 @@ showed it and the fix. Statically, for every tool:
 - the ``@tool`` mark and its permission string; a first docstring line (the description
   the model reads); a fully typed ``run()`` (or function); every parameter documented,
   and nothing documented that is not a parameter; valid JSON Schemas (ordinary and strict);
-- the CPU time it takes to import the toolset (in a fresh interpreter).
+- the time a person waits while the toolset is imported (wall time, in a fresh interpreter,
+  janito-core already imported), so an import that blocks on the network or sleeps is
+  caught as surely as one that computes;
+- a tool name that another installed toolset uses too (an error when that toolset is one
+  janito loads by default: there the tool would never load), and a parameter named like
+  an option of ``janito run`` or of the ``main()`` harness, which take it for themselves;
+- a ``main()`` without the ``if __name__ == "__main__":`` guard that runs it.
 
 Dynamically, each tool that loads is called through dispatch, exactly as a model's call
-is, in a sandbox (``_sandbox``): a temporary workspace with sentinel files outside it.
+is, in a sandbox (``_sandbox``): a temporary workspace with sentinel files outside it,
+seeded with whatever ``setup(workspace)`` wrote there.
 Arguments are generated from the tool's own schema with hypothesis, so they pass
 validation and reach ``run()``; the check counts the calls that did and asks that at
 least ``max_examples`` of them do. What ``run()`` itself returned or raised is looked at
@@ -30,12 +37,16 @@ before dispatch tidies it into a result. A call is flagged (with its input) when
   without ``w`` (``changes_workspace``).
 
 Besides the generated calls, every string parameter is tried once with each path of the
-sandbox (``../``, absolute paths, a link out), and a few wrong calls check that dispatch
-refuses them. Tools that need ``x`` get only wrong calls unless ``run_execute_tools`` is
-true, so random text never runs as code. A tool that does not load here
-(``should_load``, privileges) is reported as not exercised, with the reason; ``env`` and
-``setup`` give the environment that makes it load. A module without a ``main()`` harness
-is a note, not a failure.
+sandbox: the workspace's files, and names outside it that exist (sentinels) or do not
+(``../``, absolute paths, a link out), so a tool that creates a file outside is caught; a
+few wrong calls check that dispatch refuses them. Arguments valid against a schema janito
+made that dispatch still refuses are janito's inconsistency, not the author's: a note.
+
+Tools that need ``x`` get only wrong calls unless ``run_execute_tools`` is true, so random
+text never runs as code. A tool that does not load here (``should_load``, privileges) is
+reported as not exercised, with the reason; ``env`` and ``setup`` give the environment
+that makes it load. A tool whose annotations cannot become a schema is a finding. A
+module without a ``main()`` harness is a note, not a failure.
 """
 
 from __future__ import annotations
@@ -50,7 +61,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._marker import hookimpl
 
@@ -128,7 +139,10 @@ class Report:
                              "needs to load)")
         if self.notes:
             lines.append("  notes:")
-            lines.extend(f"    {note.tool or 'toolset'}: {note.problem}" for note in self.notes)
+            for note in self.notes:
+                lines.append(f"    {note.tool or 'toolset'}: {note.problem}")
+                if note.input is not None:
+                    lines.append(f"      input: {note.input}")
         return "\n".join(lines)
 
 
@@ -147,7 +161,7 @@ def check_toolset(
     privileges: str = "rwx",
     run_execute_tools: bool = False,
     env: Mapping[str, str | None] | None = None,
-    setup: Callable[[], Any] | None = None,
+    setup: Callable[[Path], Any] | None = None,
     seed: int | None = None,
 ) -> Report:
     """Check toolset ``name``; raise ConformanceError listing every problem, else return
@@ -157,9 +171,14 @@ def check_toolset(
     ``call_budget``: seconds one call may take; a call is interrupted at about twice that.
     ``privileges``: what the check's registry grants; tools needing more are not exercised.
     ``run_execute_tools``: also run generated calls of tools that need ``x``.
-    ``env``: environment variables set for the check (None unsets one), and ``setup``: a
-    callable run before the toolset loads (a context manager it returns is entered for the
-    check) -- the environment in which tools skipped by ``should_load`` can load.
+    ``env``: environment variables set for the check (None unsets one).
+    ``setup``: called with the check's workspace folder (a ``pathlib.Path``) before the
+    toolset loads. What it writes there is part of the workspace every call starts from,
+    and its files' paths are among the strings the calls are made with, so calls reach the
+    paths of a tool that needs real data; the environment it sets holds for the check, and
+    a context manager it returns is entered for the check and left after it (a test
+    service, say). Together with ``env``, the environment in which tools skipped by
+    ``should_load`` can load.
     ``seed``: the hypothesis seed, to repeat a run (the report shows the one used).
     """
     report = check(name, max_examples=max_examples, import_budget=import_budget,
@@ -179,22 +198,34 @@ def check(
     privileges: str = "rwx",
     run_execute_tools: bool = False,
     env: Mapping[str, str | None] | None = None,
-    setup: Callable[[], Any] | None = None,
+    setup: Callable[[Path], Any] | None = None,
     seed: int | None = None,
 ) -> Report:
     """Like check_toolset, but return the report whatever it found."""
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     report = Report(name, max_examples=max_examples, seed=seed)
-    with _environment(env, setup):
-        _check(report, import_budget=import_budget, call_budget=call_budget,
-               privileges=privileges, run_execute_tools=run_execute_tools)
+    from ._sandbox import Sandbox, StdoutTrap
+
+    with ExitStack() as closing:
+        sandbox = Sandbox()
+        closing.callback(sandbox.close)
+        closing.enter_context(_environment(env))
+        if setup is not None:
+            made = setup(Path(sandbox.workspace))
+            if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
+                closing.enter_context(made)
+            sandbox.seal()  # the workspace as setup left it is where every call starts
+        trap = StdoutTrap()
+        closing.callback(trap.close)
+        _check_in(report, sandbox, trap, closing, import_budget=import_budget,
+                  call_budget=call_budget, privileges=privileges,
+                  run_execute_tools=run_execute_tools)
     return report
 
 
 @contextmanager
-def _environment(env: Mapping[str, str | None] | None,
-                 setup: Callable[[], Any] | None) -> Iterator[None]:
+def _environment(env: Mapping[str, str | None] | None) -> Iterator[None]:
     saved = {key: os.environ.get(key) for key in (env or {})}
     try:
         for key, value in (env or {}).items():
@@ -202,32 +233,13 @@ def _environment(env: Mapping[str, str | None] | None,
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        with ExitStack() as stack:
-            if setup is not None:
-                made = setup()
-                if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
-                    stack.enter_context(made)
-            yield
+        yield
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def _check(report: Report, *, import_budget: float, call_budget: float, privileges: str,
-           run_execute_tools: bool) -> None:
-    from ._sandbox import Sandbox, StdoutTrap
-
-    with ExitStack() as closing:
-        sandbox = Sandbox()
-        closing.callback(sandbox.close)
-        trap = StdoutTrap()
-        closing.callback(trap.close)
-        _check_in(report, sandbox, trap, closing, import_budget=import_budget,
-                  call_budget=call_budget, privileges=privileges,
-                  run_execute_tools=run_execute_tools)
 
 
 def _check_in(report: Report, sandbox: Sandbox, trap: StdoutTrap, closing: ExitStack, *,
@@ -251,20 +263,32 @@ def _check_in(report: Report, sandbox: Sandbox, trap: StdoutTrap, closing: ExitS
             report.findings.append(Finding(None, "load", error.reason,
                                            "make every public module of the package import"))
     spec = registry.toolsets()[name]
-    report.import_seconds = _import_seconds(spec.module)
-    if report.import_seconds > import_budget:
+    survey = _run_survey(name)
+    wall, cpu = survey.wall, survey.cpu
+    if wall > import_budget:  # once more, so that a moment of load on the machine is not blamed
+        again = _run_survey(name, others=False)
+        if again.wall > 0:  # 0: it could not be measured
+            wall, cpu = min((wall, cpu), (again.wall, again.cpu))
+    report.import_seconds = wall
+    if wall > import_budget:
+        waited = wall - cpu
         report.findings.append(Finding(
             None, "import time",
-            f"importing {spec.module} and its modules took {report.import_seconds:.2f} s "
-            f"(budget {import_budget:.2f} s)",
-            "import heavy dependencies inside run() rather than at module level",
+            f"importing {spec.module} and its modules took {wall:.2f} s "
+            f"(budget {import_budget:.2f} s), {cpu:.2f} s of it computing"
+            + (f" and {waited:.2f} s waiting (a sleep, the network, a lock?)"
+               if waited > cpu else ""),
+            "do nothing slow when the module is imported: import heavy dependencies, connect "
+            "and read inside run() (or should_load(), which should stay quick too)",
         ))
     records = [r for r in registry.records() if r.toolset == name]
+    _check_clashes(records, survey.others, report)
     if not records and not report.findings:
         report.findings.append(Finding(None, "tools", "the toolset defines no tool",
                                        "decorate tool classes or functions with @tool(...)"))
     caller = _Caller(registry, sandbox, trap, call_budget, report)
     closing.callback(caller.close)
+    options = _taken_options()
     for record in records:
         report.tools.append(record.name)
         try:
@@ -273,6 +297,16 @@ def _check_in(report: Report, sandbox: Sandbox, trap: StdoutTrap, closing: ExitS
             report.findings.append(Finding(record.name, "permissions", str(exc),
                                            'use @tool(permissions="r"), "w", "x" or a mix'))
         _check_static(record.name, record.cls, report)
+        _check_options(record, report, *options)
+        _check_main(record.name, record.cls, report)
+        if record.status == "error":  # run()'s annotations cannot become a schema
+            if not report.checks_of(record.name) & {"types", "schema"}:
+                report.findings.append(Finding(
+                    record.name, "types", record.reason or "the annotations are broken",
+                    "make every annotation of run() resolve (import the names it uses at "
+                    "module level, not only under TYPE_CHECKING) and use the types of "
+                    "docs/authoring-toolsets.md, section 5"))
+            continue
         if record.status == "skipped" and record.failed:
             report.findings.append(Finding(record.name, "load", record.reason or "skipped",
                                            "make should_load() return a bool without raising"))
@@ -343,14 +377,123 @@ def _check_static(name: str, cls: type, report: Report) -> None:
         problem = _schema_problem(parameters)
         if problem:
             report.findings.append(Finding(name, label, problem, "report this schema to janito"))
+
+
+def _check_main(name: str, cls: type, report: Report) -> None:
+    """A note when ``python -m`` cannot run the tool's module: no ``main()`` (with the
+    harness command that runs it instead), or a ``main()`` nothing calls."""
+    from ..discovery import tool_classes
+
     module = sys.modules.get(cls.__module__)
-    if module is None or not callable(getattr(module, "main", None)):
+    if module is None:
+        return
+    if not callable(getattr(module, "main", None)):
+        target = cls.__module__
+        if len(tool_classes(module)) > 1:  # the harness must be told which tool
+            target += f":{name}"
         report.notes.append(Finding(
             name, "main()",
             f"module {cls.__module__} has no main() harness; `python -m janito_core.harness "
-            f"{cls.__module__}` runs the tool from the shell without one",
+            f"{target}` runs the tool from the shell without one",
             "optional: add main() calling janito_core.harness.run_main(YourTool, argv)",
         ))
+    elif not _has_main_guard(module):
+        report.notes.append(Finding(
+            name, "main()",
+            f"module {cls.__module__} has main() but no `if __name__ == \"__main__\":` that "
+            f"calls it, so `python -m {cls.__module__}` imports the module and does nothing",
+            'end the module with: if __name__ == "__main__": main()',
+        ))
+
+
+def _has_main_guard(module: Any) -> bool:
+    """Whether the module's source says ``if __name__ == "__main__":`` at its top level
+    (True when there is no source to read: nothing to say then)."""
+    import ast
+
+    try:
+        with open(module.__file__, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, TypeError, ValueError, SyntaxError):
+        return True
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            sides = [node.test.left, *node.test.comparators]
+            names = {getattr(side, "id", None) for side in sides}
+            values = {getattr(side, "value", None) for side in sides}
+            if "__name__" in names and "__main__" in values:
+                return True
+    return False
+
+
+def _taken_options() -> tuple[dict[str, str], dict[str, str]]:
+    """The options, with their help, of ``janito run`` and of the ``main()`` harness, read
+    from their real parsers."""
+    import argparse
+
+    from ..cli import build_parser
+    from ..harness import own_options
+
+    parser = build_parser(with_plugins=False, only="run")
+    commands = next(action for action in parser._actions
+                    if isinstance(action, argparse._SubParsersAction))
+    run = commands.choices["run"]
+    run_options = {option: str(action.help or "") for action in run._actions
+                   for option in action.option_strings}
+    return run_options, own_options()
+
+
+def _check_options(record: ToolRecord, report: Report, run_options: dict[str, str],
+                   harness: dict[str, str]) -> None:
+    """A parameter named like an option of ``janito run`` (all parameters are options
+    there) or of the ``main()`` harness (its optional parameters are): that command keeps
+    the option for itself, so the value would never reach the tool."""
+    from ..schema import tool_schema
+
+    try:
+        schema = tool_schema(record.cls)
+    except Exception:  # reported by the static checks
+        return
+    required = set(schema.parameters.get("required", []))
+    for param in schema.parameters.get("properties", {}):
+        option = "--" + param.replace("_", "-")
+        taken = []
+        if option in run_options:
+            taken.append(f"`janito run {record.name} {option}` sets janito's own {option} "
+                         f"({run_options[option]})")
+        if option in harness and param not in required:
+            taken.append(f"`python -m {record.cls.__module__} {option}` is the harness's "
+                         f"{option} ({harness[option]})")
+        if taken:
+            report.findings.append(Finding(
+                record.name, "option",
+                f"parameter {param!r} cannot be given as {option}: " + "; ".join(taken),
+                f"rename the parameter (janito's options: {', '.join(sorted(run_options))})"))
+
+
+def _check_clashes(records: list[ToolRecord], others: list[dict[str, Any]],
+                   report: Report) -> None:
+    """A tool name another installed toolset uses too: where both are loaded, the first
+    keeps the name. janito loads its default toolsets first, so a clash with one of them
+    means the tool never loads beside it: an error; with another, a note."""
+    for record in records:
+        for other in others:
+            if record.name not in other.get("tools", ()):
+                continue
+            who = f"toolset {other['toolset']!r} ({other['distribution']})"
+            if other.get("autoload"):
+                report.findings.append(Finding(
+                    record.name, "clash",
+                    f"{who}, which janito loads by default, has a tool called {record.name} "
+                    f"too: wherever it is installed, `janito run -t {record.toolset} "
+                    f"{record.name}` runs that one and yours is not loaded",
+                    "give the tool another name (the class, or @tool(name=...))"))
+            else:
+                report.notes.append(Finding(
+                    record.name, "clash",
+                    f"{who} has a tool called {record.name} too: the two toolsets cannot be "
+                    "loaded together (the first loaded keeps the name)",
+                    "give the tool another name (the class, or @tool(name=...))"))
 
 
 def _schema_problem(parameters: dict[str, Any]) -> str | None:
@@ -367,28 +510,39 @@ def _schema_problem(parameters: dict[str, Any]) -> str | None:
     return None
 
 
-def _import_seconds(module: str) -> float:
-    # CPU time of the import: on a shared machine another process's load stretches wall
-    # time, never this process's CPU time
-    code = (
-        "import time, importlib, os, sys\n"
-        "t = time.process_time()\n"
-        f"m = importlib.import_module({module!r})\n"
-        "for p in getattr(m, '__path__', []):\n"
-        "    for n in sorted(os.listdir(p)):\n"
-        "        if n.endswith('.py') and not n.startswith('_'):\n"
-        f"            importlib.import_module({module!r} + '.' + n[:-3])\n"
-        "print(time.process_time() - t)\n"
-    )
-    try:
+class _Survey(NamedTuple):
+    wall: float
+    cpu: float
+    others: list[dict[str, Any]]
+
+
+def _run_survey(toolset: str, *, others: bool = True) -> _Survey:
+    """``_survey.py`` in a fresh interpreter: the toolset's import time and, with
+    ``others``, the tool names of every other installed toolset."""
+    import tempfile
+
+    from . import _survey as program
+
+    with tempfile.TemporaryDirectory(prefix="janito-survey-out-") as folder:
+        out = os.path.join(folder, "survey.jsonl")
         # the child sees what this process sees, a folder put on sys.path by a test included
         path = os.pathsep.join(p for p in sys.path if p)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
-                                              "PYTHONPATH": path})
-        return float(out.stdout.strip().splitlines()[-1])
-    except Exception:
-        return 0.0
+        code = "import runpy, sys; runpy.run_path(sys.argv.pop(1), run_name='__main__')"
+        try:
+            subprocess.run([sys.executable, "-c", code, program.__file__, out, toolset,
+                            *(["--others"] if others else [])],
+                           capture_output=True, timeout=120, cwd=folder,
+                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path})
+        except (OSError, subprocess.SubprocessError):
+            pass  # what it wrote before it stopped still counts
+        try:
+            with open(out, encoding="utf-8") as handle:
+                lines = [json.loads(line) for line in handle if line.endswith("\n")]
+        except (OSError, ValueError):
+            lines = []
+    timing = next((line for line in lines if "wall" in line), {"wall": 0.0, "cpu": 0.0})
+    return _Survey(float(timing["wall"]), float(timing["cpu"]),
+                   [line for line in lines if "toolset" in line])
 
 
 # -- calls ------------------------------------------------------------------------------
@@ -580,10 +734,16 @@ class _Caller:
                 pass
             self.report.reached[record.name] = reached
             if reached < max_examples and not stopped:
-                self._add(record.name, "coverage",
-                          f"only {reached} generated calls reached run() (asked for {max_examples}); "
-                          "the others were refused by dispatch",
-                          "make the parameters' types describe exactly what run() accepts", None)
+                problem = (f"only {reached} generated calls reached run() (asked for "
+                           f"{max_examples}); the others were refused by dispatch")
+                if _declares_schema(record.cls):
+                    self._add(record.name, "coverage", problem,
+                              "make the declared input_schema describe exactly what run() "
+                              "accepts", None)
+                else:
+                    self._note(record.name, "coverage", problem + ", although the schema "
+                               "janito made from run()'s annotations allowed them",
+                               _JANITO_FAULT, None)
 
         @settings(common, max_examples=WRONG_CALLS)
         @given(wrong_arguments(parameters))
@@ -678,10 +838,17 @@ class _Caller:
                           shown)
         if not seen.reached and seen.valid and not seen.interrupted and isinstance(seen.result, dict):
             if seen.result.get("error_type") in ("invalid_arguments", "invalid_json"):
-                self._add(name, "rejected_valid_input",
-                          f"dispatch refused arguments valid against the tool's schema: "
-                          f"{seen.result.get('details') or seen.result.get('error')}",
-                          "make the parameters' types describe exactly what run() accepts", shown)
+                said = seen.result.get("details") or seen.result.get("error")
+                if _declares_schema(record.cls):
+                    self._add(name, "rejected_valid_input",
+                              f"dispatch refused arguments valid against the tool's declared "
+                              f"input_schema: {said}",
+                              "make the declared input_schema describe exactly what run() "
+                              "accepts", shown)
+                else:  # janito wrote the schema and janito refused what it allows
+                    self._note(name, "rejected_valid_input",
+                               "dispatch refused arguments valid against the schema janito made "
+                               f"from run()'s annotations: {said}", _JANITO_FAULT, shown)
         if seen.escaped is None and not seen.interrupted:
             wrong = _dispatch_problem(seen.result)
             if wrong:
@@ -712,17 +879,31 @@ class _Caller:
                           "stop writing", shown)
         self.inside = inside
 
-    def _add(self, tool: str, check: str, problem: str, fix: str, shown: str | None) -> None:
+    def _add(self, tool: str, check: str, problem: str, fix: str, shown: str | None,
+             *, note: bool = False) -> None:
         key = (tool, check)
         found = self._found.get(key)
         if found is None:
             finding = Finding(tool, check, problem, fix, shown)
             self._found[key] = finding
-            self.report.findings.append(finding)
+            (self.report.notes if note else self.report.findings).append(finding)
             return
         found.count += 1
         if shown is not None and (found.input is None or len(shown) < len(found.input)):
             found.problem, found.input = problem, shown  # the shortest input that shows it
+
+
+    def _note(self, tool: str, check: str, problem: str, fix: str, shown: str | None) -> None:
+        self._add(tool, check, problem, fix, shown, note=True)
+
+
+_JANITO_FAULT = ("nothing to change in the tool: janito's schema and its dispatch disagree "
+                 "here, which is janito's to mend; report it with this input")
+
+
+def _declares_schema(cls: type) -> bool:
+    """Whether the tool wrote its own ``input_schema`` (else janito made it from ``run()``)."""
+    return isinstance(cls.__dict__.get("input_schema"), dict)
 
 
 def _result_problems(raw: Any) -> list[tuple[str, str, str]]:
