@@ -130,6 +130,7 @@ def test_the_option_adds_a_conformance_item_per_toolset(tmp_path: Path) -> None:
                       "--janito-seed", "7", path=[site])
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
+    assert "collected 3 items" in out  # counted as collected, not only as run
     assert "2 passed, 1 failed" in out or "1 failed, 2 passed" in out
     assert "CountWords: [stdout] wrote to standard output: 'counting words\\n'" in out
     assert "input: {" in out
@@ -137,3 +138,7 @@ def test_the_option_adds_a_conformance_item_per_toolset(tmp_path: Path) -> None:
     assert "not exercised: AskService: skipped here: PROBE_SERVICE_URL is not set" in out
     assert "note: ListNotes: module janito_goodkit.notes has no main() harness" in out
     assert "seed 7" in out
+    only = _pytest_in(project, "--janito-toolset", "goodkit", "--janito-examples", "3",
+                      "-k", "goodkit", "--collect-only", "-q", path=[site])
+    assert only.returncode == 0, only.stdout + only.stderr
+    assert "janito-conformance::goodkit" in only.stdout

@@ -101,6 +101,18 @@ def _isolated() -> Iterator[None]:
                     os.environ[key] = old
 
 
+class ConformanceChecks(pytest.Collector):
+    """The conformance checks ``--janito-toolset`` asked for: one item per toolset."""
+
+    def __init__(self, *, toolsets: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.toolsets = toolsets
+
+    def collect(self) -> list[pytest.Item]:
+        return [ConformanceItem.from_parent(self, name=name, toolset=name)
+                for name in self.toolsets]
+
+
 class ConformanceItem(pytest.Item):
     """One conformance check of one toolset, added by ``--janito-toolset NAME``."""
 
@@ -136,9 +148,15 @@ class ConformanceItem(pytest.Item):
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    for name in config.getoption("--janito-toolset") or []:
-        items.append(ConformanceItem.from_parent(session, name=f"janito-conformance[{name}]",
-                                                 toolset=name))
+    toolsets = config.getoption("--janito-toolset") or []
+    if not toolsets:
+        return
+    checks = ConformanceChecks.from_parent(session, name="janito-conformance", toolsets=toolsets)
+    found = checks.collect()
+    # reported as any collector's result, so "collected N items" counts them too
+    config.hook.pytest_collectreport(
+        report=pytest.CollectReport(checks.nodeid, "passed", None, list(found)))
+    items.extend(found)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
