@@ -143,22 +143,22 @@ dist/
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from janito_core import failure, tool
+from janito_core import tool
+from janito_core.constraints import Interval
 
 
 @tool(permissions="")
-def greet(name: str, times: int = 1) -> dict[str, Any]:
+def greet(name: str, times: Annotated[int, Interval(ge=1, le=10)] = 1) -> dict[str, Any]:
     """Greet someone by name.
 
     Args:
         name: Who to greet.
-        times: How many times to say it, from 1 to 10.
+        times: How many times to say it.
     """
-    if not 1 <= times <= 10:
-        return failure("times must be between 1 and 10", "invalid_arguments", name=name,
-                       times=times)
+    # The range is declared on the parameter: the model is told it, and dispatch refuses
+    # a value outside it before this function runs.
     return {"success": True, "name": name, "times": times,
             "greeting": " ".join([f"Hello, {name}!"] * times)}
 
@@ -230,7 +230,8 @@ def test_greet(janito) -> None:
 def test_greet_refuses_bad_times(janito) -> None:
     janito.load("{name}")
     result = janito.call("Greet", name="Ada", times=0)
-    assert result["success"] is False
+    assert result["error_type"] == "invalid_arguments"
+    assert result["details"][0]["field"] == "times"
 
 
 def test_greet_needs_a_name(janito) -> None:

@@ -94,3 +94,32 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "one of janito's own" in capsys.readouterr().err
     assert main(["new-toolset", "system", "--dist", "acme-system", "--allow-clash",
                  "--path", str(tmp_path)]) == 0
+
+
+def test_greet_declares_its_range_on_the_parameter(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # as the guide advises: the model is told the range, dispatch refuses what breaks it
+    import importlib
+
+    from janito_core import Registry, call_tool
+    from janito_core.decorator import tool_class
+    from janito_core.schema import tool_schema
+
+    folder = write_toolset("greeter", tmp_path, package="acme_scaffold_greeter")
+    source = (folder / "acme_scaffold_greeter" / "greet.py").read_text()
+    assert "Interval(ge=1, le=10)" in source and "failure(" not in source
+    monkeypatch.syspath_prepend(str(folder))
+    try:
+        greet = importlib.import_module("acme_scaffold_greeter.greet").greet
+        times = tool_schema(tool_class(greet)).parameters["properties"]["times"]
+        assert (times["minimum"], times["maximum"], times["default"]) == (1, 10, 1)
+        registry = Registry(autoload=())
+        registry.add_tool(greet)
+        refused = call_tool("Greet", {"name": "Ada", "times": 11}, registry=registry)
+        assert refused["error_type"] == "invalid_arguments"
+        assert [d["field"] for d in refused["details"]] == ["times"]
+        assert call_tool("Greet", {"name": "Ada", "times": 2}, registry=registry)["greeting"] == (
+            "Hello, Ada! Hello, Ada!")
+    finally:
+        for name in [m for m in sys.modules if m.startswith("acme_scaffold_greeter")]:
+            del sys.modules[name]
