@@ -2,7 +2,10 @@
 
 Also: `janito new-toolset` writes a distribution that installs into a clean environment,
 passes its own tests (the conformance check included) and shows its tools in
-`janito tools -t`. Under nox this runs on every Python of the matrix (3.10 to 3.13).
+`janito tools -t`. Both environments hold the toolsets janito loads by default
+(janito-files, janito-system) from this tree, as a reader's does: a tool of the guide or
+the scaffold named like one of theirs would never load, and the conformance check would
+fail on it. Under nox this runs on every Python of the matrix (3.10 to 3.13).
 Both build real virtual environments with uv, seeded with pip, since the guide's
 commands are pip's; without uv they skip, except under CI.
 """
@@ -40,7 +43,8 @@ def _core_source() -> Path:
 
 
 def _clean_env(tmp_path: Path) -> dict[str, str]:
-    """A fresh venv with janito-core from this tree; returns the environment to run in."""
+    """A fresh venv with janito-core and the default toolsets from this tree; returns the
+    environment to run in."""
     uv = _uv()
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "-q", "--seed", "-p", sys.executable, str(venv)], check=True)
@@ -59,8 +63,9 @@ def _clean_env(tmp_path: Path) -> dict[str, str]:
         "NO_COLOR": "1",
     })
     env.pop("PYTHONPATH", None)
-    subprocess.run([uv, "pip", "install", "-q", str(_core_source())], check=True, env=env,
-                   cwd=tmp_path)
+    core = _core_source()
+    subprocess.run([uv, "pip", "install", "-q", str(core), str(core / "plugins" / "janito-files"),
+                    str(core / "plugins" / "janito-system")], check=True, env=env, cwd=tmp_path)
     return env
 
 
@@ -88,6 +93,8 @@ def test_the_guide_runs_end_to_end(tmp_path: Path) -> None:
             done = subprocess.run(["bash", "-euo", "pipefail", "-c", body], cwd=work, env=env,
                                   capture_output=True, text=True, timeout=600)
             assert done.returncode == 0, f"{body}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+            # nothing failed to load: no clash with the default toolsets, no broken module
+            assert "janito: error" not in done.stderr, done.stderr
             outputs.append(done.stdout)
             continue
         first, _, rest = body.partition("\n")
@@ -101,7 +108,7 @@ def test_the_guide_runs_end_to_end(tmp_path: Path) -> None:
 
             tomllib.loads(body)
     joined = "\n".join(outputs)
-    assert "WordCount" in joined and "SummariseWords" in joined
+    assert "TextStats" in joined and "SummariseWords" in joined
     assert "LetterCount" in joined and "LongestLine" in joined  # the function tools
     assert "UniqueWords" in joined and "\"unique_words\":" in joined  # the async tool, run
     assert '"counts": {' in joined and '"length":' in joined
