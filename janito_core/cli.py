@@ -548,26 +548,91 @@ def tool_help(registry: Registry, name: str) -> str:
 
 
 def _type_words(node: Any) -> str:
-    if not isinstance(node, dict):
-        return "any value"
-    if isinstance(node.get("enum"), list):
-        import json
+    """What a parameter's schema accepts, in words that read one way only: ``integer or
+    null``, ``array of strings, or null``, ``array of (string, integer, or null)``,
+    ``one of "fast", "slow"``, ``object {x: number, y: number (optional)}``: an array's
+    items in parentheses when they may be of several kinds, a comma before the last
+    alternative when any of them is compound."""
+    options = _alternatives(node)
+    if len(options) > 2 or (len(options) == 2 and any(_compound(o) for o in options)):
+        return ", ".join(options[:-1]) + ", or " + options[-1]
+    return " or ".join(options)
 
-        return "one of " + ", ".join(json.dumps(v) for v in node["enum"])
-    options = node.get("anyOf")
-    if isinstance(options, list):
-        return " or ".join(dict.fromkeys(_type_words(o) for o in options))
-    kind = node.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind else []
-    named = []
-    for k in kinds:
-        if k == "array":
-            named.append(f"array of {_type_words(node.get('items', {}))}")
-        elif k == "object":
-            named.append("JSON object")
-        elif k is not None:
-            named.append(str(k))
-    return " or ".join(named) or "any value"
+
+_PLURALS = {"string": "strings", "integer": "integers", "number": "numbers",
+            "boolean": "booleans", "null": "nulls", "any value": "any values"}
+
+
+def _alternatives(node: Any) -> list[str]:
+    """The values ``node`` accepts, one phrase per alternative, null last."""
+    import json
+
+    if not isinstance(node, dict):
+        return ["any value"]
+    found: list[str] = []
+    nullable = False
+    if "const" in node:
+        found.append(json.dumps(node["const"], ensure_ascii=False))
+    elif isinstance(node.get("enum"), list):
+        values = [v for v in node["enum"] if v is not None]
+        nullable = len(values) != len(node["enum"])
+        shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+        if values:
+            found.append(shown if len(values) == 1 else f"one of {shown}")
+    else:
+        kind = node.get("type")
+        for k in kind if isinstance(kind, list) else [kind] if kind else []:
+            if k == "null":
+                nullable = True
+            else:
+                found.append(_kind_words(k, node))
+        for key in ("anyOf", "oneOf"):
+            for option in node.get(key) or ():
+                for phrase in _alternatives(option):
+                    if phrase == "null":
+                        nullable = True
+                    else:
+                        found.append(phrase)
+        if not found and not nullable:
+            found.append("any value")
+    found = list(dict.fromkeys(found))
+    return [*found, "null"] if nullable else found
+
+
+def _kind_words(kind: str, node: dict[str, Any]) -> str:
+    """One JSON type of ``node`` in words: ``array of ...``, ``object {...}``, ``string``."""
+    if kind == "array":
+        fixed = node.get("prefixItems")
+        if isinstance(fixed, list):
+            return f"array [{', '.join(_type_words(i) for i in fixed)}]"
+        items = node.get("items")
+        if not isinstance(items, dict) or not items:
+            return "array"
+        options = _alternatives(items)
+        if len(options) == 1 and options[0] in _PLURALS:
+            return f"array of {_PLURALS[options[0]]}"
+        if len(options) == 1 and options[0].startswith("object "):
+            return f"array of objects {options[0][len('object '):]}"
+        return f"array of ({_type_words(items)})"
+    if kind == "object":
+        properties = node.get("properties")
+        if isinstance(properties, dict) and properties:
+            required = set(node.get("required") or ())
+            fields = [f"{name}: {_type_words(prop)}{'' if name in required else ' (optional)'}"
+                      for name, prop in properties.items()]
+            return "object {" + ", ".join(fields) + "}"
+        values = node.get("additionalProperties")
+        if isinstance(values, dict) and values:
+            options = _alternatives(values)
+            if len(options) == 1:
+                return f"object mapping names to {_PLURALS.get(options[0], options[0])}"
+            return f"object mapping names to ({_type_words(values)})"
+        return "JSON object"
+    return str(kind)
+
+
+def _compound(phrase: str) -> bool:
+    return phrase.startswith(("array", "object", "one of"))
 
 
 class Terminated(KeyboardInterrupt):

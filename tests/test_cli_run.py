@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import pytest
 from test_cli import Janito, Ran, Sites, build_sites, make_janito
+
+from janito_core import Registry, tool
+from janito_core.cli import tool_help
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +160,61 @@ def test_run_help_shows_the_tools_parameters(janito: Janito) -> None:
     assert ran.out.startswith("usage: janito run Typed ")
     assert "  --count  (integer; required)\n      A required integer." in ran.out
     assert "  --mode  (one of \"fast\", \"slow\"; default \"fast\")" in ran.out
-    assert "  --items  (array of integer or null)" in ran.out
+    assert "  --items  (array of integers, or null)" in ran.out
+
+
+class _Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@dataclasses.dataclass
+class _Point:
+    x: float
+    y: float = 0.0
+
+
+class _Options(TypedDict, total=False):
+    depth: int
+    names: list[str] | None
+
+
+def test_run_help_words_every_shape_one_way() -> None:
+    """Each type reads one way: the items of an array are set apart from the array's own
+    null, objects list their fields, enums their values."""
+
+    @tool()
+    def shapes(mixed: list[str | int | float | None] | None = None, maybe: int | None = None,
+               ints: list[int] | None = None, mode: Literal["fast", "slow"] | None = None,
+               color: _Color = _Color.RED, point: _Point | None = None,
+               points: list[_Point] | None = None, counts: dict[str, int] | None = None,
+               pair: tuple[int, str] | None = None, names: str | list[str] = "",
+               anything: Any = None, options: _Options | None = None,
+               letters: list[Literal["a", "b"]] | None = None, flag: bool = False) -> dict[str, Any]:
+        """Take every shape."""
+        return {"success": True}
+
+    registry = Registry(autoload=())
+    name = registry.add_tool(shapes).name
+    words = {line.split("  (", 1)[0].strip(): line.split("  (", 1)[1]
+             for line in tool_help(registry, name).splitlines() if line.startswith("  --")}
+    assert words == {
+        "--mixed": "array of (string, integer, number, or null), or null)",
+        "--maybe": "integer or null)",
+        "--ints": "array of integers, or null)",
+        "--mode": 'one of "fast", "slow", or null)',
+        "--color": 'one of "red", "blue"; default "red")',
+        "--point": "object {x: number, y: number (optional)}, or null)",
+        "--points": "array of objects {x: number, y: number (optional)}, or null)",
+        "--counts": "object mapping names to integers, or null)",
+        "--pair": "array [integer, string], or null; 2 items)",
+        "--names": 'string, or array of strings; default "")',
+        "--anything": "any value)",
+        "--options": "object {depth: integer (optional), names: array of strings, or null "
+                     "(optional)}, or null)",
+        "--letters": 'array of (one of "a", "b"), or null)',
+        "--flag": "boolean; default false)",
+    }
 
 
 # -- janito run: results and exit status --------------------------------------------------
