@@ -116,3 +116,35 @@ def test_the_shell_block_matches_the_checkout() -> None:
         assert (ROOT / folder / "pyproject.toml").is_file(), folder
     for folder in re.findall(r"\./plugins/[\w-]+", README.read_text(encoding="utf-8")):
         assert (ROOT / folder / "pyproject.toml").is_file(), folder
+
+
+def test_the_calls_the_readme_says_are_refused_are_refused(tmp_path: Path) -> None:
+    """Each `janito run ...` the README says "is refused" is refused before anything is
+    done, and the coercion it names really happens."""
+    import json
+    import shlex
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    refused = re.findall(r"`(janito run [^`]+)` is refused", text)
+    assert len(refused) == 3, refused
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    expected = ["permission_denied", "invalid_arguments", "outside_workspace"]
+    for command, error_type in zip(refused, expected, strict=True):
+        done = subprocess.run(shlex.split(command), cwd=workspace, env=environment(),
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120)
+        result = json.loads(done.stdout)
+        assert done.returncode == 1 and result["success"] is False, (command, done.stdout)
+        assert result["error_type"] == error_type, (command, result)
+        if error_type == "invalid_arguments":
+            assert [d["field"] for d in result["details"]] == ["filepath"]
+    assert list(workspace.iterdir()) == []  # nothing was written
+    coerced = re.search(r"`--args '(\{[^`]*\})'` counts the words of a file called `(\w+)`", text)
+    assert coerced, "the README no longer names the coercion"
+    (workspace / coerced.group(2)).write_text("one two three\n", encoding="utf-8")
+    done = subprocess.run(["janito", "run", "WordCount", "--args", coerced.group(1)],
+                          cwd=workspace, env=environment(), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["words"] == 3
