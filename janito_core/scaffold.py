@@ -66,10 +66,14 @@ def clashes(names: Names) -> list[str]:
                         f"(janito-{names.toolset}), which wins any clash over the name")
     else:
         spec = scan().toolsets.get(names.toolset)
-        if spec is not None and spec.distribution != _canonical(names.dist):
+        if spec is not None:
+            where = spec.location or "an unknown place"
+            same = spec.distribution == _canonical(names.dist)
             problems.append(
                 f"toolset {names.toolset!r} is advertised already by {spec.distribution} "
-                f"{spec.version} (installed in {spec.location or 'an unknown place'})"
+                f"{spec.version} (installed in {where})"
+                + (f", and the new distribution would have its name ({spec.distribution}), so "
+                   "installing either would replace the other" if same else "")
             )
     try:
         found = importlib.util.find_spec(names.package)  # a top-level name: nothing is imported

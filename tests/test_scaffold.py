@@ -77,11 +77,25 @@ def test_an_installed_toolset_name_or_importable_package_is_refused(testkit_dir:
     assert len(problems) == 1
     assert "advertised already by janito-testkit 1.2.3" in problems[0]
     assert str(testkit_dir) in problems[0]
-    assert clashes(choose_names("testkit", dist="janito-testkit", package="acme_tk")) == []
+    # The default distribution name is the installed one's: writing it would replace it.
+    [same] = clashes(choose_names("testkit", dist="janito-testkit", package="acme_tk"))
+    assert "advertised already by janito-testkit 1.2.3" in same
+    assert "would have its name (janito-testkit), so installing either would replace" in same
     [problem] = clashes(choose_names("jsonish", package="json"))
     assert problem.startswith("a module called 'json' is importable already (")
     with pytest.raises(ScaffoldError, match="--allow-clash"):
         write_toolset("jsonish", tmp_path, package="json")
+
+
+def test_the_command_refuses_an_installed_toolset_under_its_own_distribution_name(
+        testkit_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new-toolset", "testkit", "--package", "acme_tk", "--path", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("janito: error: toolset 'testkit' is advertised already by "
+                          "janito-testkit 1.2.3"), err
+    assert "installing either would replace the other: choose another name" in err
+    assert "--allow-clash" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
