@@ -182,6 +182,30 @@ def _summarise_failures(registry: Registry) -> int:
     return len(errors) + len(faults)
 
 
+def _authoring_problems(registry: Registry) -> int:
+    """Print on stderr what a model would suffer from in each tool's schema (no
+    description, a parameter without a type or a description, ...); return how many.
+
+    A schema that merely cannot be strict (a free-form ``dict[str, T]``, a declared JSON
+    Schema) is no problem of the author's: ``janito schema --strict`` says so.
+    """
+    from .schema import tool_schema
+
+    count = 0
+    for record in registry.records():
+        if record.failed:  # its annotations are broken: counted as a fault already
+            continue
+        try:
+            diagnostics = tool_schema(record.cls).diagnostics
+        except Exception as exc:  # a schema that cannot be built is a problem too
+            diagnostics = (f"its schema cannot be built: {type(exc).__name__}: {exc}",)
+        for diagnostic in diagnostics:
+            if not diagnostic.startswith("no strict schema"):
+                _warn(f"error: tool {record.name} ({record.distribution}): {diagnostic}")
+                count += 1
+    return count
+
+
 def _say_notes(registry: Registry) -> None:
     for note in registry.notes:
         _warn(f"note: toolset {note.toolset!r} ({note.distribution}): {note.reason}")
@@ -194,6 +218,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
     registry = build_registry(args)
     records = registry.records()
     failures = _summarise_failures(registry)
+    if args.strict:
+        failures += _authoring_problems(registry)
     sandbox = {r.name: status for r in records
                if (status := _sandbox_status(r.cls)) is not None}
     decided = _policy_marks(registry, records)
@@ -952,7 +978,9 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
     if wanted("tools"):
         tools = sub.add_parser("tools", parents=[common()], help="list tools, skipped tools and errors")
         tools.add_argument("--json", action="store_true", help="machine-readable output")
-        tools.add_argument("--strict", action="store_true", help="exit 1 if anything failed to load")
+        tools.add_argument("--strict", action="store_true",
+                           help="exit 1 if anything failed to load, or a tool's schema leaves "
+                           "the model without a description or a type")
         tools.set_defaults(handler=cmd_tools)
 
     if wanted("toolsets"):

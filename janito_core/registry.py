@@ -382,6 +382,8 @@ class Registry:
 
     def _load_locked(self, spec: ToolsetSpec) -> None:
         imported = import_toolset(spec)
+        failures_before = len(self._errors)
+        notes_before = len(self.notes)
         self._errors.extend(imported.errors)
         if imported.seconds > SLOW_IMPORT_SECONDS:
             self.warnings.append(
@@ -423,6 +425,15 @@ class Registry:
                 ))
                 continue
             records[record.name] = record
+        if not records and len(self._errors) == failures_before and len(self.notes) == notes_before:
+            # Loaded without a fault and without a word, yet offering nothing: the tools
+            # were not found where janito looks (or lack @tool), which the author must hear.
+            self._errors.append(LoadError(
+                spec.name, spec.distribution,
+                f"toolset {spec.name!r} has no tools: no public module of {spec.module} "
+                "defines a @tool class (modules whose names start with _ are not scanned)",
+                "empty", spec.module,
+            ))
         names = list(records)
         self._publish(list(records.values()), {spec.name: names})
         available = [n for n in names if records[n].status == "loaded"]

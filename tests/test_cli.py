@@ -265,6 +265,39 @@ QUIET = {
 }
 
 
+SLOPPY = {
+    "acme_sloppy/__init__.py": '"""Tools a model would struggle with: nothing in them is wrong for Python."""\n',
+    "acme_sloppy/sloppy.py": '''
+        from typing import Any
+
+        from janito_core import BaseTool, tool
+
+
+        @tool()
+        class Sloppy(BaseTool):
+            def run(self, count, label: str = "") -> dict[str, Any]:
+                return {"success": True}
+    ''',
+}
+
+EMPTY = {
+    "acme_empty/__init__.py": '"""A toolset whose one tool sits where janito does not look."""\n',
+    "acme_empty/_hidden.py": '''
+        from typing import Any
+
+        from janito_core import BaseTool, tool
+
+
+        @tool()
+        class Hidden(BaseTool):
+            """Never found: modules starting with _ are helpers."""
+
+            def run(self) -> dict[str, Any]:
+                return {"success": True}
+    ''',
+}
+
+
 AUTOLOADED = {
     **_one_tool_package("acme_autofiles", "AutoFiles", "Arrive without -t."),
     "acme_autosystem/__init__.py": '''
@@ -287,6 +320,7 @@ class Sites:
     autoload: Path  # acme-files and acme-system advertise the autoload names; system is broken
     forms: Path  # acme-forms: toolset "forms": Echo for the --name value form of run, and Loud
     quiet: Path  # acme-quiet: toolset "quiet": three tools skipped for one reason, and a note
+    sloppy: Path  # acme-sloppy: Sloppy without docstrings or a type; acme-empty: no tool found
 
 
 def build_sites(root: Path) -> Sites:
@@ -317,6 +351,10 @@ def build_sites(root: Path) -> Sites:
                        files=FORMS)
     write_distribution(folders["quiet"], "acme-quiet", "1.0.0", toolsets={"quiet": "acme_quiet"},
                        files=QUIET)
+    write_distribution(folders["sloppy"], "acme-sloppy", "1.0.0", toolsets={"sloppy": "acme_sloppy"},
+                       files=SLOPPY)
+    write_distribution(folders["sloppy"], "acme-empty", "1.0.0", toolsets={"empty": "acme_empty"},
+                       files=EMPTY)
     return Sites(**folders)
 
 
@@ -623,6 +661,51 @@ def test_strict_counts_tools_whose_should_load_raised(janito: Janito) -> None:
     clean = janito("tools", "--strict", "--json")  # testkit is on demand: not loaded, nothing failed
     assert clean.code == 0, clean
     assert rows_of(clean.json(), "testkit") == []
+
+
+def test_strict_fails_tools_a_model_could_not_be_told_about(janito: Janito, sites: Sites) -> None:
+    ran = janito.many({"plain": ["tools", "-t", "sloppy", "--json"],
+                       "strict": ["tools", "-t", "sloppy", "--json", "--strict"],
+                       "clean": ["tools", "-t", "testkit", "-t", "sloppy", "--strict", "-r"]},
+                      path=[sites.sloppy])
+    plain = ran["plain"]
+    assert plain.code == 0, plain
+    assert by_name(plain.json())["Sloppy"]["status"] == "loaded"  # it works: it is badly told
+    assert "Sloppy" not in plain.err  # only --strict looks at how a tool is described
+    strict = ran["strict"]
+    assert strict.code == 1, strict
+    assert strict.json() == plain.json()
+    said = [line for line in strict.err.splitlines() if "Sloppy" in line]
+    where = "janito: error: tool Sloppy (acme-sloppy): "
+    assert said == [
+        f"{where}Sloppy has no docstring: the model sees no description",
+        f"{where}parameter 'count' has no type annotation: any value is accepted",
+        f"{where}parameter 'count' is not documented in run()'s docstring",
+        f"{where}parameter 'label' is not documented in run()'s docstring",
+    ], strict.err
+    # Every tool janito's test toolset loads is described; only Sloppy (and LoadRaises,
+    # whose should_load raised) fail it.
+    assert not [line for line in ran["clean"].err.splitlines()
+                if "error: tool" in line and "Sloppy" not in line and "LoadRaises" not in line]
+
+
+def test_a_toolset_with_no_tools_is_an_error(janito: Janito, sites: Sites) -> None:
+    ran = janito.many({"tools": ["tools", "-t", "empty", "--json"],
+                       "strict": ["tools", "-t", "empty", "--strict"],
+                       "toolsets": ["toolsets", "-t", "empty", "--json", "--strict"]},
+                      path=[sites.sloppy])
+    assert ran["tools"].code == 0, ran["tools"]
+    [error] = rows_of(errors_of(ran["tools"].json()), "empty")
+    reason = ("toolset 'empty' has no tools: no public module of acme_empty defines a @tool "
+              "class (modules whose names start with _ are not scanned)")
+    assert error == {"name": None, "toolset": "empty", "distribution": "acme-empty",
+                     "permissions": None, "description": None, "status": "error",
+                     "kind": "empty", "reason": reason}
+    assert f"janito: error: toolset 'empty' (acme-empty): {reason}" in ran["tools"].err
+    assert ran["strict"].code == 1, ran["strict"]
+    assert ran["toolsets"].code == 1, ran["toolsets"]
+    [row] = [r for r in ran["toolsets"].json() if r["name"] == "empty"]
+    assert row["error"] == reason and row["tools"] == []
 
 
 def test_two_distributions_advertising_one_toolset(janito: Janito, sites: Sites) -> None:
