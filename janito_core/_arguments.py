@@ -88,8 +88,34 @@ def _unknown_tool(name: str, registry: Registry) -> dict[str, Any]:
         return failure(f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which "
                        "is installed but not loaded here", UNKNOWN_TOOL,
                        suggestions=close, toolset=spec.name, distribution=spec.distribution)
+    try:
+        cause, failures = registry.failures_behind(name)
+    except Exception:  # a courtesy, like the search above
+        cause, failures = None, []
+    if failures:
+        said = [_failure_text(e) for e in failures]
+        extra: dict[str, Any] = {"load_errors": [
+            {"toolset": e.toolset, "distribution": e.distribution, "kind": e.kind,
+             "reason": e.reason[:_REASON_CHARS]} for e in failures]}
+        if cause is not None:
+            return failure(f"{name} could not be loaded: {said[0]}", UNKNOWN_TOOL,
+                           suggestions=close, **extra)
+        more = f" (and {len(failures) - 1} more: see load_errors)" if len(failures) > 1 else ""
+        return failure(f"there is no tool called {name[:100]!r}; it may be missing because "
+                       f"a toolset failed to load: {said[0]}{more}{hint}", UNKNOWN_TOOL,
+                       suggestions=close, **extra)
     return failure(f"there is no tool called {name[:100]!r}{hint}", UNKNOWN_TOOL,
                    suggestions=close)
+
+
+#: Characters of a load failure's reason an ``unknown_tool`` answer carries.
+_REASON_CHARS = 1000
+
+
+def _failure_text(error: Any) -> str:
+    who = f"toolset {error.toolset!r}" if error.toolset else "an installed distribution"
+    where = f" ({error.distribution})" if error.distribution else ""
+    return f"{who}{where}: {error.reason[:_REASON_CHARS]}"
 
 
 def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, str]]:

@@ -169,17 +169,27 @@ def _table(rows: list[list[str]], indent: str = "") -> str:
 
 def _summarise_failures(registry: Registry) -> int:
     """Print load errors and tool faults on stderr; return how many there were."""
-    errors = registry.load_errors
     faults = [r for r in registry.records() if r.failed]
-    for error in errors:
-        who = f"toolset {error.toolset!r}" if error.toolset else "plugin"
-        where = f" ({error.distribution})" if error.distribution else ""
-        _warn(f"error: {who}{where}: {error.reason}")
+    errors = _say_load_errors(registry, warnings=False)
     for record in faults:
         _warn(f"error: tool {record.name} ({record.distribution}): {record.reason}")
     for warning in registry.warnings:
         _warn(f"warning: {warning}")
-    return len(errors) + len(faults)
+    return errors + len(faults)
+
+
+def _say_load_errors(registry: Registry, warnings: bool = True) -> int:
+    """Print what failed to load (and, with ``warnings``, the warnings) on stderr; return
+    how many failures there were."""
+    errors = registry.load_errors
+    for error in errors:
+        who = f"toolset {error.toolset!r}" if error.toolset else "plugin"
+        where = f" ({error.distribution})" if error.distribution else ""
+        _warn(f"error: {who}{where}: {error.reason}")
+    if warnings:
+        for warning in registry.warnings:
+            _warn(f"warning: {warning}")
+    return len(errors)
 
 
 def _authoring_problems(registry: Registry) -> int:
@@ -428,6 +438,15 @@ def _why_not_loaded(registry: Registry, name: str) -> str:
     if spec is not None:
         return (f"{name} belongs to toolset {spec.name!r} ({spec.distribution}), which is "
                 f"installed but not loaded: add -t {spec.name}")
+    from ._arguments import _failure_text
+
+    cause, failures = registry.failures_behind(name)
+    if cause is not None:
+        return f"{name} could not be loaded: {_failure_text(cause)}"
+    if failures:
+        return (f"{name} is not a loaded tool; it may be missing because a toolset failed to "
+                f"load: {_failure_text(failures[0])}"
+                + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""))
     return f"{name} is not a loaded tool (see `janito tools`)"
 
 
@@ -492,6 +511,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .dispatch import call_tool
 
     registry = build_registry(args)
+    # What failed to load may be why the tool is missing or is another toolset's: said
+    # before the call, so a person reads the cause before the refusal. A tool's own fault
+    # (should_load raised) is said by the call's refusal, if it is the one called.
+    _say_load_errors(registry)
     if args.args is not None and args.params:
         raise UsageError("give the arguments either with --args JSON or as --name value, not both")
     if args.args is not None:

@@ -598,6 +598,44 @@ class Registry:
                 return spec
         return None
 
+    def failures_behind(self, name: str) -> tuple[LoadError | None, list[LoadError]]:
+        """The load failures that may be why no tool ``name`` is loaded here.
+
+        Returns (the failure that certainly is, else None; every failure of the toolsets
+        this registry loaded or tried to, that could have cost a tool). A failure is
+        certainly the cause when it names the module the tool lives in by the
+        one-tool-per-module convention (``ReadEmails`` in ``read_emails.py``): that module
+        failed to import, or its package did and holds such a file. Nothing is imported.
+        """
+        import os
+
+        from .discovery import package_location
+
+        wanted = name.lower()
+        loaded = self._loaded
+        found = [
+            e for e in self.load_errors
+            if (e.toolset in loaded and e.kind in ("import", "toolset", "empty"))
+            or (e.toolset in loaded and e.kind == "clash" and e.module is None)  # a toolset's name
+            or (e.toolset is None and e.kind == "import")  # unreadable entry points
+        ]
+        if not wanted.isidentifier():
+            return None, found
+        for error in found:
+            if error.kind != "import" or not error.module:
+                continue
+            if error.module.rsplit(".", 1)[-1].replace("_", "").lower() == wanted:
+                return error, [error]
+            folder = package_location(error.module)
+            try:
+                files = os.listdir(folder) if folder and os.path.isdir(folder) else []
+            except OSError:
+                continue
+            if any(f.endswith(".py") and not f.startswith("_")
+                   and f[:-3].replace("_", "").lower() == wanted for f in files):
+                return error, [error]
+        return None, found
+
     def get_function_schema(self, name: str, *, strict: bool = False) -> dict[str, Any]:
         """The OpenAI chat-completions function schema of tool ``name``."""
         from .formats import openai_chat  # formats are built on use

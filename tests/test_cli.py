@@ -746,6 +746,55 @@ def test_two_toolsets_defining_one_tool_name(janito: Janito, sites: Sites) -> No
     assert run.json() == {"success": True, "from": "acme_dupe"}
 
 
+def test_run_says_what_failed_to_load_and_names_it_as_the_cause(janito: Janito,
+                                                                 sites: Sites) -> None:
+    ran = janito.many({
+        "module": ["run", "-t", "odd", "Exploding"],
+        "package": ["run", "-t", "broken", "Frobnicate"],
+        "help": ["run", "-t", "odd", "Exploding", "--help"],
+        "fine": ["run", "-t", "odd", "Fine"],
+    }, path=[sites.broken])
+    ran["clash"] = janito("run", "-t", "clash", "ClashTwo", path=[sites.clash])
+    exploded = "cannot import acme_odd.exploding: RuntimeError: the exploding module blew up"
+    # The module named after the tool failed to import: that is the cause, said as such.
+    module = ran["module"]
+    assert module.code == 1, module
+    result = module.json()
+    assert result["error_type"] == "unknown_tool"
+    assert result["error"] == f"Exploding could not be loaded: toolset 'odd' (acme-odd): {exploded}"
+    assert result["load_errors"] == [{"toolset": "odd", "distribution": "acme-odd",
+                                      "kind": "import", "reason": exploded}]
+    assert module.err.splitlines() == [f"janito: error: toolset 'odd' (acme-odd): {exploded}",
+                                       f"janito: {result['error']}"]
+    assert ran["help"].code == 2 and "Exploding could not be loaded: toolset 'odd'" in ran["help"].err
+    # A whole package failed: its tools are unknown, and the failure is the likely cause.
+    package = ran["package"].json()
+    assert package["error"].startswith("there is no tool called 'Frobnicate'; it may be missing "
+                                       "because a toolset failed to load: toolset 'broken' "
+                                       "(acme-broken): cannot import acme_broken: ImportError")
+    assert [e["toolset"] for e in package["load_errors"]] == ["broken"]
+    assert "acme_broken needs the frobnicate library" in ran["package"].err
+    # A toolset name two distributions advertise: the one ignored has the tool.
+    clash = ran["clash"].json()
+    assert clash["error_type"] == "unknown_tool"
+    assert [(e["kind"], e["distribution"]) for e in clash["load_errors"]] == [
+        ("clash", "acme-clash-one, acme-clash-two")]
+    assert "acme-clash-two (ignored)" in ran["clash"].err
+    # The call of a tool that did load still runs, the failure beside it said on stderr.
+    assert ran["fine"].code == 0 and ran["fine"].json() == {"success": True}
+    assert ran["fine"].err.splitlines() == [f"janito: error: toolset 'odd' (acme-odd): {exploded}"]
+
+
+def test_run_says_when_a_tool_name_belongs_to_two_toolsets(janito: Janito, sites: Sites) -> None:
+    run = janito("run", "-t", "testkit", "-t", "dupe", "ReadNote", "--filepath", "x",
+                 path=[sites.dupe])
+    assert run.json()["error_type"] == "not_found"  # testkit's ReadNote ran: it was first
+    [line] = run.err.splitlines()
+    assert line.startswith("janito: error: toolset 'dupe' (acme-dupe): tool 'ReadNote' of "
+                           "toolset 'dupe' (acme-dupe) has the name of a tool already loaded "
+                           "from toolset 'testkit' (janito-testkit)"), run.err
+
+
 def test_a_plugin_that_cannot_load_is_an_error_row(janito: Janito, sites: Sites) -> None:
     ran = janito("tools", "-t", "testkit", "--json", path=[sites.raising])
     assert ran.code == 0, ran
