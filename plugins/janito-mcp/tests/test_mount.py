@@ -259,6 +259,34 @@ def test_janito_tools_lists_one_error_row_per_server(tmp_path: Path, config_dir:
     assert reasons[2].startswith("MCP server 'gone'") and "command not found" in reasons[2]
 
 
+def test_janito_run_names_the_server_that_would_not_start(tmp_path: Path, config_dir: Path,
+                                                          workspace: Path) -> None:
+    """A tool of a server that did not start is unknown; the answer says why."""
+    pytest.importorskip("janito_core.cli")
+    path = write_config(tmp_path / "mcp.json",
+                        {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}})
+    no_programs = tmp_path / "empty-bin"
+    no_programs.mkdir()  # so `uvx` is found nowhere, as on a machine without uv
+    done = subprocess.run(
+        [sys.executable, "-m", "janito_core.cli", "run", "-t", "mcp", "fetch__fetch",
+         "--url", "https://example.org"],
+        cwd=workspace, capture_output=True, text=True, timeout=60,
+        env=child_env(config_dir, JANITO_MCP_CONFIG=str(path), PATH=str(no_programs)))
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["error_type"] == "unknown_tool"
+    failed = "toolset 'mcp' (janito-mcp): MCP server 'fetch' (uvx mcp-server-fetch) failed to start"
+    assert result["error"].startswith(f"there is no tool called 'fetch__fetch'; it may be "
+                                      f"missing because a toolset failed to load: {failed}: ")
+    assert "command not found" in result["error"]
+    [error] = result["load_errors"]
+    assert (error["toolset"], error["distribution"], error["kind"]) == ("mcp", "janito-mcp",
+                                                                      "toolset")
+    said = done.stderr.splitlines()
+    assert said[0].startswith(f"janito: error: {failed}: "), done.stderr
+    assert said[-1] == f"janito: {result['error']}"
+
+
 @pytest.mark.parametrize("content, expected", [
     (None, "no MCP servers are configured"),
     ('{"servers": {}}', "lists no MCP servers"),
