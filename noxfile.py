@@ -730,6 +730,9 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             "test_calls_made_while_plugins_register_on_another_thread_still_run",
         ),
         "tests/test_policy.py": ("test_an_asked_call_waits_alone_and_keeps_the_order_of_writes",),
+        "tests/test_cli_timeout.py": (
+            "test_a_call_that_overruns_its_time_ends_with_its_processes",
+        ),
         # one parameter only: the others check probes that do not sleep
         "tests/test_conformance.py": (
             "test_each_probe_is_flagged_with_the_input_that_showed_it[sleeps]",
@@ -863,6 +866,7 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             "test_no_escape_outlives_the_call",
             "test_a_python_daemon_outlives_neither_tool",
             "test_janito_run_with_a_timeout",
+            "test_janito_run_call_timeout_ends_the_tree",
             "test_janito_run_stopped_while_a_tool_runs",
         ),
         "tests/reliability/test_serving_processes.py": (

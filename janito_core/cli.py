@@ -528,14 +528,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         arguments = _parse_params(args.params, registry, args.tool_name)
     from ._context import current_caller
 
+    timeout = args.call_timeout
+    deadline = _deadline(args.tool_name, timeout)
     previous = _interrupt_on_sigterm()
     caller = current_caller.set({"kind": "cli", "pid": os.getpid()})
+    result: dict[str, Any] | None = None
+    from ._deadline import CallOverran
+
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
-            result = call_tool(args.tool_name, arguments, registry=registry)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):  # a tool's print() is not its result
+                if deadline is not None:
+                    deadline.start()
+                result = call_tool(args.tool_name, arguments, registry=registry, timeout=timeout)
+        finally:
+            if deadline is not None:
+                deadline.stop()
+    except CallOverran:
+        assert deadline is not None
+        deadline.stop()  # again: the interrupt may have come inside the first stop()
     finally:
         current_caller.reset(caller)
         _restore_sigterm(previous)
+    if deadline is not None and (result is None or deadline.overran or (
+            deadline.expired and result.get("error_type") == "timeout")):
+        result = _timed_out(args.tool_name, result, deadline)
+    assert result is not None
     if not result.get("success") and result.get("error_type") in _REFUSALS:
         # refused before the tool ran, so no tool said so on stderr: say it here
         said = str(result.get("error"))
@@ -544,6 +562,67 @@ def cmd_run(args: argparse.Namespace) -> int:
         _warn(_utf8_text(said))
     _dump(result)
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+#: Seconds ``janito run`` gives a call by default (``--call-timeout``).
+DEFAULT_CALL_TIMEOUT = 300.0
+
+
+def _seconds(text: str) -> float | None:
+    """``--call-timeout``: a positive number of seconds, or ``inf`` for no limit."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value != value or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds (inf "
+                                         "for no limit)")
+    return None if value == float("inf") else value
+
+
+def _deadline(tool: str, timeout: float | None) -> Any:
+    """The :class:`janito_core._deadline.Deadline` of a call (None without a timeout); at
+    its last step it answers ``timeout`` on stdout and ends the process."""
+    if timeout is None:
+        return None
+    from ._deadline import Deadline
+
+    out = sys.stdout
+
+    def give_up() -> None:
+        from .results import TIMEOUT, failure
+
+        try:
+            said = (f"{tool} did not finish within {timeout:g} s and could not be stopped: "
+                    "janito exits without waiting for it")
+            _warn(f"{said} (janito run --call-timeout SECONDS gives a call longer)")
+            sys.stdout = out  # the call's redirection to stderr is still in place
+            _dump(failure(said, TIMEOUT, tool=tool))
+            out.flush()
+        finally:
+            os._exit(EXIT_FAILED)
+
+    return Deadline(timeout, give_up)
+
+
+def _timed_out(tool: str, result: dict[str, Any] | None, deadline: Any) -> dict[str, Any]:
+    """The answer of a call whose time ran out: the tool's own when it stopped as told (a
+    ``timeout`` result), else one saying it had to be interrupted; either way the
+    processes it started and left are killed, and stderr says how to give it longer."""
+    from .results import TIMEOUT, failure
+
+    ended = deadline.end_leftovers()
+    if result is None or deadline.overran:
+        said = f"{tool} did not finish within {deadline.timeout:g} s and did not stop when told to"
+        said += ": it was interrupted"
+        result = failure(said, TIMEOUT, tool=tool)
+    elif result.get("error_type") != TIMEOUT:
+        return result
+    if ended:
+        result = {**result, "processes_ended": len(ended)}
+    _warn(f"{_utf8_text(str(result.get('error')))} (janito run --call-timeout SECONDS gives a "
+          "call longer)")
+    return result
 
 
 #: The failures dispatch answers before a tool runs.
@@ -1030,6 +1109,10 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
         run.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
         run.add_argument("--no-journal", dest="journal", action="store_false",
                          help="neither journal the call's changes (no undo) nor log the call")
+        run.add_argument("--call-timeout", type=_seconds, default=DEFAULT_CALL_TIMEOUT,
+                         metavar="SECONDS",
+                         help=f"stop the call after this long (default {DEFAULT_CALL_TIMEOUT:g}; "
+                         "inf for no limit)")
         run.set_defaults(handler=cmd_run, params=[])
         parser.set_defaults(run_options={
             option: action.nargs != 0 for action in run._actions for option in action.option_strings

@@ -9,7 +9,8 @@ makes its own group), a ``set -m`` background job and a daemon that double-forks
 ended by the call's timeout, by its normal end and by its cancel token, under each
 containment mechanism this machine has (bubblewrap, the supervisor). After the call
 returns, the process table (``/proc/*/cmdline``, zombies excluded) must hold no process
-with the marker. The same is checked through ``janito run``: with a timeout, and when
+with the marker. The same is checked through ``janito run``: with a timeout, with a
+``--call-timeout`` shorter than the tool's own, and when
 that command is interrupted with SIGINT, asked to stop with SIGTERM, hung up on (SIGHUP),
 quit (SIGQUIT) or killed (SIGKILL) while a tool runs. A host that holds 1,100 open
 descriptors (the sandbox's own pipes are then numbered above 1024, where ``select()``
@@ -292,8 +293,8 @@ def stop_signals_at_default() -> None:
 
 
 def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
-                         mechanism: str | None = None, escapes: bool = False
-                         ) -> subprocess.Popen[str]:
+                         mechanism: str | None = None, escapes: bool = False,
+                         options: tuple[str, ...] = ()) -> subprocess.Popen[str]:
     code = bash_tree(marker, "timeout")
     if escapes:
         code = "".join(ESCAPES[kind].format(m=marker) for kind in sorted(ESCAPES)) + code
@@ -302,7 +303,7 @@ def janito_run_with_tree(tmp_path: Path, marker: str, timeout: float,
     workspace = tmp_path / "ws"  # beside the state folder, as the supervisor needs
     workspace.mkdir(exist_ok=True)
     return subprocess.Popen(
-        [*rel.janito_command(), "run", "-x", "RunBashCode", "--args",
+        [*rel.janito_command(), "run", "-x", *options, "RunBashCode", "--args",
          json.dumps({"code": code, "timeout": timeout})],
         cwd=workspace, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, preexec_fn=stop_signals_at_default)
@@ -316,6 +317,25 @@ def test_janito_run_with_a_timeout(tmp_path: Path) -> None:
         rel.SWEEP.check(out + err, "janito run")
         assert proc.returncode == 1
         assert json.loads(out)["error_type"] == "timeout"
+        assert settle(marker) == []
+    finally:
+        reap(marker)
+    rel.count("processes: trees started and checked")
+
+
+def test_janito_run_call_timeout_ends_the_tree(mechanism: str, tmp_path: Path) -> None:
+    """``--call-timeout`` shorter than the tool's own timeout: the call's token stops it,
+    every escape included."""
+    marker = f"janito-rel-{uuid.uuid4().hex[:12]}"
+    try:
+        proc = janito_run_with_tree(tmp_path, marker, 600, mechanism, escapes=True,
+                                    options=("--call-timeout", "2"))
+        out, err = proc.communicate(timeout=120)
+        rel.SWEEP.check(out + err, "janito run")
+        assert proc.returncode == 1, err
+        result = json.loads(out)
+        assert result["error_type"] == "timeout", result
+        assert result["error"] == "RunBashCode did not finish within 2 s and was stopped"
         assert settle(marker) == []
     finally:
         reap(marker)
