@@ -156,7 +156,23 @@ def _validate(record: ToolRecord, arguments: Mapping[str, Any]) -> dict[str, Any
             kwargs[name] = None
     if schema.groups and not errors:
         errors = _group_problems(schema.groups, arguments)
+    if errors:
+        _add_changes(record, errors)
     return errors or kwargs
+
+
+def _add_changes(record: ToolRecord, errors: list[dict[str, str]]) -> None:
+    """Append to each refused value what the tool's ``changed_parameters`` says changed in
+    the values that parameter takes ({name: sentence}), so a call written for the tool's
+    earlier meaning is told the new one (``max_depth``: "0 searched no folder before; 1 is
+    the folder's own files now")."""
+    changed = getattr(record.cls, "changed_parameters", None)
+    if not isinstance(changed, Mapping) or not changed:
+        return
+    for error in errors:
+        note = changed.get(error.get("field"))
+        if isinstance(note, str) and note and error.get("error") != "missing required field":
+            error["error"] = f"{error['error']} ({note})"
 
 
 def _group_problems(groups: Iterable[Any], arguments: Mapping[str, Any]) -> list[dict[str, str]]:

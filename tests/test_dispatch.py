@@ -6,13 +6,14 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from janito_core import BaseTool, Privileges, Registry, hookimpl, tool
+from janito_core.constraints import Ge
 from janito_core.dispatch import ToolCall, call_tool, execute_tool_calls, failure
 
 
@@ -782,6 +783,35 @@ def test_a_renamed_parameter_names_its_new_name(workspace: Path) -> None:
     assert details == {"search_text": "unknown field: renamed to 'old_str'",
                        "old_str": "missing required field"}
     assert call(registry, "Renamed", {"old_str": "x"})["success"] is True
+
+
+@tool(permissions="")
+class Changed(BaseTool):
+    """A tool whose parameter's values changed meaning."""
+
+    changed_parameters: ClassVar[dict[str, str]] = {"depth": "0 meant no limit before: use null"}
+
+    def run(self, depth: Annotated[int, Ge(1)] | None = None, name: str = "") -> dict[str, Any]:
+        """Echo.
+
+        Args:
+            depth: Levels, from 1; null for no limit.
+            name: Text.
+        """
+        return {"success": True, "depth": depth}
+
+
+def test_a_refused_value_says_what_changed(workspace: Path) -> None:
+    registry = Registry(workspace=workspace, autoload=(), allowed=None)
+    registry.add_tool(Changed)
+    result = call(registry, "Changed", {"depth": 0, "name": ["x"]})
+    details = {d["field"]: d["error"] for d in result["details"]}
+    assert details == {"depth": "must be at least 1, got 0 (0 meant no limit before: use null)",
+                       "name": "expected a string, got array"}
+    assert "(0 meant no limit before: use null)" in result["error"]
+    typed = call(registry, "Changed", {"depth": "deep"})
+    assert typed["details"][0]["error"].endswith("(0 meant no limit before: use null)")
+    assert call(registry, "Changed", {"depth": None})["depth"] is None
 
 
 @tool(permissions="")
