@@ -33,7 +33,7 @@ from ._common import (
     safe_text,
 )
 from ._listing import Start, walk_roots
-from ._walk import Exclude, depth_limit, parse_exclude, walk
+from ._walk import Exclude, parse_exclude, walk
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -61,6 +61,10 @@ lines, each clipped to LINE_CHARS characters."""
 
 MAX_RESULTS_LIMIT = 10_000
 """The most matching lines one search may return (each line up to LINE_CHARS characters)."""
+
+MAX_DEPTH_CHANGE = ("0 searched no folder in janito 4.50: 1 searches the files directly in "
+                    "the given folders, null has no limit")
+"""What SearchText and SearchRegex add when refusing a max_depth (0 above all)."""
 
 # Seconds a regular expression may spend matching over one whole search. A pattern that
 # backtracks catastrophically (``(a|aa)+$`` against "aaaa...!") would otherwise run for hours.
@@ -629,7 +633,7 @@ def search(tool: BaseTool, echo: dict[str, Any], paths: str | list[str], term: s
     scan = _Scan(tool, matcher, MAX_RESULTS_LIMIT if max_results is None else max_results,
                  count_only)
     try:
-        scan.run(starts, depth_limit(max_depth), respect_gitignore, parse_exclude(exclude))
+        scan.run(starts, max_depth, respect_gitignore, parse_exclude(exclude))
     except RegexTooSlow:
         message = (f"the regular expression took more than {counted(REGEX_TIME_LIMIT, 'second')} of "
                    "matching and was stopped: it is too slow (nested or overlapping "

@@ -236,8 +236,9 @@ def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore:
                                    state=rules)
 
 
-def depth_limit(max_depth: int | None) -> int | None:
-    """A model's ``max_depth`` as the walker's limit: None or 0 means unlimited."""
-    if max_depth is None or max_depth <= 0:
-        return None
-    return max_depth
+def listing_levels(max_depth: int | None) -> int | None:
+    """The ``max_depth`` of ListFiles and FindFiles, which counts the levels of subfolders
+    below the folders' own entries as janito 4.50 did (0 = their own entries), as the
+    walker's limit, which counts the levels listed (1 = their own entries); None is no
+    limit. SearchText and SearchRegex count as the walker does (4.50 did so there too)."""
+    return None if max_depth is None else max_depth + 1

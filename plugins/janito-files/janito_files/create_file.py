@@ -42,18 +42,29 @@ class CreateFile(BaseTool):
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str, content: str, overwrite: bool = False) -> CreatedFile:
+    def run(self, filepath: str, content: str | None = None, overwrite: bool = False
+            ) -> CreatedFile:
         """Write "content" to a file.
 
         Args:
             filepath: Path of the file to create, relative to the workspace root.
-            content: The complete text of the file (written as UTF-8).
+            content: The complete text of the file (written as UTF-8). Left out (or null),
+                the file is created empty, as janito 4.50 did; an existing file is then never
+                replaced: pass "" with overwrite=true to empty one.
             overwrite: Replace the file if it already exists; otherwise an existing file is
                 left alone and the call fails.
         """
         echo = {"filepath": echoed(filepath)}
         if filepath.endswith(("/", os.sep)):
             return failure("the path names a folder, not a file", "is_a_directory", **echo)
+        if content is None:
+            if overwrite:
+                # A call that lost its content on the way must not empty a file.
+                said = ('missing: without it no file is replaced; pass the new text, or "" '
+                        'to empty the file')
+                return invalid(f"content is {said}", **echo,
+                               details=[{"field": "content", "error": said}])
+            content = ""
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError as exc:

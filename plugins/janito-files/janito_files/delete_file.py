@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from janito_core import BaseTool, failure, tool
 
-from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
+from ._common import NotRequired, TypedDict, echoed, invalid, locate, os_failure, safe_text
 
 
 class DeletedFile(TypedDict):
@@ -16,33 +16,43 @@ class DeletedFile(TypedDict):
 
     Attributes:
         filepath: The path as given.
-        path: The file, as the workspace showed it.
-        bytes: Its size.
+        force: True when it was given true.
+        path: The file, as the workspace showed it (a folder ends with "/").
+        bytes: Its size (0 for a folder).
         was_symlink: True when it was a symbolic link (the link was deleted, not its target).
+        was_directory: True when it was an empty folder (force).
     """
 
     filepath: str
+    force: NotRequired[bool]
     path: str
     bytes: int
     was_symlink: bool
+    was_directory: NotRequired[bool]
 
 
 @tool(permissions="w")
 class DeleteFile(BaseTool):
     """Delete a file (or a symbolic link, not what it points to) in the workspace.
 
-    Folders are refused; use RemoveDirectory for them.
+    Folders are refused unless force is true and the folder is empty; RemoveDirectory
+    removes folders, their contents too with recursive=true.
     """
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str) -> DeletedFile:
+    def run(self, filepath: str, force: bool = False) -> DeletedFile:
         """Delete one file.
 
         Args:
             filepath: Path of the file to delete, relative to the workspace root.
+            force: Also delete the path when it is an empty folder (as janito 4.50 did); a
+                folder with contents is still refused (RemoveDirectory with recursive=true
+                removes it).
         """
-        echo = {"filepath": echoed(filepath)}
+        echo: dict[str, Any] = {"filepath": echoed(filepath)}
+        if force:
+            echo["force"] = True
         where, refused = locate(self, filepath, "filepath", follow=False, action="find")
         if where is None:
             return refused or invalid("no path given", **echo)
@@ -56,8 +66,10 @@ class DeleteFile(BaseTool):
             except OSError as exc:
                 return os_failure(exc, f"find {path}", **echo)
             if stat.S_ISDIR(info.st_mode):
-                return failure(f"{path} is a folder; use RemoveDirectory to remove folders",
-                               "is_a_directory", **echo)
+                if force:
+                    return self._remove_empty_folder(where, path, echo)
+                return failure(f"{path} is a folder; use RemoveDirectory to remove folders "
+                               "(or force=true for an empty one)", "is_a_directory", **echo)
             self.report_start(f"Deleting {path}")
             try:
                 info = where.remove()
@@ -70,6 +82,23 @@ class DeleteFile(BaseTool):
         self.report_result(f"Deleted {path}")
         return {"success": True, **echo, "path": path, "bytes": info.st_size,
                 "was_symlink": stat.S_ISLNK(info.st_mode)}
+
+    def _remove_empty_folder(self, where: Any, path: str, echo: dict[str, Any]
+                             ) -> dict[str, Any]:
+        """force=true on a folder: remove it if it is empty, as janito 4.50 did."""
+        self.report_start(f"Removing empty folder {path}")
+        try:
+            where.rmdir(recursive=False)
+        except OSError as exc:
+            self.report_error(f"could not remove {path}: {exc.strerror or exc}")
+            result = os_failure(exc, f"remove {path}", **echo)
+            if result["error_type"] == "directory_not_empty":
+                result["error"] += ("; force removes only an empty folder: RemoveDirectory "
+                                    "with recursive=true removes one with its contents")
+            return result
+        self.report_result(f"Removed empty folder {path}")
+        return {"success": True, **echo, "path": path + "/", "bytes": 0, "was_symlink": False,
+                "was_directory": True}
 
 
 def main(argv: list[str] | None = None) -> int:

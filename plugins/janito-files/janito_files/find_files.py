@@ -24,7 +24,7 @@ from ._listing import (
     walk_roots,
     walked,
 )
-from ._walk import depth_limit, parse_exclude
+from ._walk import listing_levels, parse_exclude
 
 FileType = Literal["file", "dir", "symlink", "any"]
 SortBy = Literal["name", "size", "mtime"]
@@ -166,8 +166,9 @@ class FindFiles(BaseTool):
             max_size: Largest size of a file, in bytes or as "10KB", "5MB", "1GB".
             modified_within_days: Only what was modified in the last N days (0.5 = 12 hours).
             older_than_days: Only what was last modified more than N days ago.
-            max_depth: How many folder levels to descend (1 = only the given folders' own
-                entries); null or 0 means no limit.
+            max_depth: How many levels of subfolders to descend into: 0 is only the given
+                folders' own entries, 1 adds their subfolders' entries, and so on (as janito
+                4.50 counted); null for no limit.
             max_results: Most paths to return (null for 100,000); the list is cut after that
                 and "truncated" is true.
             sort_by: "name" (path order, the default), "size" (largest first) or "mtime"
@@ -202,7 +203,7 @@ class FindFiles(BaseTool):
         unreadable: list[str] = []
 
         def found() -> Iterator[tuple[Listed, os.stat_result | None]]:
-            for entry, below, walk_entry in walked(self, starts, depth_limit(max_depth),
+            for entry, below, walk_entry in walked(self, starts, listing_levels(max_depth),
                                                    respect_gitignore, unreadable,
                                                    parse_exclude(exclude)):
                 kind = entry.kind

@@ -19,7 +19,7 @@ from ._listing import (
     walk_roots,
     walked,
 )
-from ._walk import depth_limit
+from ._walk import listing_levels
 
 
 class Listing(TypedDict):
@@ -80,19 +80,17 @@ class ListFiles(BaseTool):
                 characters, "?" one, "[abc]" one of them); ending in "/" keeps only folders.
                 Folders that do not match are still looked into when recursive.
             recursive: Also list what the subfolders hold, and theirs, down to max_depth.
-            max_depth: How many levels to list: 1 is the folder's own entries, 2 adds its
-                subfolders' entries, and so on; null or 0 for no limit. Given without
-                recursive, it still applies.
+            max_depth: How many levels of subfolders to descend into: 0 is the folder's own
+                entries, 1 adds its subfolders' entries, and so on (as janito 4.50 counted);
+                null for no limit. Given without recursive, it still applies.
             respect_gitignore: Leave out what .gitignore files exclude (.janitoignore files
                 are always respected).
             max_results: Most entries to return (null for 100,000); the listing is cut
                 after that and "truncated" is true.
         """
         echo = {"directory": echoed(directory)}
-        if recursive:
-            limit = depth_limit(max_depth)
-        else:
-            limit = max_depth if max_depth is not None and max_depth > 1 else 1
+        # Without recursive, max_depth still applies: asking for depth means wanting it.
+        limit = listing_levels(max_depth) if recursive or max_depth is not None else 1
         roots = walk_roots(self, [directory], echo)
         if isinstance(roots, dict):
             return roots

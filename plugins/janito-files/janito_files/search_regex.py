@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._search import MAX_RESULTS_LIMIT, RegexSearched, search, search_echo
+from ._search import MAX_DEPTH_CHANGE, MAX_RESULTS_LIMIT, RegexSearched, search, search_echo
 
 
 @tool(permissions="r")
@@ -20,6 +20,8 @@ class SearchRegex(BaseTool):
     """
 
     reads_paths: ClassVar[tuple[str, ...]] = ("paths",)
+
+    changed_parameters: ClassVar[dict[str, str]] = {"max_depth": MAX_DEPTH_CHANGE}
 
     renamed_parameters: ClassVar[dict[str, str]] = {
         "query": "renamed to 'pattern' here (SearchText takes a plain-text 'query')",
@@ -34,7 +36,7 @@ class SearchRegex(BaseTool):
         | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
         pattern: Annotated[str, MinLen(1)],
         case_sensitive: bool = True,
-        max_depth: Annotated[int, Ge(0)] | None = None,
+        max_depth: Annotated[int, Ge(1)] | None = None,
         max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 100,
         count_only: bool = False,
         respect_gitignore: bool = True,
@@ -48,8 +50,8 @@ class SearchRegex(BaseTool):
             pattern: A Python regular expression, matched within each line ("^" and "$"
                 match at line starts and ends; a match never spans lines).
             case_sensitive: Match letter case exactly.
-            max_depth: How many folder levels to descend (1 = only files directly in the
-                given folders); null or 0 means no limit.
+            max_depth: How many folder levels to search: 1 is the files directly in the
+                given folders, 2 adds their subfolders' files, and so on; null for no limit.
             max_results: Most matching lines to return (at most 10,000; null for 10,000);
                 the search stops there and "truncated" is true.
             count_only: Return the number of matching lines per file instead of the lines.

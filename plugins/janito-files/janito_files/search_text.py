@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar
 from janito_core import BaseTool, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._search import MAX_RESULTS_LIMIT, TextSearched, search, search_echo
+from ._search import MAX_DEPTH_CHANGE, MAX_RESULTS_LIMIT, TextSearched, search, search_echo
 
 
 @tool(permissions="r")
@@ -21,6 +21,8 @@ class SearchText(BaseTool):
     """
 
     reads_paths: ClassVar[tuple[str, ...]] = ("paths",)
+
+    changed_parameters: ClassVar[dict[str, str]] = {"max_depth": MAX_DEPTH_CHANGE}
 
     renamed_parameters: ClassVar[dict[str, str]] = {
         "use_regex": "removed: use the SearchRegex tool (its 'pattern' is the regular "
@@ -35,7 +37,7 @@ class SearchText(BaseTool):
         | Annotated[list[Annotated[str, Pattern(r"\S")]], MinLen(1)],
         query: Annotated[str, MinLen(1)],
         case_sensitive: bool = True,
-        max_depth: Annotated[int, Ge(0)] | None = None,
+        max_depth: Annotated[int, Ge(1)] | None = None,
         max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 100,
         count_only: bool = False,
         respect_gitignore: bool = True,
@@ -48,8 +50,8 @@ class SearchText(BaseTool):
                 string with paths separated by spaces ("." is the workspace root).
             query: The exact text to find within a line (no line breaks).
             case_sensitive: Match letter case exactly; false also finds "Text" for "text".
-            max_depth: How many folder levels to descend (1 = only files directly in the
-                given folders); null or 0 means no limit.
+            max_depth: How many folder levels to search: 1 is the files directly in the
+                given folders, 2 adds their subfolders' files, and so on; null for no limit.
             max_results: Most matching lines to return (at most 10,000; null for 10,000);
                 the search stops there and "truncated" is true.
             count_only: Return the number of matching lines per file instead of the lines.

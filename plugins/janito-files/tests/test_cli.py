@@ -24,7 +24,7 @@ CASES = [
     ("search_text", [".", "GAMMA", "--no-case-sensitive"], lambda r: r["count"] == 1),
     ("search_text", [".", "gamma", "--count-only"], lambda r: r["total_matches"] == 1),
     ("search_regex", [".", "^g[a-z]+a$"], lambda r: r["count"] == 1),
-    ("create_file", ["new.txt", "hello"], lambda r: r["created"] is True),
+    ("create_file", ["new.txt", "--content", "hello"], lambda r: r["created"] is True),
     ("replace_text_in_file", ["b.txt", "beta", "BETA"], lambda r: r["replacements"] == 1),
     ("move_file", ["b.txt", "new/moved.txt", "--create-dirs"],
      lambda r: r["destination"] == "new/moved.txt"),

@@ -98,8 +98,8 @@ def test_parent_that_is_a_file(files: Any, ws: Path) -> None:
 
 
 def test_missing_arguments(files: Any) -> None:
-    result = fails(files.call("CreateFile", filepath="a.txt"), "invalid_arguments")
-    assert result["details"][0]["field"] == "content"
+    result = fails(files.call("CreateFile", content="x"), "invalid_arguments")
+    assert result["details"] == [{"field": "filepath", "error": "missing required field"}]
 
 
 def test_outside_the_workspace_is_refused(files: Any, ws: Path, outside: Path) -> None:

@@ -77,7 +77,7 @@ def test_list_files(files: Any, project: Path) -> None:
                                                       "node_modules/"]
     python = ok(files.call("ListFiles", directory="app", pattern="*.py", recursive=True))
     assert python["entries"] == ["app/main.py", "app/util.py"]
-    shallow = ok(files.call("ListFiles", directory=".", recursive=True, max_depth=2,
+    shallow = ok(files.call("ListFiles", directory=".", recursive=True, max_depth=1,
                             respect_gitignore=True))["entries"]
     assert "app/main.py" in shallow and "node_modules/lib/index.js" not in shallow
     assert not any(e.startswith((".janito", "secrets")) for e in shallow)
@@ -148,3 +148,74 @@ def test_an_ignore_file_that_is_not_a_regular_file_is_ignored(files: Any, projec
     os.mkfifo(project / ".janitoignore")
     listing = ok(files.call("ListFiles", recursive=True))["entries"]
     assert "secrets/token.txt" in listing
+
+
+# -- the call shapes where janito 4.50's meaning once differed ------------------------------
+# Each was replayed from 4.50's own tests (janito 4.50.0 run on the same tree where a
+# meaning is in question): the outcome here is 4.50's, or a refusal whose detail names the
+# way to write it now.
+
+
+def test_max_depth_of_list_and_find_counts_as_4_50_did(files: Any, project: Path) -> None:
+    """ListFiles and FindFiles: 0 is the folder's own entries, N adds N levels below."""
+    for path in ("pkg/top.py", "pkg/a/mid.py", "pkg/a/b/deep.py"):
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text("x = 1\n")
+    listed = {depth: ok(files.call("ListFiles", directory="pkg", recursive=True,
+                                   max_depth=depth))["entries"] for depth in (0, 1, None)}
+    assert listed[0] == ["pkg/a/", "pkg/top.py"]
+    assert listed[1] == ["pkg/a/", "pkg/a/b/", "pkg/a/mid.py", "pkg/top.py"]
+    assert listed[None] == ["pkg/a/", "pkg/a/b/", "pkg/a/b/deep.py", "pkg/a/mid.py",
+                            "pkg/top.py"]
+    found = {depth: ok(files.call("FindFiles", paths="pkg", pattern="*.py",
+                                  max_depth=depth))["files"] for depth in (0, 1, None)}
+    assert found[0] == ["pkg/top.py"]
+    assert found[1] == ["pkg/a/mid.py", "pkg/top.py"]
+    assert found[None] == ["pkg/a/b/deep.py", "pkg/a/mid.py", "pkg/top.py"]
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("SearchText", {"query": "hello"}),
+    ("SearchRegex", {"pattern": "hel+o"}),
+])
+def test_max_depth_of_searches_counts_from_1_and_refuses_0(files: Any, project: Path, tool: str,
+                                                            arguments: dict[str, Any]) -> None:
+    """SearchText and SearchRegex: 1 is the files directly in the folder, as in 4.50; 0,
+    which searched no folder in 4.50, is refused with the way to write it now."""
+    top = ok(files.call(tool, paths="app", max_depth=1, **arguments))
+    assert sorted({m["path"] for m in top["matches"]}) == ["app/main.py", "app/util.py"]
+    refused = fails(files.call(tool, paths="app", max_depth=0, **arguments), "invalid_arguments")
+    [detail] = refused["details"]
+    assert detail == {"field": "max_depth", "error": "must be at least 1, got 0 (0 searched no "
+                      "folder in janito 4.50: 1 searches the files directly in the given "
+                      "folders, null has no limit)"}
+    assert detail["error"] in refused["error"]
+
+
+def test_create_file_without_content_creates_an_empty_file(files: Any, project: Path) -> None:
+    made = ok(files.call("CreateFile", filepath="empty.txt"))
+    assert (made["created"], made["bytes"]) == (True, 0)
+    assert (project / "empty.txt").read_bytes() == b""
+    # an existing file is never replaced by a call that lost its content on the way
+    refused = fails(files.call("CreateFile", filepath="README.md", overwrite=True),
+                    "invalid_arguments")
+    assert refused["details"] == [{"field": "content", "error": 'missing: without it no file '
+                                   'is replaced; pass the new text, or "" to empty the file'}]
+    assert (project / "README.md").read_text() == "# project\n"
+    fails(files.call("CreateFile", filepath="README.md"), "file_exists")
+    ok(files.call("CreateFile", filepath="README.md", content="", overwrite=True))
+    assert (project / "README.md").read_bytes() == b""
+
+
+def test_delete_file_with_force(files: Any, project: Path) -> None:
+    """force=true: a file is deleted as without it; an empty folder too, as 4.50 did."""
+    gone = ok(files.call("DeleteFile", filepath="log.txt", force=True))
+    assert gone["force"] is True and not (project / "log.txt").exists()
+    (project / "empty").mkdir()
+    folder = fails(files.call("DeleteFile", filepath="empty"), "is_a_directory")
+    assert "force=true for an empty one" in folder["error"]
+    assert ok(files.call("DeleteFile", filepath="empty", force=True))["was_directory"] is True
+    assert not (project / "empty").exists()
+    full = fails(files.call("DeleteFile", filepath="app", force=True), "directory_not_empty")
+    assert "RemoveDirectory with recursive=true" in full["error"]
+    assert (project / "app" / "main.py").exists()

@@ -65,16 +65,19 @@ def test_subfolder_listing_applies_the_root_gitignore(files: Any, tree: Path) ->
 
 
 def test_depth_limit(files: Any, tree: Path) -> None:
-    assert ok(files.call("ListFiles", directory="src"))["entries"] == ["src/app.py", "src/util/"]
+    """max_depth counts the levels of subfolders descended into, as janito 4.50 did."""
+    own = ["src/app.py", "src/util/"]
+    assert ok(files.call("ListFiles", directory="src"))["entries"] == own
     two = ["src/app.py", "src/util/", "src/util/data.json", "src/util/helpers.py"]
     assert ok(files.call("ListFiles", directory="src", recursive=True,
-                         max_depth=2))["entries"] == two
+                         max_depth=1))["entries"] == two
     # janito 4.50 ignores max_depth without recursive; here it still applies
-    assert ok(files.call("ListFiles", directory="src", max_depth=2))["entries"] == two
+    assert ok(files.call("ListFiles", directory="src", max_depth=1))["entries"] == two
     assert ok(files.call("ListFiles", directory="src", recursive=True,
-                         max_depth=1))["entries"] == ["src/app.py", "src/util/"]
-    assert ok(files.call("ListFiles", directory="src", recursive=True, max_depth=0)) == \
-        ok(files.call("ListFiles", directory="src", recursive=True, max_depth=None))
+                         max_depth=0))["entries"] == own
+    assert ok(files.call("ListFiles", directory="src", max_depth=0))["entries"] == own
+    assert ok(files.call("ListFiles", directory="src", recursive=True, max_depth=None)) == \
+        ok(files.call("ListFiles", directory="src", recursive=True, max_depth=9))
 
 
 def test_list_with_a_name_pattern(files: Any, tree: Path) -> None:
@@ -146,7 +149,7 @@ def test_find_path_patterns_folders_depth_and_case(files: Any, tree: Path) -> No
     assert ok(files.call("FindFiles", paths=".", pattern="src/*/helpers.py"))["files"] == \
         ["src/util/helpers.py"]
     assert ok(files.call("FindFiles", paths=".", pattern="util/"))["files"] == ["src/util/"]
-    assert ok(files.call("FindFiles", paths=".", pattern="*.py", max_depth=2))["files"] == \
+    assert ok(files.call("FindFiles", paths=".", pattern="*.py", max_depth=1))["files"] == \
         ["src/app.py"]
     assert ok(files.call("FindFiles", paths=".", pattern="readme.MD"))["files"] == []
     assert ok(files.call("FindFiles", paths=".", pattern="readme.MD",
@@ -191,7 +194,7 @@ def test_a_pattern_ending_in_a_slash_finds_folders_only(files: Any, tree: Path) 
     """The "*/" bug: it found every file as well (every file of the tree with no max_depth)."""
     assert ok(files.call("FindFiles", paths=".", pattern="*/"))["files"] == [
         ".hidden/", "docs/", "logs/", "src/", "src/util/"]
-    assert ok(files.call("FindFiles", paths=".", pattern="*/", max_depth=1))["files"] == [
+    assert ok(files.call("FindFiles", paths=".", pattern="*/", max_depth=0))["files"] == [
         ".hidden/", "docs/", "logs/", "src/"]
     mixed = ok(files.call("FindFiles", paths="src", pattern="*.py util/"))["files"]
     assert mixed == ["src/app.py", "src/util/", "src/util/helpers.py"]

@@ -147,6 +147,7 @@ def test_errors(files: Any, tree: Path, outside: Path) -> None:
     fails(files.call("SearchRegex", paths=".", pattern=""), "invalid_arguments")
     fails(files.call("SearchText", paths=".", query="x", max_results=0), "invalid_arguments")
     fails(files.call("SearchText", paths=".", query="x", max_depth=-1), "invalid_arguments")
+    fails(files.call("SearchText", paths=".", query="x", max_depth=0), "invalid_arguments")
     fails(files.call("SearchText", paths="missing", query="x"), "not_found")
     result = fails(files.call("SearchText", paths=str(outside), query="OUTSIDE"),
                    "outside_workspace")

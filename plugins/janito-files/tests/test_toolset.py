@@ -49,7 +49,7 @@ def test_janito_4_50_parameter_names(files: Any) -> None:
     assert params("ReplaceTextInFile") == ["filepath", "old_str", "new_str", "replace_all"]
     assert params("MoveFile") == ["source", "destination", "overwrite", "create_dirs",
                                   "preserve_metadata"]
-    assert params("DeleteFile") == ["filepath"]
+    assert params("DeleteFile") == ["filepath", "force"]
     assert params("CreateDirectory") == ["directory", "parents", "exist_ok"]
     assert params("RemoveDirectory") == ["directory", "recursive", "force"]
     assert params("ListFiles")[:5] == ["directory", "pattern", "recursive", "max_depth",
