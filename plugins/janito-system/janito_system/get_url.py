@@ -20,6 +20,8 @@ DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 #: held in memory, so this bounds what one call can take.
 MAX_BYTES_LIMIT = 50 * 1024 * 1024
 MAX_REDIRECTS = 10
+#: Where a site keeps its llms.txt (https://llmstxt.org), in the order they are asked.
+LLMS_TXT_PATHS = ("/llms.txt", "/.well-known/llms.txt")
 #: Characters of Markdown made from one page at most, when max_length is null: a call's
 #: answer is capped at 100,000 characters anyway, and converting costs about a second per
 #: megabyte of HTML. Past it the totals are unknown and the marker says where to go on.
@@ -81,6 +83,10 @@ class Fetched(TypedDict):
         max_bytes: The download limit, when not the default.
         raw: True when HTML was returned as it is.
         include_links: False when links were dropped.
+        check_llms_txt: True when the site's llms.txt was looked for.
+        threshold: janito 4.50's threshold, when given (it changes nothing).
+        llms_txt: Whether the site's llms.txt was found and is the content (only with
+            check_llms_txt).
         final_url: Where the content came from, after redirects.
         status_code: The HTTP status.
         content_type: The media type, when the server said.
@@ -106,6 +112,9 @@ class Fetched(TypedDict):
     max_bytes: NotRequired[int]
     raw: NotRequired[bool]
     include_links: NotRequired[bool]
+    check_llms_txt: NotRequired[bool]
+    threshold: NotRequired[int]
+    llms_txt: NotRequired[bool]
     final_url: str
     status_code: int
     content_type: str | None
@@ -146,6 +155,8 @@ class GetUrl(BaseTool):
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         raw: bool = False,
         include_links: bool = True,
+        check_llms_txt: bool = False,
+        threshold: int | None = None,
     ) -> Fetched:
         """Fetch a URL and return its content as text.
 
@@ -163,22 +174,40 @@ class GetUrl(BaseTool):
             raw: Return HTML source as it is instead of turning it into Markdown.
             include_links: Keep links in the Markdown as [text](url), made absolute; false
                 keeps only their text.
+            check_llms_txt: First look for the site's llms.txt (its map for language models)
+                at /llms.txt, then /.well-known/llms.txt, and return that instead of the
+                page when one is there (as janito 4.50 did).
+            threshold: Not used: taken for janito 4.50's calls, where content longer than
+                this went to a temporary file. Nothing is written anywhere here; long
+                content comes a page at a time (start_index).
         """
         echo: dict[str, Any] = {"url": url, "max_length": max_length, "max_lines": max_lines,
                                 "timeout": timeout}
         for key, value, default in (("start_index", start_index, 0),
                                     ("follow_redirects", follow_redirects, True),
                                     ("max_bytes", max_bytes, DEFAULT_MAX_BYTES),
-                                    ("raw", raw, False), ("include_links", include_links, True)):
+                                    ("raw", raw, False), ("include_links", include_links, True),
+                                    ("check_llms_txt", check_llms_txt, False),
+                                    ("threshold", threshold, None)):
             if value != default:
                 echo[key] = value
         problem = _check_arguments(url, max_length, max_lines, start_index, timeout, max_bytes)
         if problem is not None:
             return failure(problem[0], problem[1], **echo)
-        self.report_start(f"Fetching {url}")
         started = time.monotonic()
+        found = None
         try:
-            fetched = _fetch(url.strip(), timeout, follow_redirects, max_bytes)
+            if check_llms_txt:
+                found = _llms_txt(url.strip(), timeout, started + timeout, follow_redirects,
+                                  max_bytes)
+                if found is not None:
+                    self.report_start(f"Fetched the llms.txt of {url}: {found[3]}")
+            if found is None:
+                self.report_start(f"Fetching {url}")
+                fetched = _fetch(url.strip(), timeout, follow_redirects, max_bytes,
+                                 started + timeout if check_llms_txt else None)
+            else:
+                fetched = found
         except _Failure as exc:
             self.report_error(exc.error)
             return failure(exc.error, exc.error_type, **echo, **exc.extra)
@@ -190,6 +219,7 @@ class GetUrl(BaseTool):
         kind = _kind(content_type, body)
         base = {
             **echo,
+            **({"llms_txt": found is not None} if check_llms_txt else {}),
             "final_url": final_url,
             "status_code": status,
             "content_type": content_type,
@@ -228,6 +258,34 @@ class GetUrl(BaseTool):
         return result
 
 
+def _llms_txt(url: str, timeout: float, deadline: float, follow: bool, max_bytes: int
+              ) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool] | None:
+    """What ``_fetch`` returns for the site's llms.txt (at ``/llms.txt``, else at
+    ``/.well-known/llms.txt``), or None when it has none.
+
+    Only a text answer counts: a site that answers every path with its HTML page (a "soft
+    404") has no llms.txt. Asking costs a GET per place, within the call's deadline.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.path.rstrip("/") in LLMS_TXT_PATHS:
+        return None  # the llms.txt itself was asked for
+    for path in LLMS_TXT_PATHS:
+        if deadline <= time.monotonic():
+            return None
+        candidate = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+        try:
+            fetched = _fetch(candidate, timeout, follow, max_bytes, deadline)
+        except _Failure:
+            continue
+        body, headers = fetched[0], fetched[1]
+        content_type = headers.get_content_type() if headers.get("Content-Type") else None
+        if body.strip() and _kind(content_type, body) == "text":
+            return fetched
+    return None
+
+
 def _check_arguments(url: str, max_length: int | None, max_lines: int | None,
                      start_index: int, timeout: float, max_bytes: int
                      ) -> tuple[str, str] | None:
@@ -256,7 +314,8 @@ def _url_problem(url: str, urlsplit: Any) -> tuple[str, str] | None:
     return None
 
 
-def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
+def _fetch(url: str, timeout: float, follow: bool, max_bytes: int,
+           deadline: float | None = None
            ) -> tuple[bytes, Message, int, str, list[dict[str, Any]], bool]:
     """(body, headers, status, final URL, redirects, cut) or raise _Failure.
 
@@ -268,7 +327,9 @@ def _fetch(url: str, timeout: float, follow: bool, max_bytes: int
 
     from ._http_guard import Exchange, open_client
 
-    with Exchange(time.monotonic() + min(timeout, 1e9), private_network_allowed()) as exchange:
+    if deadline is None:  # the call's: ``timeout`` seconds from now
+        deadline = time.monotonic() + min(timeout, 1e9)
+    with Exchange(deadline, private_network_allowed()) as exchange:
         client = open_client(exchange)
         try:
             fetched = _fetch_through(client, exchange, url, timeout, follow, max_bytes)

@@ -86,7 +86,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.server.paths.append(self.path)
         path = self.path
-        if path == "/page":
+        if path in self.server.files:
+            status, body, content_type = self.server.files[path]
+            self._send(status, body, content_type)
+        elif path == "/page":
             self._send(200, PAGE.encode("utf-8"), "text/html; charset=utf-8")
         elif path == "/text":
             body = "".join(f"line {i}\n" for i in range(1, 1001))
@@ -193,9 +196,11 @@ class Handler(BaseHTTPRequestHandler):
 class LoopbackServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), Handler)
         self.paths: list[str] = []
+        #: Answers a test adds: {path: (status, body, content type)}, before the routes.
+        self.files: dict[str, tuple[int, bytes, str | None]] = {}
         self.release = threading.Event()
         self.huge_sent: list[int] = []
 

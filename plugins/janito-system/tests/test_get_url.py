@@ -329,3 +329,57 @@ def test_needs_read_privilege(janito: ToolsetTester, http_server: LoopbackServer
     result = janito.call("GetUrl", url=http_server.base + "/page")
     assert result["error_type"] == "permission_denied"
     assert http_server.paths == []
+
+
+# -- janito 4.50's check_llms_txt and threshold ---------------------------------------------
+
+LLMS = b"# Test site\n\n> For models.\n\n## Docs\n\n- [Page](/page): the page\n"
+
+
+@pytest.mark.parametrize("where", ["/llms.txt", "/.well-known/llms.txt"])
+def test_check_llms_txt_returns_the_sites_llms_txt(system: ToolsetTester,
+                                                   http_server: LoopbackServer,
+                                                   where: str) -> None:
+    http_server.files[where] = (200, LLMS, "text/plain; charset=utf-8")
+    url = http_server.base + "/page"
+    result = system.call("GetUrl", url=url, check_llms_txt=True)
+    assert result["success"] is True, result
+    assert (result["llms_txt"], result["url"]) == (True, url)
+    assert result["final_url"] == http_server.base + where
+    assert result["content"] == LLMS.decode()  # text as it is, never turned into Markdown
+    asked = ["/llms.txt", "/.well-known/llms.txt"]
+    assert http_server.paths == asked[:asked.index(where) + 1]  # the page itself is not fetched
+
+
+def test_check_llms_txt_falls_back_to_the_page(system: ToolsetTester,
+                                               http_server: LoopbackServer) -> None:
+    # a site that answers every path with an HTML page has no llms.txt
+    http_server.files["/.well-known/llms.txt"] = (200, b"<html><body>Home</body></html>",
+                                                  "text/html")
+    url = http_server.base + "/page"
+    result = system.call("GetUrl", url=url, check_llms_txt=True)
+    assert result["success"] is True and result["llms_txt"] is False
+    assert result["final_url"] == url and result["title"] == "Test page"
+    assert http_server.paths == ["/llms.txt", "/.well-known/llms.txt", "/page"]
+    # asking for the llms.txt itself looks for nothing else
+    http_server.paths.clear()
+    http_server.files["/llms.txt"] = (200, LLMS, "text/plain")
+    itself = system.call("GetUrl", url=http_server.base + "/llms.txt", check_llms_txt=True)
+    assert itself["llms_txt"] is False and itself["content"] == LLMS.decode()
+    assert http_server.paths == ["/llms.txt"]
+    assert "llms_txt" not in system.call("GetUrl", url=url)  # only when asked
+
+
+def test_threshold_is_taken_and_nothing_is_written(system: ToolsetTester,
+                                                   http_server: LoopbackServer) -> None:
+    """janito 4.50 wrote content longer than threshold to a temporary file; here the
+    content comes inline, a page at a time, and threshold changes nothing."""
+    url = http_server.base + "/big-html"
+    plain = system.call("GetUrl", url=url, max_length=1000)
+    for threshold in (10, None):
+        result = system.call("GetUrl", url=url, max_length=1000, threshold=threshold)
+        assert result["success"] is True
+        assert result["content"] == plain["content"]
+        assert result["next_start_index"] == plain["next_start_index"]
+        assert "tmp_filename" not in result and "too_big" not in result
+    assert system.call("GetUrl", url=url, threshold=10)["threshold"] == 10

@@ -37,10 +37,7 @@ class _SecondServer(LoopbackServer):
     """A server on 127.0.0.2, for redirects to another address of this machine."""
 
     def __init__(self) -> None:
-        super(LoopbackServer, self).__init__(("127.0.0.2", 0), Handler)
-        self.paths = []
-        self.release = threading.Event()
-        self.huge_sent = []
+        super().__init__("127.0.0.2")
 
 
 @pytest.fixture

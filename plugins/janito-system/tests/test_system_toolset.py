@@ -69,7 +69,8 @@ def test_parameter_names_of_the_original_tools(janito: ToolsetTester) -> None:
         "RunPythonFile": {"file_path", "timeout", "working_directory", "capture_output",
                           "capture_errors", "python_executable", "additional_args"},
         "GetUrl": {"url", "max_length", "max_lines", "start_index", "timeout",
-                   "follow_redirects", "max_bytes", "raw", "include_links"},
+                   "follow_redirects", "max_bytes", "raw", "include_links", "check_llms_txt",
+                   "threshold"},
         "GetCurrentTime": {"utc", "timezone", "format"},
     }
     for name, params in expected.items():
