@@ -108,6 +108,10 @@ def _mount() -> Mounted:
             classes[str(definition.name)] = cls
             state.classes.append(cls)
         remote.on_tools_changed.append(lambda server, state=state: _tools_changed(state, server))
+    if state.servers and not state.classes:
+        # A server may offer only resources or prompts: no tool is no fault of the toolset's.
+        state.notes.append(f"the MCP servers of {path} offer no tools "
+                           f"({', '.join(sorted(state.servers))})")
     return state
 
 

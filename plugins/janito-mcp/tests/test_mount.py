@@ -305,6 +305,21 @@ def test_nothing_to_mount_is_a_note_not_an_error(fresh: None, content: str | Non
     assert expected in note.reason and note.distribution == "janito-mcp"
 
 
+def test_servers_that_offer_no_tool_are_a_note(fresh: None, tmp_path: Path, config_dir: Path,
+                                               workspace: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server may offer only resources or prompts: the toolset is not "empty" by fault."""
+    bare = ("import warnings; warnings.simplefilter('ignore'); "
+            "from mcp.server.mcpserver import MCPServer; MCPServer('bare').run()")
+    path = write_config(tmp_path / "mcp.json",
+                        {"bare": {"command": sys.executable, "args": ["-c", bare]}})
+    monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
+    registry = load(workspace, "mcp")
+    assert registry.names() == [] and registry.load_errors == []
+    [note] = registry.notes
+    assert note.reason == f"the MCP servers of {path} offer no tools (bare)"
+
+
 @pytest.mark.parametrize("content, expected", [
     ("{not json", "is not valid JSON"),
     ('{"servers": []}', "must be an object"),
