@@ -12,6 +12,10 @@ forever, so :class:`Deadline` goes on in three steps:
 3. another grace later, if even that did not end the call, the answer is written and the
    process exits at once.
 
+Steps 2 and 3 act only while the main thread is inside the tool (below ``ToolCall.run``
+on its stack): once the tool has returned, janito's own work for the call (the journal,
+the answer) is left to finish, however slow the disk.
+
 Processes the call started and left behind (a ``Popen`` never waited for) are killed
 once the time ran out and the call ended, by any step (:meth:`Deadline.end_leftovers`):
 the descendants of this process started since the call began (their start time in
@@ -23,6 +27,7 @@ found; janito-system's tools contain theirs so that none escapes.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -79,7 +84,8 @@ class Deadline:
 
     @property
     def overran(self) -> bool:
-        """Whether step 2 came: the tool did not stop when its token told it to."""
+        """Whether step 2 came: the tool, still running a grace after its token told it to
+        stop, was interrupted."""
         return self._interrupted
 
     def end_leftovers(self) -> list[int]:
@@ -96,8 +102,9 @@ class Deadline:
             ended += found
         return ended
 
-    def _interrupt(self, signum: int, frame: object) -> None:
-        if not self._done.is_set():
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        if not self._done.is_set() and in_tool(frame):
+            self._interrupted = True
             raise CallOverran()
 
     def _watch(self) -> None:
@@ -105,19 +112,32 @@ class Deadline:
 
         if self._done.wait(self.timeout + self.grace):
             return
+        main = threading.main_thread().ident or 0
         with self._lock:
             if self._done.is_set():
                 return
-            self._interrupted = True
-            if self._can_interrupt:
-                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGALRM)
-        if self._done.wait(self.grace):
-            return
-        with self._lock:
-            if self._done.is_set():
-                return
-            self.end_leftovers()
-            self._give_up()
+            if self._can_interrupt and in_tool(sys._current_frames().get(main)):
+                signal.pthread_kill(main, signal.SIGALRM)
+        while not self._done.wait(self.grace):
+            with self._lock:
+                if self._done.is_set():
+                    return
+                if in_tool(sys._current_frames().get(main)):
+                    self.end_leftovers()
+                    self._give_up()
+
+
+def in_tool(frame: Any) -> bool:
+    """Whether ``frame`` (a thread's innermost) is inside a tool's ``run()``, that is,
+    below ``ToolCall.run`` on the stack."""
+    from ._call import ToolCall
+
+    code = ToolCall.run.__code__
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def clock_ticks() -> int | None:
