@@ -515,6 +515,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # before the call, so a person reads the cause before the refusal. A tool's own fault
     # (should_load raised) is said by the call's refusal, if it is the one called.
     _say_load_errors(registry)
+    _say_notes(registry)
     if args.args is not None and args.params:
         raise UsageError("give the arguments either with --args JSON or as --name value, not both")
     if args.args is not None:

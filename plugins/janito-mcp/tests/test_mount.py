@@ -285,6 +285,14 @@ def test_janito_run_names_the_server_that_would_not_start(tmp_path: Path, config
     said = done.stderr.splitlines()
     assert said[0].startswith(f"janito: error: {failed}: "), done.stderr
     assert said[-1] == f"janito: {result['error']}"
+    # With nothing configured, the note says why no tool of a server is there.
+    nothing = subprocess.run(
+        [sys.executable, "-m", "janito_core.cli", "run", "-t", "mcp", "fetch__fetch"],
+        cwd=workspace, capture_output=True, text=True, timeout=60,
+        env=child_env(config_dir, JANITO_MCP_CONFIG=str(tmp_path / "none.json")))
+    assert nothing.returncode == 1, nothing.stderr
+    assert nothing.stderr.startswith("janito: note: toolset 'mcp' (janito-mcp): no MCP servers "
+                                     "are configured"), nothing.stderr
 
 
 @pytest.mark.parametrize("content, expected", [
