@@ -513,8 +513,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     registry = build_registry(args)
     # What failed to load may be why the tool is missing or is another toolset's: said
     # before the call, so a person reads the cause before the refusal. A tool's own fault
-    # (should_load raised) is said by the call's refusal, if it is the one called.
-    _say_load_errors(registry)
+    # (should_load raised) is said by the call's refusal, if it is the one called; a
+    # warning (a slow import, a distribution found twice) says nothing about the call.
+    _say_load_errors(registry, warnings=False)
     _say_notes(registry)
     if args.args is not None and args.params:
         raise UsageError("give the arguments either with --args JSON or as --name value, not both")
