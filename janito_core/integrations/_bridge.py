@@ -1,0 +1,171 @@
+"""What every integration shares: the tools a registry offers a framework, each call
+through janito's dispatch, and the policy's ask settled by the framework's approval.
+
+A framework asks its person before a call runs (pydantic-ai's deferred calls, the Agents
+SDK's ``needs_approval``, a LangGraph interrupt, llm's ``before_call``). So the question
+"does janito's policy ask about this call?" is answered here before anything runs
+(``request``), with the same ``ApprovalRequest`` janito's own approver would see, and the
+framework's answer is brought to dispatch with the call (``call(..., decision=...)``): the
+call is then run or declined by janito, which logs, journals and traces it as any asked
+call, with its ``approved`` outcome. A registry with an approver of its own settles its
+asks itself, and the frameworks are not asked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .. import _gate
+from .._call import ToolCall, _prepared, acall_tool, call_tool
+from ..registry import default_registry
+from ..results import APPROVAL_DECLINED, APPROVAL_REQUIRED, failure
+
+if TYPE_CHECKING:
+    from ..policy import ApprovalRequest
+    from ..registry import Registry
+
+
+class Offered(NamedTuple):
+    """One tool as a framework is given it."""
+
+    name: str
+    description: str
+    #: The JSON Schema of its arguments, and the same in OpenAI's strict form (None when
+    #: the parameters cannot be strict: a free-form ``dict[str, T]``).
+    parameters: dict[str, Any]
+    strict_parameters: dict[str, Any] | None
+    permissions: str
+    toolset: str
+    #: The JSON Schema of a successful result, when ``run()`` declares one.
+    output_schema: dict[str, Any] | None
+
+
+def registry_or_default(registry: Registry | None) -> Registry:
+    return default_registry() if registry is None else registry
+
+
+def offered(registry: Registry, names: list[str] | tuple[str, ...] | None = None) -> list[Offered]:
+    """The tools ``names`` (every loaded tool when None), in that order.
+
+    Raises ValueError for a name that is not a loaded tool, saying why: a tool the
+    privileges deny, or that was skipped here, is not offered to a model, as
+    ``janito run`` and ``janito mcp serve`` do not offer it either.
+    """
+    chosen = registry.names() if names is None else list(names)
+    tools = []
+    for name in chosen:
+        record = registry.record(name)
+        if record is None:
+            raise ValueError(f"no tool named {name!r} is loaded in this registry")
+        if record.status != "loaded":
+            raise ValueError(f"{name} is {record.status} here: {record.reason}")
+        schema = registry.schema(name)
+        tools.append(Offered(name, schema.description, schema.parameters, schema.strict_parameters,
+                             record.permissions, record.toolset or "", schema.output_schema))
+    return tools
+
+
+def text(result: dict[str, Any]) -> str:
+    """A result as the JSON text janito gives a model (``execute_tool_calls`` does the same)."""
+    # dispatch's results hold no lone surrogate, so this text always encodes as UTF-8
+    return json.dumps(result, ensure_ascii=False)
+
+
+def is_failure(result: Mapping[str, Any]) -> bool:
+    return result.get("success") is False
+
+
+def needs_approval(result: Mapping[str, Any]) -> bool:
+    return result.get("error_type") == APPROVAL_REQUIRED
+
+
+def _asked(registry: Registry, name: str, arguments: Any, call_id: str | None) -> ToolCall | None:
+    """The validated call, when the registry's policy asks about it and no one in janito
+    answers the ask (no approver, no "always" given for the tool); else None."""
+    policy = registry.policy
+    if policy is None or registry.approver is not None or name in registry.always_approved:
+        return None
+    record = registry.record(name) if isinstance(name, str) else None
+    if record is None or record.status != "loaded":
+        return None
+    fixed = policy.plan(_gate.facts(record)).fixed
+    if fixed is not None and fixed.action != "ask":
+        return None  # decided by the tool alone: nothing to validate for
+    call = _prepared(name, arguments, registry, call_id)
+    if type(call) is not ToolCall or not call.asks:
+        return None  # refused before it could be asked (dispatch will say why), or not asked
+    return call
+
+
+def request(registry: Registry, name: str, arguments: Any,
+            call_id: str | None) -> ApprovalRequest | None:
+    """What the person is to be asked about this call, when janito's policy asks about it
+    (None: it runs or is refused without asking anyone). Nothing is run or kept."""
+    call = _asked(registry, name, arguments, call_id)
+    if call is None:
+        return None
+    assert call.decision is not None
+    return _gate.request(registry, call.record, call.arguments, call_id, call.decision)
+
+
+def _approvals(registry: Registry, name: str, arguments: Any, call_id: str | None,
+               decision: Any) -> dict[str, Any] | None:
+    """``approvals=`` bringing the person's ``decision`` on this very call to dispatch.
+
+    The ask is kept as a pending one first when janito did not hand it out itself (the
+    framework asked), so that dispatch takes the decision exactly as it takes one a
+    caller brings back: bound to the tool, its arguments and the call's id, used once.
+    """
+    if decision is None:
+        return None
+    call = _asked(registry, name, arguments, call_id)
+    if call is None:
+        return None  # not (or no longer) asked: dispatch answers as it would anyway
+    assert call.decision is not None
+    approval = _gate.approval_id(registry, name, call.arguments, call_id)
+    if not any(pending.id == approval for pending in registry.pending_approvals()):
+        registry.keep_pending(_gate.request(registry, call.record, call.arguments, call_id,
+                                            call.decision))
+    return {approval: decision}
+
+
+def _declined_unasked(name: str, decision: Any) -> dict[str, Any]:
+    """A no for a call janito no longer asks about (the policy changed meanwhile, or the
+    tool was approved "always"): a person's no is never turned into a run."""
+    said = f" ({decision})" if isinstance(decision, str) and decision else ""
+    return failure(f"{name} was not run: the person declined it{said}. Nothing was done; do "
+                   "not retry it unasked", APPROVAL_DECLINED, tool=name)
+
+
+def call(registry: Registry, name: str, arguments: Any, call_id: str | None = None, *,
+         decision: Any = None) -> dict[str, Any]:
+    """Dispatch one call; ``decision`` is the person's answer when the framework asked
+    them (True, False, or the reason of a no), None when no one was asked."""
+    decision = None if decision is None else decision_of(decision)
+    approvals = _approvals(registry, name, arguments, call_id, decision)
+    if approvals is None and decision is not None and decision is not True:
+        return _declined_unasked(name, decision)
+    return call_tool(name, arguments, registry=registry, call_id=call_id, approvals=approvals)
+
+
+async def acall(registry: Registry, name: str, arguments: Any, call_id: str | None = None, *,
+                decision: Any = None) -> dict[str, Any]:
+    """``call`` from a coroutine: the tool does not block the event loop."""
+    decision = None if decision is None else decision_of(decision)
+    approvals = _approvals(registry, name, arguments, call_id, decision)
+    if approvals is None and decision is not None and decision is not True:
+        return _declined_unasked(name, decision)
+    return await acall_tool(name, arguments, registry=registry, call_id=call_id,
+                            approvals=approvals)
+
+
+def decision_of(answer: Any) -> Any:
+    """A person's answer as dispatch takes it: True runs the call, anything else declines
+    it (a non-empty string says why)."""
+    if answer is True or answer == "always":
+        return True
+    if isinstance(answer, str) and answer:
+        return answer
+    return False

@@ -1,0 +1,110 @@
+"""What the tests of every framework share: a registry of three small tools, its policy
+and journal, and a look at what janito logged of each call.
+
+The registry offers a read tool (CountLetters), a write tool (WriteNote) and a tool
+that runs something (RunCheck). Its policy is the ``ask`` mode, so RunCheck (``x``) asks
+a person; the tools are handed to the framework with every privilege, and then the
+person takes ``w`` away, so WriteNote is refused when the model calls it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from janito_core import BaseTool, Privileges, Registry, Workspace, tool
+from janito_core.journal import Journal
+
+
+@tool(permissions="r")
+class CountLetters(BaseTool):
+    """Count the letters of a text."""
+
+    def run(self, text: str) -> dict[str, Any]:
+        """Count the letters of a text.
+
+        Args:
+            text: The text to count the letters of.
+        """
+        return {"success": True, "letters": sum(c.isalpha() for c in text)}
+
+
+@tool(permissions="w")
+class WriteNote(BaseTool):
+    """Write a note into the workspace."""
+
+    writes_paths = ("name",)
+
+    def run(self, name: str, text: str) -> dict[str, Any]:
+        """Write a note.
+
+        Args:
+            name: The file to write.
+            text: What the note says.
+        """
+        self.workspace.write_file(name, text.encode(), overwrite=True)
+        return {"success": True, "written": name}
+
+
+@tool(permissions="x")
+class RunCheck(BaseTool):
+    """Run one named check of the project."""
+
+    def run(self, check: str) -> dict[str, Any]:
+        """Run a check.
+
+        Args:
+            check: The name of the check to run.
+        """
+        RUNS.append(check)
+        return {"success": True, "ran": check}
+
+
+#: What RunCheck ran, in order: a declined call must leave nothing here.
+RUNS: list[str] = []
+
+
+class Setup:
+    """The registry under test, with where its journal is."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        folder = tmp_path / "workspace"
+        folder.mkdir()
+        self.journal = Journal(tmp_path / "journal")
+        self.registry = Registry(autoload=(), workspace=Workspace(str(folder)),
+                                 policy={"mode": "ask"}, journal=self.journal, reports="off")
+        for cls in (CountLetters, WriteNote, RunCheck):
+            self.registry.add_tool(cls, toolset="notes")
+        RUNS.clear()
+
+    def take_w_away(self) -> None:
+        """The person takes write permission away once the tools were handed over."""
+        self.registry.privileges = Privileges.from_string("rx")
+
+    def audit(self) -> list[dict[str, Any]]:
+        """The audit log's lines, oldest first."""
+        return list(self.journal.audit_log.lines())
+
+    def outcomes(self) -> list[tuple[str, Any, Any]]:
+        """(tool, error_type, approved) of every logged call, in a fixed order (the calls
+        of one turn may be logged in any order)."""
+        return sorted(((line["tool"], line.get("error_type"), line.get("approved"))
+                       for line in self.audit()), key=repr)
+
+
+#: What janito logs of the conversation every test holds: the read, the refused write,
+#: the asked call approved, the asked call declined.
+EXPECTED_OUTCOMES = sorted([
+    ("CountLetters", None, None),
+    ("WriteNote", "permission_denied", None),
+    ("RunCheck", None, True),
+    ("RunCheck", "approval_declined", False),
+], key=repr)
+
+
+def parsed(content: Any) -> dict[str, Any]:
+    """A tool's answer as the model read it: janito's JSON object."""
+    value = json.loads(content) if isinstance(content, str) else content
+    assert isinstance(value, dict), content
+    return value
