@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from framework_setup import EXPECTED_OUTCOMES, RUNS, Setup, parsed
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import HandleDeferredToolCalls

@@ -1,0 +1,138 @@
+"""janito's tools as LangChain tools (docs/integrations.md).
+
+``tools(registry)`` gives one ``BaseTool`` (langchain-core) per tool; every call goes
+through janito's dispatch and answers janito's JSON result as the ``ToolMessage``'s
+content (``status="error"`` when ``success`` is false). A call janito's policy asks about
+pauses the graph with a LangGraph interrupt shaped as the human-in-the-loop middleware's
+per-call request (``{"type": "tool_approval", "tool_call_id", "name", "args",
+"description"}``, plus janito's ``approval``), and is answered as that middleware is
+answered: ``Command(resume={"type": "approve"})`` runs it, ``{"type": "reject",
+"message": ...}`` has janito decline it. Outside a graph (no checkpointer, a plain
+``invoke``), the asked call answers janito's ``approval_required``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.tools import BaseTool, ToolException
+
+from . import _bridge
+
+if TYPE_CHECKING:
+    from ..policy import ApprovalRequest
+    from ..registry import Registry
+
+__all__ = ["JanitoTool", "tools"]
+
+# The id of the model's tool call, which BaseTool hands to ``run`` but not to ``_run``
+# when the arguments are described by a JSON Schema: janito needs it for the approval's
+# binding and the audit log.
+_CALL_ID: ContextVar[str | None] = ContextVar("janito_langchain_tool_call_id", default=None)
+
+
+class JanitoTool(BaseTool):
+    """One janito tool as a LangChain tool; ``tools()`` makes them."""
+
+    registry: Any
+    handle_tool_error: Any = True  # a failure is janito's JSON, with status="error"
+
+    def run(self, tool_input: Any, *args: Any, tool_call_id: str | None = None,
+            **kwargs: Any) -> Any:
+        token = _CALL_ID.set(tool_call_id)
+        try:
+            return super().run(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    async def arun(self, tool_input: Any, *args: Any, tool_call_id: str | None = None,
+                   **kwargs: Any) -> Any:
+        token = _CALL_ID.set(tool_call_id)
+        try:
+            return await super().arun(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    def _run(self, **arguments: Any) -> str:
+        call_id = _CALL_ID.get()
+        decision = self._decision(arguments, call_id)
+        return _answer(_bridge.call(self.registry, self.name, arguments, call_id,
+                                    decision=decision))
+
+    async def _arun(self, **arguments: Any) -> str:
+        call_id = _CALL_ID.get()
+        decision = self._decision(arguments, call_id)
+        return _answer(await _bridge.acall(self.registry, self.name, arguments, call_id,
+                                           decision=decision))
+
+    def _decision(self, arguments: dict[str, Any], call_id: str | None) -> Any:
+        """The person's answer when janito's policy asks about the call (the graph is
+        interrupted for it, and this returns once the graph is resumed); None when
+        nobody was asked."""
+        asked = _bridge.request(self.registry, self.name, arguments, call_id)
+        return None if asked is None else _interrupted(asked, arguments, call_id)
+
+
+def _answer(result: dict[str, Any]) -> str:
+    text = _bridge.text(result)
+    if _bridge.is_failure(result):
+        raise ToolException(text)
+    return text
+
+
+def _interrupted(asked: ApprovalRequest, arguments: dict[str, Any], call_id: str | None) -> Any:
+    """Interrupt the graph to ask the person; their decision, or None outside a graph
+    (dispatch then answers ``approval_required``)."""
+    try:
+        from langgraph.runtime import get_runtime
+        from langgraph.types import interrupt
+    except ImportError:
+        return None
+    try:
+        in_graph = get_runtime() is not None
+    except RuntimeError:  # not even run as a runnable
+        in_graph = False
+    if not in_graph:  # a plain invoke: there is no graph to resume
+        return None
+    answer = interrupt({
+        "type": "tool_approval",
+        "tool_call_id": call_id,
+        "name": asked.tool,
+        "args": arguments,
+        "description": f"{asked.summary()}: {asked.reason}",
+        "approval": asked.as_json(),
+    })
+    return decision_of(answer)
+
+
+def decision_of(answer: Any) -> Any:
+    """A resume value as janito takes it: the middleware's decision (``{"type":
+    "approve"}``, ``{"type": "reject", "message": ...}``, or a ``{"decisions": [...]}``
+    holding one), or True/False. An edit or a response in the tool's place is refused:
+    janito runs a call only as it was asked about."""
+    if isinstance(answer, Mapping):
+        decisions = answer.get("decisions")
+        if isinstance(decisions, list) and len(decisions) == 1:
+            answer = decisions[0]
+        if isinstance(answer, Mapping):
+            kind = answer.get("type")
+            if kind == "approve":
+                return True
+            if kind == "reject":
+                message = answer.get("message")
+                return message if isinstance(message, str) and message else False
+            return f"the answer was {kind!r}, which a janito tool does not take: only approve " \
+                "or reject"
+    return _bridge.decision_of(answer)
+
+
+def tools(registry: Registry | None = None,
+          names: list[str] | tuple[str, ...] | None = None) -> list[BaseTool]:
+    """A LangChain tool for each tool ``names`` names (default: every loaded tool), with
+    janito's schema as its ``args_schema``."""
+    registry = _bridge.registry_or_default(registry)
+    return [JanitoTool(name=tool.name, description=tool.description, args_schema=tool.parameters,
+                       registry=registry)
+            for tool in _bridge.offered(registry, names)]
