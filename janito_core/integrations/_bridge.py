@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextvars import Token
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import _gate
 from .._call import ToolCall, _prepared, acall_tool, call_tool
+from .._context import current_caller
 from ..registry import default_registry
 from ..results import APPROVAL_DECLINED, APPROVAL_REQUIRED, failure
 
@@ -140,25 +142,44 @@ def _declined_unasked(name: str, decision: Any) -> dict[str, Any]:
 
 
 def call(registry: Registry, name: str, arguments: Any, call_id: str | None = None, *,
-         decision: Any = None) -> dict[str, Any]:
+         decision: Any = None, host: str | None = None) -> dict[str, Any]:
     """Dispatch one call; ``decision`` is the person's answer when the framework asked
-    them (True, False, or the reason of a no), None when no one was asked."""
+    them (True, False, or the reason of a no), None when no one was asked. ``host``
+    names the framework in the audit log (``caller.kind``), unless the host named
+    itself already."""
     decision = None if decision is None else decision_of(decision)
     approvals = _approvals(registry, name, arguments, call_id, decision)
     if approvals is None and decision is not None and decision is not True:
         return _declined_unasked(name, decision)
-    return call_tool(name, arguments, registry=registry, call_id=call_id, approvals=approvals)
+    token = _named(host)
+    try:
+        return call_tool(name, arguments, registry=registry, call_id=call_id,
+                         approvals=approvals)
+    finally:
+        if token is not None:
+            current_caller.reset(token)
 
 
 async def acall(registry: Registry, name: str, arguments: Any, call_id: str | None = None, *,
-                decision: Any = None) -> dict[str, Any]:
+                decision: Any = None, host: str | None = None) -> dict[str, Any]:
     """``call`` from a coroutine: the tool does not block the event loop."""
     decision = None if decision is None else decision_of(decision)
     approvals = _approvals(registry, name, arguments, call_id, decision)
     if approvals is None and decision is not None and decision is not True:
         return _declined_unasked(name, decision)
-    return await acall_tool(name, arguments, registry=registry, call_id=call_id,
-                            approvals=approvals)
+    token = _named(host)
+    try:
+        return await acall_tool(name, arguments, registry=registry, call_id=call_id,
+                                approvals=approvals)
+    finally:
+        if token is not None:
+            current_caller.reset(token)
+
+
+def _named(host: str | None) -> Token[dict[str, Any] | None] | None:
+    if host is None or current_caller.get() is not None:
+        return None
+    return current_caller.set({"kind": host})
 
 
 def decision_of(answer: Any) -> Any:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from ..policy import ApprovalRequest
     from ..registry import Registry
 
+_HOST = "langchain"
+
 __all__ = ["JanitoTool", "tools"]
 
 # The id of the model's tool call, which BaseTool hands to ``run`` but not to ``_run``
@@ -59,13 +61,13 @@ class JanitoTool(BaseTool):
         call_id = _CALL_ID.get()
         decision = self._decision(arguments, call_id)
         return _answer(_bridge.call(self.registry, self.name, arguments, call_id,
-                                    decision=decision))
+                                    decision=decision, host=_HOST))
 
     async def _arun(self, **arguments: Any) -> str:
         call_id = _CALL_ID.get()
         decision = self._decision(arguments, call_id)
         return _answer(await _bridge.acall(self.registry, self.name, arguments, call_id,
-                                           decision=decision))
+                                           decision=decision, host=_HOST))
 
     def _decision(self, arguments: dict[str, Any], call_id: str | None) -> Any:
         """The person's answer when janito's policy asks about the call (the graph is

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     from ..registry import Registry
 
+_HOST = "openai-agents"
+
 __all__ = ["reject", "tools"]
 
 
@@ -35,7 +37,7 @@ class _Invoke:
         call_id = context.tool_call_id
         approved = context.is_tool_approved(self.name, call_id)
         result = await _bridge.acall(self.registry, self.name, arguments, call_id,
-                                     decision=True if approved else None)
+                                     decision=True if approved else None, host=_HOST)
         return _bridge.text(result)
 
     async def needs_approval(self, context: RunContextWrapper[Any], arguments: dict[str, Any],
@@ -82,7 +84,7 @@ def reject(state: RunState[Any], item: ToolApprovalItem, reason: str | None = No
     if isinstance(raw, dict):
         arguments, call_id = raw.get("arguments"), raw.get("call_id")
     result = _bridge.call(invoke.registry, invoke.name, arguments, call_id,
-                          decision=reason or False)
+                          decision=reason or False, host=_HOST)
     state.reject(item, rejection_message=_bridge.text(result))
 
 

@@ -31,6 +31,8 @@ from . import _bridge
 if TYPE_CHECKING:
     from ..registry import Registry
 
+_HOST = "pydantic-ai"
+
 __all__ = ["JanitoToolset"]
 
 #: The key under which arguments that are not a JSON object reach ``call_tool`` intact,
@@ -103,11 +105,12 @@ class JanitoToolset(AbstractToolset[Any]):
         arguments = _sent(tool_args)
         call_id = ctx.tool_call_id
         if ctx.tool_call_approved:
-            return await _bridge.acall(self.registry, name, arguments, call_id, decision=True)
+            return await _bridge.acall(self.registry, name, arguments, call_id, decision=True,
+                                       host=_HOST)
         asked = _bridge.request(self.registry, name, arguments, call_id)
         if asked is not None:
             raise ApprovalRequired(metadata={"janito": asked.as_json()})
-        return await _bridge.acall(self.registry, name, arguments, call_id)
+        return await _bridge.acall(self.registry, name, arguments, call_id, host=_HOST)
 
     def results(self, requests: DeferredToolRequests,
                 decisions: Mapping[str, Any]) -> DeferredToolResults:
@@ -128,7 +131,7 @@ class JanitoToolset(AbstractToolset[Any]):
             elif part.tool_name in self._definitions:
                 result = _bridge.call(self.registry, part.tool_name,
                                       part.args if part.args is not None else {},
-                                      part.tool_call_id, decision=answer)
+                                      part.tool_call_id, decision=answer, host=_HOST)
                 approvals[part.tool_call_id] = ToolDenied(_bridge.text(result))
             else:
                 approvals[part.tool_call_id] = ToolDenied(answer) if isinstance(answer, str) \

@@ -86,6 +86,10 @@ class Setup:
         """The audit log's lines, oldest first."""
         return list(self.journal.audit_log.lines())
 
+    def callers(self) -> set[str]:
+        """Who made the logged calls (``caller.kind``)."""
+        return {line["caller"]["kind"] for line in self.audit()}
+
     def outcomes(self) -> list[tuple[str, Any, Any]]:
         """(tool, error_type, approved) of every logged call, in a fixed order (the calls
         of one turn may be logged in any order)."""

@@ -62,6 +62,7 @@ def check_the_conversation(setup: Setup, final: dict[str, Any],
     assert final["messages"][-1].content == "done"
     assert RUNS == ["lint"]
     assert setup.outcomes() == EXPECTED_OUTCOMES
+    assert setup.callers() == {"langchain"}
 
 
 def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup) -> None:

@@ -58,6 +58,7 @@ def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup
     assert answers["c4"]["approval"]["arguments"] == {"check": "deploy"}
     assert RUNS == ["lint"]
     assert setup.outcomes() == EXPECTED_OUTCOMES
+    assert setup.callers() == {"openai-agents"}
 
 
 def test_a_reason_for_the_no_reaches_the_model(setup: Setup) -> None:

@@ -80,6 +80,7 @@ def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup
     assert answers["c4"].outcome == "denied"
     assert RUNS == ["lint"]
     assert setup.outcomes() == EXPECTED_OUTCOMES
+    assert setup.callers() == {"pydantic-ai"}
 
 
 def test_the_ask_answered_in_the_run_by_a_handler(setup: Setup) -> None:
