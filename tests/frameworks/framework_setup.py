@@ -1,10 +1,11 @@
 """What the tests of every framework share: a registry of three small tools, its policy
 and journal, and a look at what janito logged of each call.
 
-The registry offers a read tool (CountLetters), a write tool (WriteNote) and a tool
-that runs something (RunCheck). Its policy is the ``ask`` mode, so RunCheck (``x``) asks
-a person; the tools are handed to the framework with every privilege, and then the
-person takes ``w`` away, so WriteNote is refused when the model calls it.
+The registry offers the tools of janito_notes: a read tool (CountLetters), a write tool
+(WriteNote) and a tool that runs something (RunCheck). Its policy is the ``ask`` mode,
+so RunCheck (``x``) asks a person; the tools are handed to the framework with every
+privilege, and then the person takes ``w`` away, so WriteNote is refused when the model
+calls it.
 """
 
 from __future__ import annotations
@@ -13,56 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from janito_core import BaseTool, Privileges, Registry, Workspace, tool
+from janito_notes import _runs
+from janito_notes.count_letters import CountLetters
+from janito_notes.run_check import RunCheck
+from janito_notes.write_note import WriteNote
+
+from janito_core import Privileges, Registry, Workspace
 from janito_core.journal import Journal
 
-
-@tool(permissions="r")
-class CountLetters(BaseTool):
-    """Count the letters of a text."""
-
-    def run(self, text: str) -> dict[str, Any]:
-        """Count the letters of a text.
-
-        Args:
-            text: The text to count the letters of.
-        """
-        return {"success": True, "letters": sum(c.isalpha() for c in text)}
-
-
-@tool(permissions="w")
-class WriteNote(BaseTool):
-    """Write a note into the workspace."""
-
-    writes_paths = ("name",)
-
-    def run(self, name: str, text: str) -> dict[str, Any]:
-        """Write a note.
-
-        Args:
-            name: The file to write.
-            text: What the note says.
-        """
-        self.workspace.write_file(name, text.encode(), overwrite=True)
-        return {"success": True, "written": name}
-
-
-@tool(permissions="x")
-class RunCheck(BaseTool):
-    """Run one named check of the project."""
-
-    def run(self, check: str) -> dict[str, Any]:
-        """Run a check.
-
-        Args:
-            check: The name of the check to run.
-        """
-        RUNS.append(check)
-        return {"success": True, "ran": check}
-
-
 #: What RunCheck ran, in order: a declined call must leave nothing here.
-RUNS: list[str] = []
+RUNS = _runs.RUNS
 
 
 class Setup:

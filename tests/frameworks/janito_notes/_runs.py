@@ -1,0 +1,3 @@
+"""What RunCheck ran, in order: a declined call must leave nothing here."""
+
+RUNS: list[str] = []
