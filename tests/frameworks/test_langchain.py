@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
-from framework_setup import EXPECTED_OUTCOMES, RUNS, Setup, parsed
+from framework_setup import (
+    EXPECTED_FORECAST,
+    EXPECTED_OUTCOMES,
+    PYDANTIC_RESULTS,
+    RUNS,
+    Setup,
+    forecast_registry,
+    parsed,
+)
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, ToolMessage
@@ -125,3 +134,15 @@ def test_the_model_is_given_janitos_schema(setup: Setup) -> None:
     schema = setup.registry.schema("CountLetters")
     assert function["name"] == "CountLetters" and function["description"] == schema.description
     assert function["parameters"] == schema.parameters
+
+
+@PYDANTIC_RESULTS
+def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
+    model = ToolCallingFake(messages=iter([
+        AIMessage("", tool_calls=[called("GetForecast", {"city": "Lisbon"}, "f")]),
+        AIMessage("done"),
+    ]))
+    agent = create_agent(model, tools(forecast_registry(tmp_path)))
+    state = agent.invoke({"messages": [("user", "weather?")]})
+    message = answers(state)["f"]
+    assert parsed(message.content) == EXPECTED_FORECAST and message.status == "success"

@@ -15,7 +15,15 @@ from typing import Any
 
 import llm
 import pytest
-from framework_setup import EXPECTED_OUTCOMES, RUNS, Setup, parsed
+from framework_setup import (
+    EXPECTED_FORECAST,
+    EXPECTED_OUTCOMES,
+    PYDANTIC_RESULTS,
+    RUNS,
+    Setup,
+    forecast_registry,
+    parsed,
+)
 from helpers.distributions import write_distribution
 
 from janito_core.integrations.llm import before_call, tools
@@ -87,6 +95,13 @@ def test_other_tools_go_to_the_next_before_call(setup: Setup) -> None:
     assert seen == ["llm_time"]
     outputs = [r["output"] for r in json.loads(results[results.rindex('{\n  "prompt"'):])["tool_results"]]
     assert outputs == ["noon", '{"success": true, "letters": 2}']
+
+
+@PYDANTIC_RESULTS
+def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
+    chain = llm.get_model("echo").chain(prompt(("GetForecast", {"city": "Lisbon"})),
+                                        tools=tools(forecast_registry(tmp_path)))
+    assert tool_results(list(chain.responses())[-1].text()) == [EXPECTED_FORECAST]
 
 
 # -- the llm command --------------------------------------------------------------------

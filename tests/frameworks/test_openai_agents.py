@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
-from framework_setup import EXPECTED_OUTCOMES, RUNS, Setup, parsed
+from framework_setup import (
+    EXPECTED_FORECAST,
+    EXPECTED_OUTCOMES,
+    PYDANTIC_RESULTS,
+    RUNS,
+    Setup,
+    forecast_registry,
+    parsed,
+)
 
 from janito_core.integrations.openai_agents import reject, tools
 
@@ -97,3 +106,16 @@ def test_the_schemas_are_janitos(setup: Setup) -> None:
     assert tool.strict_json_schema is True
     assert tool.params_json_schema == schema.strict_parameters
     assert tool.description == schema.description
+
+
+@PYDANTIC_RESULTS
+def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
+    registry = forecast_registry(tmp_path)
+    [forecast] = tools(registry)
+    declared = forecast.output_json_schema
+    assert declared is not None and declared == registry.schema("GetForecast").output_schema
+    model = ScriptedModel([[function_call("GetForecast", {"city": "Lisbon"}, call_id="f")],
+                           [assistant_message("ok")]])
+    agent = Agent(name="weather", model=model, tools=[forecast])
+    asyncio.run(Runner.run(agent, "weather?", run_config=OFFLINE))
+    assert outputs(model)["f"] == EXPECTED_FORECAST

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from framework_setup import EXPECTED_OUTCOMES, RUNS, Setup, parsed
+from framework_setup import (
+    EXPECTED_FORECAST,
+    EXPECTED_OUTCOMES,
+    PYDANTIC_RESULTS,
+    RUNS,
+    Setup,
+    forecast_registry,
+    parsed,
+)
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import HandleDeferredToolCalls
 from pydantic_ai.messages import (
@@ -144,3 +153,20 @@ def test_a_tool_the_privileges_deny_is_not_offered(setup: Setup) -> None:
     assert "WriteNote" not in JanitoToolset(setup.registry)._definitions
     with pytest.raises(ValueError, match="WriteNote is denied here"):
         JanitoToolset(setup.registry, tools=["WriteNote"])
+
+
+@PYDANTIC_RESULTS
+def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
+    registry = forecast_registry(tmp_path)
+    toolset = JanitoToolset(registry)
+    declared = toolset._definitions["GetForecast"].return_schema
+    assert declared is not None and declared == registry.schema("GetForecast").output_schema
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if returns(messages):
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("GetForecast", {"city": "Lisbon"},
+                                                 tool_call_id="f")])
+
+    result = Agent(FunctionModel(model), toolsets=[toolset]).run_sync("weather?")
+    assert parsed(returns(result.all_messages())["f"].content) == EXPECTED_FORECAST
