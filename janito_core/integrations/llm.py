@@ -45,19 +45,24 @@ class _Implementation:
         self.name = name
         #: The person's answers, by tool call id, that ``before_call`` got for this tool.
         self.decided: dict[str, Any] = {}
+        self._signature: Any = None
 
     @property
     def __signature__(self) -> Any:
         """The tool's parameters (as ``llm tools list`` shows them), and ``llm_tool_call``,
-        which tells llm to hand over the call (its id binds an approval)."""
-        import inspect
+        which tells llm to hand over the call (its id binds an approval). Made once: llm
+        reads it on every call."""
+        signature = self._signature
+        if signature is None:
+            import inspect
 
-        wrapper = self.registry.get(self.name)
-        shown = list(inspect.signature(wrapper).parameters.values()) if wrapper else []
-        shown = [p for p in shown if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        shown.append(inspect.Parameter("llm_tool_call", inspect.Parameter.KEYWORD_ONLY,
-                                       default=None))
-        return inspect.Signature(shown)
+            wrapper = self.registry.get(self.name)
+            shown = list(inspect.signature(wrapper).parameters.values()) if wrapper else []
+            shown = [p for p in shown if p.kind is not inspect.Parameter.VAR_KEYWORD]
+            shown.append(inspect.Parameter("llm_tool_call", inspect.Parameter.KEYWORD_ONLY,
+                                           default=None))
+            signature = self._signature = inspect.Signature(shown)
+        return signature
 
     def __call__(self, llm_tool_call: Any = None, **arguments: Any) -> str:
         from . import _bridge
