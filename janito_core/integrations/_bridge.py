@@ -151,7 +151,7 @@ def call(registry: Registry, name: str, arguments: Any, call_id: str | None = No
     approvals = _approvals(registry, name, arguments, call_id, decision)
     if approvals is None and decision is not None and decision is not True:
         return _declined_unasked(name, decision)
-    token = _named(host)
+    token = _named(registry, host)
     try:
         return call_tool(name, arguments, registry=registry, call_id=call_id,
                          approvals=approvals)
@@ -167,7 +167,7 @@ async def acall(registry: Registry, name: str, arguments: Any, call_id: str | No
     approvals = _approvals(registry, name, arguments, call_id, decision)
     if approvals is None and decision is not None and decision is not True:
         return _declined_unasked(name, decision)
-    token = _named(host)
+    token = _named(registry, host)
     try:
         return await acall_tool(name, arguments, registry=registry, call_id=call_id,
                                 approvals=approvals)
@@ -176,8 +176,10 @@ async def acall(registry: Registry, name: str, arguments: Any, call_id: str | No
             current_caller.reset(token)
 
 
-def _named(host: str | None) -> Token[dict[str, Any] | None] | None:
-    if host is None or current_caller.get() is not None:
+def _named(registry: Registry, host: str | None) -> Token[dict[str, Any] | None] | None:
+    """Name the framework as the caller, for the journal and the audit log (the only
+    readers of the caller: a registry without a journal does without)."""
+    if host is None or registry.journal is None or current_caller.get() is not None:
         return None
     return current_caller.set({"kind": host})
 

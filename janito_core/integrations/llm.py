@@ -46,6 +46,9 @@ class _Implementation:
         #: The person's answers, by tool call id, that ``before_call`` got for this tool.
         self.decided: dict[str, Any] = {}
         self._signature: Any = None
+        from . import _bridge  # made when the tools are: dispatch is needed from now on
+
+        self._bridge = _bridge
 
     @property
     def __signature__(self) -> Any:
@@ -65,14 +68,13 @@ class _Implementation:
         return signature
 
     def __call__(self, llm_tool_call: Any = None, **arguments: Any) -> str:
-        from . import _bridge
-
+        bridge = self._bridge
         call_id = getattr(llm_tool_call, "tool_call_id", None)
         decision = self.decided.pop(call_id, None) if call_id is not None else None
-        if decision is None and _approved_by_the_command():
+        if decision is None and self.registry.policy is not None and _approved_by_the_command():
             decision = True
-        return _bridge.text(_bridge.call(self.registry, self.name, arguments, call_id,
-                                         decision=decision, host=_HOST))
+        return bridge.text(bridge.call(self.registry, self.name, arguments, call_id,
+                                       decision=decision, host=_HOST))
 
 
 def _approved_by_the_command() -> bool:
