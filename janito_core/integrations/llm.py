@@ -48,7 +48,7 @@ class _Implementation:
         self._signature: Any = None
         from . import _bridge  # made when the tools are: dispatch is needed from now on
 
-        self._bridge = _bridge
+        self._call, self._text = _bridge.call, _bridge.text
 
     @property
     def __signature__(self) -> Any:
@@ -68,13 +68,12 @@ class _Implementation:
         return signature
 
     def __call__(self, llm_tool_call: Any = None, **arguments: Any) -> str:
-        bridge = self._bridge
         call_id = getattr(llm_tool_call, "tool_call_id", None)
         decision = self.decided.pop(call_id, None) if call_id is not None else None
         if decision is None and self.registry.policy is not None and _approved_by_the_command():
             decision = True
-        return bridge.text(bridge.call(self.registry, self.name, arguments, call_id,
-                                       decision=decision, host=_HOST))
+        return self._text(self._call(self.registry, self.name, arguments, call_id,
+                                     decision=decision, host=_HOST))
 
 
 def _approved_by_the_command() -> bool:

@@ -18,7 +18,7 @@ def sections() -> dict[str, list[str]]:
     """The Python blocks of each section of the guide, by the section's title."""
     text = GUIDE.read_text(encoding="utf-8")
     parts = SECTION.split(text)
-    return {title: PYTHON.findall(body) for title, body in zip(parts[1::2], parts[2::2])}
+    return {title: PYTHON.findall(body) for title, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 # what each example prints, in part
