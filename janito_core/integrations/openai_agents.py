@@ -51,7 +51,9 @@ def tools(registry: Registry | None = None,
 
     A tool whose parameters can be strict gets janito's strict schema and
     ``strict_json_schema=True``; the others (a free-form ``dict[str, T]``) their ordinary
-    schema, not strict.
+    schema, not strict. A declared result's schema is not given as ``output_json_schema``:
+    the SDK takes only a strict object there, and janito's describes every answer, the
+    tool's or janito's failure (``anyOf`` at its root).
     """
     registry = _bridge.registry_or_default(registry)
     made = []
@@ -65,7 +67,6 @@ def tools(registry: Registry | None = None,
             on_invoke_tool=invoke,
             strict_json_schema=strict,
             needs_approval=invoke.needs_approval if registry.policy is not None else False,
-            output_json_schema=tool.output_schema,
         ))
     return made
 

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from janito_notes import _runs
 from janito_notes.count_letters import CountLetters
 from janito_notes.run_check import RunCheck
@@ -69,15 +68,8 @@ EXPECTED_OUTCOMES = sorted([
 ], key=repr)
 
 
-# A tool whose result is a pydantic model: janito answers the model's JSON object (with
-# ``success``), and offers its schema as the tool's output schema. The support of pydantic
-# types in janito's schemas and dispatch is being built apart (issue 35, "Types"); until
-# it is in, these tests are expected to fail, and strictly so: when it lands, the mark
-# goes (PYDANTIC_RESULTS below).
-PYDANTIC_RESULTS = pytest.mark.xfail(
-    reason="pydantic results are not supported by janito's dispatch yet (issue 35, Types)",
-    strict=True)
-
+# A tool whose result is a pydantic model: janito answers the model's JSON object, with
+# ``success`` (docs/dispatch.md).
 EXPECTED_FORECAST = {"success": True, "city": "Lisbon",
                      "days": [{"date": "2026-12-07", "high_c": 15.5},
                               {"date": "2026-12-08", "high_c": 14.0}]}

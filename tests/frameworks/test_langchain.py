@@ -13,7 +13,6 @@ import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
     EXPECTED_OUTCOMES,
-    PYDANTIC_RESULTS,
     RUNS,
     Setup,
     forecast_registry,
@@ -136,7 +135,6 @@ def test_the_model_is_given_janitos_schema(setup: Setup) -> None:
     assert function["parameters"] == schema.parameters
 
 
-@PYDANTIC_RESULTS
 def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     model = ToolCallingFake(messages=iter([
         AIMessage("", tool_calls=[called("GetForecast", {"city": "Lisbon"}, "f")]),

@@ -18,7 +18,6 @@ import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
     EXPECTED_OUTCOMES,
-    PYDANTIC_RESULTS,
     RUNS,
     Setup,
     forecast_registry,
@@ -97,7 +96,6 @@ def test_other_tools_go_to_the_next_before_call(setup: Setup) -> None:
     assert outputs == ["noon", '{"success": true, "letters": 2}']
 
 
-@PYDANTIC_RESULTS
 def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     chain = llm.get_model("echo").chain(prompt(("GetForecast", {"city": "Lisbon"})),
                                         tools=tools(forecast_registry(tmp_path)))

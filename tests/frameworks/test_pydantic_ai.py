@@ -9,7 +9,6 @@ import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
     EXPECTED_OUTCOMES,
-    PYDANTIC_RESULTS,
     RUNS,
     Setup,
     forecast_registry,
@@ -155,7 +154,6 @@ def test_a_tool_the_privileges_deny_is_not_offered(setup: Setup) -> None:
         JanitoToolset(setup.registry, tools=["WriteNote"])
 
 
-@PYDANTIC_RESULTS
 def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     registry = forecast_registry(tmp_path)
     toolset = JanitoToolset(registry)
