@@ -22,7 +22,7 @@ from .. import _gate
 from .._call import ToolCall, _prepared, acall_tool, call_tool
 from .._context import current_caller
 from ..registry import default_registry
-from ..results import APPROVAL_DECLINED, APPROVAL_REQUIRED, failure
+from ..results import APPROVAL_DECLINED, failure
 
 if TYPE_CHECKING:
     from ..policy import ApprovalRequest
@@ -79,10 +79,6 @@ def is_failure(result: Mapping[str, Any]) -> bool:
     return result.get("success") is False
 
 
-def needs_approval(result: Mapping[str, Any]) -> bool:
-    return result.get("error_type") == APPROVAL_REQUIRED
-
-
 def _asked(registry: Registry, name: str, arguments: Any, call_id: str | None) -> ToolCall | None:
     """The validated call, when the registry's policy asks about it and no one in janito
     answers the ask (no approver, no "always" given for the tool); else None."""
@@ -135,7 +131,8 @@ def _approvals(registry: Registry, name: str, arguments: Any, call_id: str | Non
 
 def _declined_unasked(name: str, decision: Any) -> dict[str, Any]:
     """A no for a call janito no longer asks about (the policy changed meanwhile, or the
-    tool was approved "always"): a person's no is never turned into a run."""
+    tool was approved "always"): a person's no is never turned into a run. Answered here,
+    the call never reaches dispatch, so it leaves no audit line."""
     said = f" ({decision})" if isinstance(decision, str) and decision else ""
     return failure(f"{name} was not run: the person declined it{said}. Nothing was done; do "
                    "not retry it unasked", APPROVAL_DECLINED, tool=name)
