@@ -21,6 +21,17 @@ from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
 from janito_core.workspace import open_regular_at
 
+from ._batches import (
+    BATCH_BYTES,
+    BATCH_FILES,
+    CANDIDATES,
+    FILTER,
+    LITERAL,
+    Batch,
+    BatchScan,
+    Pipeline,
+    scan_files,
+)
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
@@ -365,12 +376,19 @@ class RegexMatcher:
     the time all the files of one search may spend matching, for patterns of the ``regex``
     package, whose ``finditer`` and ``search`` take a timeout; :class:`RegexTooSlow` is raised
     once it is spent. None runs the patterns untimed.
+
+    ``needs`` is text every match holds (see :func:`required_text`), so a file without it is
+    not decoded; ``alone``: the pattern sees nothing of a line's neighbours, so it may be
+    matched against the lines holding ``needs`` only, joined.
     """
 
-    def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None) -> None:
+    def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None,
+                 needs: bytes | None = None, alone: bool = False) -> None:
         self.pattern = pattern
         self.scanner = scanner
         self.left = time_limit
+        self.needs = needs
+        self.alone = alone
 
     def _matched(self, text: str, pos: int,
                  consume: Callable[[Iterator[tuple[int, int]]], T]) -> T:
@@ -444,10 +462,11 @@ def _parser() -> Any:
     return parser
 
 
-def parse_regex(query: str, flags: int) -> tuple[int, int]:
-    """(size, flags) of ``query``: how many items it holds once fixed repetition counts are
-    multiplied out (counting stops early past :data:`MAX_REGEX_SIZE`), and its global flags,
-    inline ones included.
+def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool]:
+    """(size, flags, needs, alone) of ``query``: how many items it holds once fixed
+    repetition counts are multiplied out (counting stops early past
+    :data:`MAX_REGEX_SIZE`), its global flags, inline ones included, and what
+    :func:`required_text` says of it.
 
     Parsed with the standard library's own parser, which raises re.error for a bad pattern.
     """
@@ -473,7 +492,51 @@ def parse_regex(query: str, flags: int) -> tuple[int, int]:
         return total
 
     parsed = parser.parse(query, flags)
-    return size(parsed), parsed.state.flags
+    needs, alone = required_text(parsed, parser)
+    return size(parsed), parsed.state.flags, needs, alone
+
+
+_LOOKING = frozenset({"ASSERT", "ASSERT_NOT"})
+_STRING_EDGES = frozenset({"AT_BEGINNING_STRING", "AT_END_STRING"})
+
+
+def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
+    """(needs, alone) of a parsed pattern: the longest run of plain ASCII characters of
+    its top level (every match holds it: the top level is one sequence, each item
+    required), or None; and whether it sees a line alone: no lookaround, which may look
+    past a line's end, and no ``\\A`` or ``\\Z``, which see where the file starts and ends.
+
+    A pattern matched without case has no such text (``k`` matches the Kelvin sign): None.
+    The ASCII characters of decoded text come from the same bytes, so a file whose bytes do
+    not hold ``needs`` has no match.
+    """
+    if parsed.state.flags & re.IGNORECASE:
+        return None, False
+    literal = getattr(parser, "LITERAL", None)
+    best: list[int] = []
+    run: list[int] = []
+    for op, av in parsed:
+        if op is literal and 0 < av < 128 and av != 10:
+            run.append(av)
+            if len(run) > len(best):
+                best = list(run)
+        else:
+            run = []
+
+    def alone(items: Any) -> bool:
+        for op, av in items:
+            name = getattr(op, "name", "")
+            if name in _LOOKING or (name == "AT" and getattr(av, "name", "") in _STRING_EDGES):
+                return False
+            for part in av if isinstance(av, (tuple, list)) else (av,):
+                if isinstance(part, parser.SubPattern) and not alone(part):
+                    return False
+                if isinstance(part, list) and not all(
+                        alone(p) for p in part if isinstance(p, parser.SubPattern)):
+                    return False
+        return True
+
+    return (bytes(best) if best else None), alone(parsed)
 
 
 def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
@@ -483,7 +546,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
     ``regex`` package, imported here only, whose searches take a timeout.
     """
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    size, flags = parse_regex(query, flags)
+    size, flags, needs, alone = parse_regex(query, flags)
     if size > MAX_REGEX_SIZE:
         raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
                             "items; use smaller counts or open ranges such as {1,1000}")
@@ -495,7 +558,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
         scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
     except regex.error as exc:
         raise re.error(str(exc)) from None
-    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT)
+    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone)
 
 
 def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:
@@ -689,6 +752,9 @@ class _Finds:
                 self.full = self.count >= self.limit
 
 
+_NOTHING, _BINARY, _FOUND, _DATA, _LARGE = b"nbmdl"
+
+
 class _Scan:
     """The state of one search: what was found, counted and skipped."""
 
@@ -728,27 +794,154 @@ class _Scan:
                     self.unreadable.append(f"{safe_text(shown)}: "
                                            f"{getattr(exc, 'strerror', None) or exc}")
             else:
-                for entry in walk(self.tool, shown, max_depth=limit,
-                                  gitignore=respect_gitignore, errors=self.unreadable,
-                                  exclude=exclude):
-                    if entry.kind == "file":
-                        check_cancelled()
-                        try:
-                            data = read_searchable_at(entry.dir_fd, entry.name, SNIFF_BYTES,
-                                                      min(BLOCK_BYTES, MAX_FILE_BYTES))
-                            if data is None:  # more than one block: searched block by block
-                                fd, info = open_regular_at(entry.dir_fd, entry.name)
-                                self.stream(fd, info.st_size, entry.relative)
-                            else:
-                                self.file(data, entry.relative)
-                        except OSError as exc:
-                            self.unreadable.append(f"{safe_text(entry.relative)}: "
-                                                   f"{exc.strerror or exc}")
-                            continue
-                        if self.full:
-                            break
+                self.folder(shown, limit, respect_gitignore, exclude)
             if self.full:
                 break
+
+    def folder(self, shown: str, limit: int | None, respect_gitignore: bool,
+               exclude: Exclude | None) -> None:
+        """Search the files of the walk of folder ``shown``, in the walk's order, a batch
+        of one folder's consecutive files at a time (see janito_files._batches)."""
+        pipeline = Pipeline(self.scanner())
+        names: list[str] = []
+        paths: list[str] = []
+        here: tuple[int, int] | None = None
+        owned = -1  # the batch's folder, duplicated when its first file came
+        try:
+            for entry in walk(self.tool, shown, max_depth=limit, gitignore=respect_gitignore,
+                              errors=self.unreadable, exclude=exclude):
+                if entry.kind != "file":
+                    # Files on either side of another entry may lie in different folders.
+                    here = None
+                    continue
+                # The walk gives a folder's files one after the other, and the files of
+                # the next folder at another depth or after that folder's own entry.
+                if (entry.dir_fd, entry.depth) != here or len(names) >= BATCH_FILES:
+                    if names:
+                        pipeline.give(owned, names, paths)
+                        owned = -1
+                        names, paths = [], []
+                        self.taken(pipeline, pipeline.full())
+                        if self.full:
+                            return
+                    check_cancelled()
+                    here = (entry.dir_fd, entry.depth)
+                    owned = os.dup(entry.dir_fd)
+                names.append(entry.name)
+                paths.append(entry.relative)
+            if names:
+                pipeline.give(owned, names, paths)
+                owned = -1
+            while pipeline.queue and not self.full:
+                self.taken(pipeline, True)
+        finally:
+            if owned >= 0:
+                os.close(owned)
+            pipeline.close()
+
+    def scanner(self) -> BatchScan:
+        """:func:`scan_files` with this search's matcher and limits bound."""
+        matcher = self.matcher
+        if isinstance(matcher, BytesMatcher):
+            mode, needle, fold = LITERAL, matcher.needle, matcher.fold
+        else:
+            mode = CANDIDATES if matcher.needs and matcher.alone else FILTER
+            needle, fold = matcher.needs, False
+        count_only = self.count_only
+        most = min(BLOCK_BYTES, MAX_FILE_BYTES)
+
+        def scan(dir_fd: int, names: list[str]) -> tuple[bytes, list[Any]]:
+            # What is left to find can only shrink until the answer is used: the lines
+            # found past it then are dropped.
+            limit = max(self.max_results - len(self.matches), 1)
+            return scan_files(dir_fd, names, SNIFF_BYTES, most, needle, fold, limit,
+                              count_only, mode, BATCH_BYTES)
+
+        return scan
+
+    def taken(self, pipeline: Pipeline, wait: bool) -> None:
+        """Use the answers of the batches that are back (with ``wait``, of the oldest one
+        at least), in order, until the search is full."""
+        while pipeline.queue and (wait or pipeline.ready()):
+            wait = False
+            batch = pipeline.take()
+            try:
+                done = 0
+                codes, payloads = batch.answer
+                while True:
+                    self.answered(batch, done, codes, payloads)
+                    done += len(codes)
+                    if done >= len(batch.names) or self.full:
+                        break
+                    # the batch stopped at its budget: the rest, here
+                    check_cancelled()
+                    codes, payloads = pipeline.scan(batch.dir_fd, batch.names[done:])
+            finally:
+                batch.close()
+            if self.full:
+                return
+
+    def answered(self, batch: Batch, first: int, codes: bytes, payloads: list[Any]) -> None:
+        """Take what :func:`scan_files` found in the files of ``batch`` from number
+        ``first`` on, as the walk gave them."""
+        if not payloads and b"l" not in codes:
+            # nothing found, nothing to read again: only counts change
+            self.files_searched += codes.count(b"n")
+            self.binary_count += codes.count(b"b")
+            return
+        given = iter(payloads)
+        paths = batch.paths
+        for index, code in enumerate(codes, first):
+            if code == _NOTHING:
+                self.files_searched += 1
+            elif code == _BINARY:
+                self.binary_count += 1
+            elif code == _FOUND:
+                self.found(next(given), paths[index])
+            elif code == _DATA:
+                self.file(next(given), paths[index])
+            elif code == _LARGE:  # more than one block: searched block by block
+                try:
+                    fd, info = open_regular_at(batch.dir_fd, batch.names[index])
+                    self.stream(fd, info.st_size, paths[index])
+                except OSError as exc:
+                    self.unreadable.append(f"{safe_text(paths[index])}: "
+                                           f"{exc.strerror or exc}")
+            else:
+                exc = next(given)
+                self.unreadable.append(f"{safe_text(paths[index])}: {exc.strerror or exc}")
+            if self.full:
+                return
+
+    def found(self, answer: Any, path: str) -> None:
+        """Take a ``b"m"`` answer of :func:`scan_files` for the file at ``path``."""
+        matcher = self.matcher
+        if isinstance(matcher, BytesMatcher):
+            if self.count_only:
+                self._counted(path, answer)
+                return
+            numbers, joined = answer
+            left = self.max_results - len(self.matches)
+            if len(numbers) > left:  # found before the lines of earlier files came back
+                numbers = numbers[:left]
+                joined = b"\n".join(joined.split(b"\n", left)[:left])
+            # a line's carriage returns are the file's, so joined holds one when it matters
+            self._listed(path, numbers, decoded_lines(joined, b"\r" in joined))
+            return
+        # the lines holding the text the pattern needs: it is matched against them alone
+        candidates, joined, nul = answer
+        if self.count_only:
+            count = matcher.count(joined)
+            if count and nul:
+                self._binary(path, False)
+            else:
+                self._counted(path, count)
+            return
+        numbers, texts = matcher.lines(joined, self.max_results - len(self.matches))
+        if numbers and nul:
+            self._binary(path, False)
+        else:
+            self._listed(path, [candidates[number - 1] for number in numbers], texts)
 
     def file(self, data: bytes, path: str, explicit: bool = False) -> None:
         """Search the bytes :func:`read_open` gave for the whole file at ``path`` (one

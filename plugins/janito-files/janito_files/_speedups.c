@@ -314,12 +314,394 @@ read_searchable_at(PyObject *Py_UNUSED(module), PyObject *args)
     return result;
 }
 
+/* ---------------------------------------------------------------- scan_files */
+
+/* What scan_files found in one file, kept without the GIL until the batch is done. */
+typedef struct {
+    char code;            /* see scan_files' docstring */
+    int error;            /* 'e': errno; EISDIR and EINVAL carry their own message */
+    char *data;           /* 'd': the bytes; 'm': the matching lines joined by line feeds */
+    Py_ssize_t size;
+    Py_ssize_t *numbers;  /* 'm' with lines: their numbers; count_only: numbers[0] is the count */
+    Py_ssize_t count;
+    int has_nul;
+} FileResult;
+
+enum { MODE_LITERAL = 0, MODE_CANDIDATES = 1, MODE_FILTER = 2 };
+
+/* The bytes of regular file `name` of `dir_fd` as read_searchable_at reads them, into
+ * *data / *size; or a code: 'e' (errno in *error), 'l' (more than `most` bytes). 0 when
+ * read. Called without the GIL. */
+static char
+read_file(int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most, char **data,
+          Py_ssize_t *size, int *error)
+{
+    int fd = openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        *error = errno;
+        return 'e';
+    }
+    char code = 0;
+    struct stat info;
+    if (fstat(fd, &info) < 0) {
+        *error = errno;
+        code = 'e';
+    } else if (S_ISDIR(info.st_mode)) {
+        *error = EISDIR;
+        code = 'e';
+    } else if (!S_ISREG(info.st_mode)) {
+        *error = EINVAL;
+        code = 'e';
+    } else if (info.st_size > most) {
+        code = 'l';
+    } else {
+        char *buffer = malloc((size_t)sniff);
+        ssize_t got = -1;
+        if (buffer != NULL) {
+            do {
+                got = read(fd, buffer, (size_t)sniff);
+            } while (got < 0 && errno == EINTR);
+        } else {
+            errno = ENOMEM;
+        }
+        if (got < 0) {
+            *error = errno;
+            code = 'e';
+            free(buffer);
+        } else if (got == sniff && memchr(buffer, 0, (size_t)sniff) == NULL) {
+            int too_large = 0;
+            Py_ssize_t total = 0;
+            buffer = read_rest(fd, buffer, got, (Py_ssize_t)info.st_size + 1, most, &total,
+                               &too_large);
+            if (buffer == NULL) {
+                if (too_large) {
+                    code = 'l';
+                } else {
+                    *error = errno;
+                    code = 'e';
+                }
+            } else {
+                *data = buffer;
+                *size = total;
+            }
+        } else {
+            *data = buffer;
+            *size = got;
+        }
+    }
+    close(fd);
+    return code;
+}
+
+/* BytesMatcher.count: the lines of `hay` holding the needle. */
+static Py_ssize_t
+count_lines(const char *hay, Py_ssize_t size, const char *needle, Py_ssize_t n)
+{
+    Py_ssize_t lines = 0, at = find(hay, size, 0, needle, n);
+    while (at >= 0) {
+        lines++;
+        const char *feed = memchr(hay + at, '\n', (size_t)(size - at));
+        if (feed == NULL)
+            break;
+        at = find(hay, size, feed - hay + 1, needle, n);
+    }
+    return lines;
+}
+
+/* literal_lines without Python objects: the numbers into r->numbers, the lines joined
+ * into r->data. 0, or -1 out of memory. */
+static int
+collect_lines(FileResult *r, const char *hay, const char *data, Py_ssize_t size,
+              const char *needle, Py_ssize_t n, Py_ssize_t limit)
+{
+    Py_ssize_t capacity = 0, used = 0, numbers_capacity = 0, line_no = 1, counted = 0;
+    Py_ssize_t at = limit > 0 ? find(hay, size, 0, needle, n) : -1;
+    while (at >= 0) {
+        Py_ssize_t start = line_start(data, at);
+        const char *feed = memchr(data + at, '\n', (size_t)(size - at));
+        Py_ssize_t end = feed ? feed - data : size;
+        line_no += count_line_feeds(data, counted, start);
+        counted = start;
+        if (r->count == numbers_capacity) {
+            numbers_capacity = numbers_capacity * 2 + 16;
+            Py_ssize_t *grown = realloc(r->numbers, (size_t)numbers_capacity * sizeof *grown);
+            if (grown == NULL)
+                return -1;
+            r->numbers = grown;
+        }
+        r->numbers[r->count++] = line_no;
+        Py_ssize_t needed = used + (end - start) + 1;
+        if (needed > capacity) {
+            Py_ssize_t grown_size = needed + needed / 2 + 4096;
+            char *grown = realloc(r->data, (size_t)grown_size);
+            if (grown == NULL)
+                return -1;
+            r->data = grown;
+            capacity = grown_size;
+        }
+        if (r->count > 1)
+            r->data[used++] = '\n';
+        memcpy(r->data + used, data + start, (size_t)(end - start));
+        used += end - start;
+        if (feed == NULL || --limit <= 0)
+            break;
+        at = find(hay, size, end + 1, needle, n);
+    }
+    r->size = used;
+    return 0;
+}
+
+/* One file of scan_files, without the GIL. */
+static void
+scan_one(FileResult *r, int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most,
+         const char *needle, Py_ssize_t n, int fold, Py_ssize_t limit, int count_only,
+         int mode)
+{
+    char *data = NULL;
+    Py_ssize_t size = 0;
+    r->code = read_file(dir_fd, name, sniff, most, &data, &size, &r->error);
+    if (r->code)
+        return;
+    Py_ssize_t head = size < sniff ? size : sniff;
+    if (memchr(data, 0, (size_t)head) != NULL) {
+        free(data);
+        r->code = 'b';
+        return;
+    }
+    char *hay = data;
+    if (n && fold) {
+        hay = malloc(size ? (size_t)size : 1);
+        if (hay == NULL)
+            goto no_memory;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            unsigned char c = (unsigned char)data[i];
+            hay[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+    }
+    if (mode == MODE_FILTER) {
+        if (n && find(hay, size, 0, needle, n) < 0) {
+            r->code = 'n';
+            free(data);
+        } else {
+            r->code = 'd';
+            r->data = data;
+            r->size = size;
+        }
+        if (hay != data)
+            free(hay);
+        return;
+    }
+    int has_nul = memchr(data, 0, (size_t)size) != NULL;
+    if (mode == MODE_LITERAL && count_only) {
+        Py_ssize_t lines = count_lines(hay, size, needle, n);
+        if (lines) {
+            r->numbers = malloc(sizeof *r->numbers);
+            if (r->numbers == NULL)
+                goto no_memory;
+            r->numbers[0] = lines;
+            r->count = 1;
+        }
+    } else if (collect_lines(r, hay, data, size, needle, n,
+                             mode == MODE_CANDIDATES ? PY_SSIZE_T_MAX : limit) < 0) {
+        goto no_memory;
+    }
+    if (hay != data)
+        free(hay);
+    free(data);
+    if (!r->count)
+        r->code = 'n';
+    else if (has_nul && mode == MODE_LITERAL)
+        r->code = 'b';
+    else
+        r->code = 'm';
+    r->has_nul = has_nul;
+    if (r->code != 'm') {
+        free(r->numbers);
+        free(r->data);
+        r->numbers = NULL;
+        r->data = NULL;
+        r->count = r->size = 0;
+    }
+    return;
+
+no_memory:
+    if (hay != data)
+        free(hay);
+    free(data);
+    free(r->numbers);
+    free(r->data);
+    r->numbers = NULL;
+    r->data = NULL;
+    r->count = r->size = 0;
+    r->code = 'e';
+    r->error = ENOMEM;
+}
+
+static PyObject *
+os_error(int code, PyObject *name)
+{
+    const char *message = code == EISDIR ? "the path is a folder"
+        : code == EINVAL ? "the path is not a regular file (a FIFO, socket or device)"
+        : strerror(code);
+    return PyObject_CallFunction(PyExc_OSError, "isO", code, message, name);
+}
+
+/* The Python object of one file's answer (a new reference), or NULL with an exception. */
+static PyObject *
+payload(FileResult *r, int count_only, int mode, PyObject *name)
+{
+    if (r->code == 'e')
+        return os_error(r->error, name);
+    if (r->code == 'd')
+        return PyBytes_FromStringAndSize(r->data ? r->data : "", r->size);
+    if (mode == MODE_LITERAL && count_only)
+        return PyLong_FromSsize_t(r->numbers[0]);
+    PyObject *numbers = PyList_New(r->count);
+    if (numbers == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < r->count; i++) {
+        PyObject *number = PyLong_FromSsize_t(r->numbers[i]);
+        if (number == NULL) {
+            Py_DECREF(numbers);
+            return NULL;
+        }
+        PyList_SetItem(numbers, i, number);
+    }
+    PyObject *joined = PyBytes_FromStringAndSize(r->data ? r->data : "", r->size);
+    if (joined == NULL) {
+        Py_DECREF(numbers);
+        return NULL;
+    }
+    PyObject *answer = mode == MODE_CANDIDATES
+        ? Py_BuildValue("(NNO)", numbers, joined, r->has_nul ? Py_True : Py_False)
+        : Py_BuildValue("(NN)", numbers, joined);
+    return answer;
+}
+
+static PyObject *
+scan_files(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    int dir_fd, fold, count_only, mode;
+    PyObject *names, *needle_object;
+    Py_ssize_t sniff, most, limit, budget;
+    if (!PyArg_ParseTuple(args, "iO!nnOpnpin:scan_files", &dir_fd, &PyList_Type, &names,
+                          &sniff, &most, &needle_object, &fold, &limit, &count_only, &mode,
+                          &budget))
+        return NULL;
+    if (sniff <= 0 || most < 0) {
+        PyErr_SetString(PyExc_ValueError, "sniff must be positive and most not negative");
+        return NULL;
+    }
+    if (mode < MODE_LITERAL || mode > MODE_FILTER) {
+        PyErr_SetString(PyExc_ValueError, "mode must be 0, 1 or 2");
+        return NULL;
+    }
+    char *needle = NULL;
+    Py_ssize_t n = 0;
+    if (needle_object != Py_None) {
+        if (!PyBytes_Check(needle_object)) {
+            PyErr_SetString(PyExc_TypeError, "needle must be bytes or None");
+            return NULL;
+        }
+        if (PyBytes_AsStringAndSize(needle_object, &needle, &n) < 0)
+            return NULL;
+    }
+    if (n == 0 && mode != MODE_FILTER) {
+        PyErr_SetString(PyExc_ValueError, "the needle is empty");
+        return NULL;
+    }
+    Py_ssize_t total = PyList_Size(names);
+    PyObject **encoded = PyMem_Calloc(total ? (size_t)total : 1, sizeof *encoded);
+    FileResult *results = PyMem_Calloc(total ? (size_t)total : 1, sizeof *results);
+    const char **paths = PyMem_Calloc(total ? (size_t)total : 1, sizeof *paths);
+    PyObject *codes = NULL, *payloads = NULL, *answer = NULL;
+    Py_ssize_t done = 0;
+    if (encoded == NULL || results == NULL || paths == NULL) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    for (Py_ssize_t i = 0; i < total; i++) {
+        PyObject *name = PyList_GetItem(names, i);
+        if (name == NULL || !PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "names must be a list of str");
+            goto end;
+        }
+        encoded[i] = PyUnicode_EncodeFSDefault(name);
+        if (encoded[i] == NULL)
+            goto end;
+        char *path;
+        Py_ssize_t path_size;
+        if (PyBytes_AsStringAndSize(encoded[i], &path, &path_size) < 0)
+            goto end;
+        if (path_size == 0 || memchr(path, '/', (size_t)path_size) != NULL
+            || (size_t)path_size != strlen(path) || strcmp(path, ".") == 0
+            || strcmp(path, "..") == 0) {
+            PyErr_SetString(PyExc_ValueError, "name must be one non-empty path component");
+            goto end;
+        }
+        paths[i] = path;
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t kept = 0;
+    while (done < total && kept < budget) {
+        FileResult *r = &results[done];
+        scan_one(r, dir_fd, paths[done], sniff, most, needle, n, fold, limit, count_only,
+                 mode);
+        kept += r->size + r->count * (Py_ssize_t)sizeof(Py_ssize_t);
+        done++;
+    }
+    Py_END_ALLOW_THREADS
+
+    codes = PyBytes_FromStringAndSize(NULL, done);
+    payloads = PyList_New(0);
+    if (codes == NULL || payloads == NULL)
+        goto end;
+    char *code_bytes = PyBytes_AsString(codes);
+    if (code_bytes == NULL)
+        goto end;
+    for (Py_ssize_t i = 0; i < done; i++) {
+        FileResult *r = &results[i];
+        code_bytes[i] = r->code;
+        if (r->code == 'e' || r->code == 'd' || r->code == 'm') {
+            PyObject *item = payload(r, count_only, mode, PyList_GetItem(names, i));
+            if (item == NULL || PyList_Append(payloads, item) < 0) {
+                Py_XDECREF(item);
+                goto end;
+            }
+            Py_DECREF(item);
+        }
+    }
+    answer = PyTuple_Pack(2, codes, payloads);
+
+end:
+    if (results != NULL) {
+        for (Py_ssize_t i = 0; i < total; i++) {
+            free(results[i].data);
+            free(results[i].numbers);
+        }
+    }
+    if (encoded != NULL) {
+        for (Py_ssize_t i = 0; i < total; i++)
+            Py_XDECREF(encoded[i]);
+    }
+    PyMem_Free(encoded);
+    PyMem_Free(results);
+    PyMem_Free(paths);
+    Py_XDECREF(codes);
+    Py_XDECREF(payloads);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"literal_lines", literal_lines, METH_VARARGS,
      "literal_lines(hay, data, needle, limit) -> (line numbers, lines joined by line feeds)"},
     {"read_searchable_at", read_searchable_at, METH_VARARGS,
      "read_searchable_at(dir_fd, name, sniff, most) -> the bytes to search, or None when "
      "the file holds more than most bytes"},
+    {"scan_files", scan_files, METH_VARARGS,
+     "scan_files(dir_fd, names, sniff, most, needle, fold, limit, count_only, mode, budget)"
+     " -> (codes, payloads): the files of one folder read and searched as a batch"},
     {NULL, NULL, 0, NULL},
 };
 
