@@ -33,7 +33,8 @@ def compile_speedups(root: str, work: str) -> Path:
     from setuptools.command.build_ext import build_ext
 
     # The source itself defines Py_LIMITED_API (3.10).
-    extension = Extension(MODULE, [str(Path(root, SOURCE))], py_limited_api=True)
+    extension = Extension(MODULE, [str(Path(root, SOURCE))], py_limited_api=True,
+                          extra_compile_args=["-pthread"], extra_link_args=["-pthread"])
     command = build_ext(Distribution({"name": "janito-files", "ext_modules": [extension]}))
     command.build_lib = str(Path(work, "lib"))
     command.build_temp = str(Path(work, "temp"))

@@ -39,15 +39,15 @@ BATCH_BYTES = 4 << 20
 stops early: with the batches in flight, this bounds what a search holds beyond its
 block (docs/decisions/0016)."""
 
-IN_FLIGHT = 4
+IN_FLIGHT = 6
 """Batches handed out and not yet taken back."""
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 """Threads reading batches: one per core up to four (the walk takes a core as well)."""
 
 THREADS_AFTER = 2
-"""Batches run on the calling thread before workers start: a small search does not pay
-for starting them."""
+"""Batches answered on the calling thread before workers start: a small search does not
+pay for starting them."""
 
 _WORD = struct.calcsize("n")
 
@@ -166,9 +166,43 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
     return bytes(codes), payloads
 
 
+class SearcherPy:
+    """:func:`scan_files` on worker threads, taken back in order: the Python twin of
+    ``janito_files._speedups.Searcher``, which answers each batch when it is given (Python
+    threads would hold the GIL the walk needs)."""
+
+    def __init__(self, workers: int, sniff: int, most: int, needle: bytes | None, fold: bool,
+                 count_only: bool, mode: int, budget: int) -> None:
+        if not 1 <= workers <= 16:
+            raise ValueError("workers must be between 1 and 16")
+        scan_files_py(-1, [], sniff, most, needle, fold, 1, count_only, mode, budget)  # checks
+        self.arguments = (sniff, most, needle, fold)
+        self.rest = (count_only, mode, budget)
+        self.answers: deque[tuple[bytes, list[Any]]] = deque()
+        self.closed = False
+
+    def give(self, dir_fd: int, names: list[str], limit: int) -> None:
+        """Hand out a batch; ``dir_fd`` must stay open until it is taken."""
+        if self.closed:
+            raise ValueError("the searcher is closed")
+        self.answers.append(scan_files_py(dir_fd, names, *self.arguments, limit, *self.rest))
+
+    def take(self) -> tuple[bytes, list[Any]]:
+        """(codes, payloads) of the oldest batch not taken, as :func:`scan_files` answers."""
+        if not self.answers:
+            raise ValueError("no batch was given")
+        return self.answers.popleft()
+
+    def close(self) -> None:
+        """Stop the workers (after the batch each is in) and drop every batch."""
+        self.closed = True
+        self.answers.clear()
+
+
 try:
-    from ._speedups import scan_files
-except ImportError:  # built without a C compiler: the same step in Python
+    from ._speedups import Searcher, scan_files
+except ImportError:  # built without a C compiler: the same steps in Python
+    Searcher = SearcherPy  # type: ignore[misc,assignment]
     scan_files = scan_files_py
 
 
@@ -190,67 +224,66 @@ class Batch:
             self.dir_fd = -1
 
 
-BatchScan = Callable[[int, list[str]], tuple[bytes, list[Any]]]
-"""A :func:`scan_files` with every argument but the folder and the names bound."""
+BatchScan = Callable[[int, list[str], int], tuple[bytes, list[Any]]]
+"""A :func:`scan_files` with every argument but the folder, the names and the limit bound."""
 
 
 class Pipeline:
     """Batches handed to worker threads and taken back in the order they were given.
 
-    The first :data:`THREADS_AFTER` batches run on the calling thread; after that at most
-    :data:`IN_FLIGHT` are out at a time. :meth:`close` waits for the workers and closes
-    every descriptor a batch still owns, taken back or not.
+    The first :data:`THREADS_AFTER` batches are answered on the calling thread by
+    ``scan``; after that a :class:`Searcher` made by ``start`` answers them on
+    :data:`WORKERS` threads, at most :data:`IN_FLIGHT` out at a time. :meth:`close` stops
+    the workers and closes every descriptor a batch still owns, taken back or not.
     """
 
-    def __init__(self, scan: BatchScan) -> None:
+    def __init__(self, scan: BatchScan, start: Callable[[int], Any]) -> None:
         self.scan = scan
-        self.queue: deque[tuple[Batch, Any]] = deque()
+        self.start = start
+        self.queue: deque[Batch] = deque()
         self.given = 0
-        self.pool: Any = None
+        self.searcher: Any = None
 
-    def give(self, dir_fd: int, names: list[str], paths: list[str]) -> None:
+    def give(self, dir_fd: int, names: list[str], paths: list[str], limit: int) -> None:
         """Hand out the files ``names`` of folder ``dir_fd``, a descriptor the batch owns
-        from now on (closed by :meth:`Batch.close` or :meth:`close`)."""
+        from now on, to be searched for at most ``limit`` lines each."""
         batch = Batch(dir_fd, names, paths)
+        self.queue.append(batch)
         self.given += 1
-        if self.given <= THREADS_AFTER or WORKERS < 2:
-            self.queue.append((batch, None))
-            try:
-                batch.answer = self.scan(dir_fd, names)
-            except BaseException:
-                self.close()
-                raise
-            return
-        if self.pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="janito-search")
-        self.queue.append((batch, self.pool.submit(self.scan, batch.dir_fd, names)))
+        try:
+            if self.given <= THREADS_AFTER or WORKERS < 2:
+                batch.answer = self.scan(dir_fd, names, limit)
+            else:
+                if self.searcher is None:
+                    self.searcher = self.start(WORKERS)
+                self.searcher.give(dir_fd, names, limit)
+        except BaseException:
+            self.close()
+            raise
 
     def full(self) -> bool:
         """Whether as many batches are out as may be."""
         return len(self.queue) >= IN_FLIGHT
 
     def ready(self) -> bool:
-        """Whether the oldest batch can be taken back without waiting."""
-        return bool(self.queue) and (self.queue[0][1] is None or self.queue[0][1].done())
+        """Whether the oldest batch was answered on the calling thread."""
+        return bool(self.queue) and self.queue[0].answer is not None
 
     def take(self) -> Batch:
         """The oldest batch, with its answer (waiting for it). A file's error is in the
-        answer; what the worker raised otherwise (out of memory) is raised here."""
-        batch, future = self.queue.popleft()
-        if future is not None:
+        answer; what the search raised otherwise (out of memory) is raised here."""
+        batch = self.queue.popleft()
+        if batch.answer is None:
             try:
-                batch.answer = future.result()
+                batch.answer = self.searcher.take()
             except BaseException:
                 batch.close()
                 raise
         return batch
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
-        for batch, _future in self.queue:
+        if self.searcher is not None:
+            self.searcher.close()
+        for batch in self.queue:
             batch.close()
         self.queue.clear()

@@ -30,6 +30,7 @@ from ._batches import (
     Batch,
     BatchScan,
     Pipeline,
+    Searcher,
     scan_files,
 )
 from ._common import (
@@ -802,7 +803,8 @@ class _Scan:
                exclude: Exclude | None) -> None:
         """Search the files of the walk of folder ``shown``, in the walk's order, a batch
         of one folder's consecutive files at a time (see janito_files._batches)."""
-        pipeline = Pipeline(self.scanner())
+        scan, start = self.scanner()
+        pipeline = Pipeline(scan, start)
         names: list[str] = []
         paths: list[str] = []
         here: tuple[int, int] | None = None
@@ -818,7 +820,7 @@ class _Scan:
                 # the next folder at another depth or after that folder's own entry.
                 if (entry.dir_fd, entry.depth) != here or len(names) >= BATCH_FILES:
                     if names:
-                        pipeline.give(owned, names, paths)
+                        pipeline.give(owned, names, paths, self.left())
                         owned = -1
                         names, paths = [], []
                         self.taken(pipeline, pipeline.full())
@@ -830,7 +832,7 @@ class _Scan:
                 names.append(entry.name)
                 paths.append(entry.relative)
             if names:
-                pipeline.give(owned, names, paths)
+                pipeline.give(owned, names, paths, self.left())
                 owned = -1
             while pipeline.queue and not self.full:
                 self.taken(pipeline, True)
@@ -839,8 +841,14 @@ class _Scan:
                 os.close(owned)
             pipeline.close()
 
-    def scanner(self) -> BatchScan:
-        """:func:`scan_files` with this search's matcher and limits bound."""
+    def left(self) -> int:
+        """The most lines a file given now may add: what is left to find can only shrink
+        until its answer is used, and the lines found past it are dropped then."""
+        return max(self.max_results - len(self.matches), 1)
+
+    def scanner(self) -> tuple[BatchScan, Callable[[int], Any]]:
+        """:func:`scan_files` with this search's matcher and limits bound, and what makes
+        a :class:`~janito_files._batches.Searcher` of the same on so many threads."""
         matcher = self.matcher
         if isinstance(matcher, BytesMatcher):
             mode, needle, fold = LITERAL, matcher.needle, matcher.fold
@@ -850,14 +858,15 @@ class _Scan:
         count_only = self.count_only
         most = min(BLOCK_BYTES, MAX_FILE_BYTES)
 
-        def scan(dir_fd: int, names: list[str]) -> tuple[bytes, list[Any]]:
-            # What is left to find can only shrink until the answer is used: the lines
-            # found past it then are dropped.
-            limit = max(self.max_results - len(self.matches), 1)
+        def scan(dir_fd: int, names: list[str], limit: int) -> tuple[bytes, list[Any]]:
             return scan_files(dir_fd, names, SNIFF_BYTES, most, needle, fold, limit,
                               count_only, mode, BATCH_BYTES)
 
-        return scan
+        def start(workers: int) -> Any:
+            return Searcher(workers, SNIFF_BYTES, most, needle, fold, count_only, mode,
+                            BATCH_BYTES)
+
+        return scan, start
 
     def taken(self, pipeline: Pipeline, wait: bool) -> None:
         """Use the answers of the batches that are back (with ``wait``, of the oldest one
@@ -875,7 +884,8 @@ class _Scan:
                         break
                     # the batch stopped at its budget: the rest, here
                     check_cancelled()
-                    codes, payloads = pipeline.scan(batch.dir_fd, batch.names[done:])
+                    codes, payloads = pipeline.scan(batch.dir_fd, batch.names[done:],
+                                                    self.left())
             finally:
                 batch.close()
             if self.full:

@@ -17,6 +17,7 @@
 #define Py_LIMITED_API 0x030A0000
 #include <Python.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,6 +694,354 @@ end:
     return answer;
 }
 
+/* ---------------------------------------------------------------- Searcher */
+
+/* Batches of scan_files given to threads that never take the GIL, and taken back in the
+ * order they were given. The searching thread turns names into C strings when it gives a
+ * batch and turns the answers into Python objects when it takes one: the workers only
+ * make system calls and read memory they were handed. */
+
+#define MAX_WORKERS 16
+
+typedef struct Job {
+    struct Job *next;
+    PyObject *names;     /* the list given (a reference), for the errors' file names */
+    PyObject **encoded;  /* each name in the file system's encoding */
+    const char **paths;
+    Py_ssize_t total, done, limit;
+    int dir_fd, finished;
+    FileResult *results;
+} Job;
+
+typedef struct {
+    PyObject_HEAD
+    pthread_mutex_t lock;
+    pthread_cond_t work, ready;
+    Job *head, *tail, *waiting;  /* given and not taken; the first not started */
+    int stopping, workers, started;
+    pthread_t threads[MAX_WORKERS];
+    Py_ssize_t sniff, most, budget;
+    PyObject *needle_object;
+    char *needle;
+    Py_ssize_t n;
+    int fold, count_only, mode;
+} Searcher;
+
+static void
+free_job(Job *job)
+{
+    for (Py_ssize_t i = 0; i < job->total; i++) {
+        free(job->results[i].data);
+        free(job->results[i].numbers);
+        Py_XDECREF(job->encoded[i]);
+    }
+    Py_XDECREF(job->names);
+    PyMem_Free(job->encoded);
+    PyMem_Free(job->paths);
+    PyMem_Free(job->results);
+    PyMem_Free(job);
+}
+
+static void *
+work(void *argument)
+{
+    Searcher *self = argument;
+    pthread_mutex_lock(&self->lock);
+    for (;;) {
+        while (!self->stopping && self->waiting == NULL)
+            pthread_cond_wait(&self->work, &self->lock);
+        if (self->stopping)
+            break;
+        Job *job = self->waiting;
+        self->waiting = job->next;
+        pthread_mutex_unlock(&self->lock);
+        Py_ssize_t kept = 0;
+        while (job->done < job->total && kept < self->budget) {
+            FileResult *r = &job->results[job->done];
+            scan_one(r, job->dir_fd, job->paths[job->done], self->sniff, self->most,
+                     self->needle, self->n, self->fold, job->limit, self->count_only,
+                     self->mode);
+            kept += r->size + r->count * (Py_ssize_t)sizeof(Py_ssize_t);
+            job->done++;
+        }
+        pthread_mutex_lock(&self->lock);
+        job->finished = 1;
+        pthread_cond_broadcast(&self->ready);
+    }
+    pthread_mutex_unlock(&self->lock);
+    return NULL;
+}
+
+/* Stops and joins the workers (they finish the batch they are in), frees every job. */
+static void
+stop(Searcher *self)
+{
+    if (self->started) {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&self->lock);
+        self->stopping = 1;
+        pthread_cond_broadcast(&self->work);
+        pthread_mutex_unlock(&self->lock);
+        for (int i = 0; i < self->started; i++)
+            pthread_join(self->threads[i], NULL);
+        Py_END_ALLOW_THREADS
+        self->started = 0;
+    }
+    self->stopping = 1;
+    while (self->head != NULL) {
+        Job *job = self->head;
+        self->head = job->next;
+        free_job(job);
+    }
+    self->tail = self->waiting = NULL;
+}
+
+static int
+searcher_init(PyObject *object, PyObject *args, PyObject *kwargs)
+{
+    Searcher *self = (Searcher *)object;
+    static char *keywords[] = {"workers", "sniff", "most", "needle", "fold", "count_only",
+                               "mode", "budget", NULL};
+    int workers;
+    if (self->needle_object != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a Searcher is made once");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "innOppin:Searcher", keywords, &workers,
+                                     &self->sniff, &self->most, &self->needle_object,
+                                     &self->fold, &self->count_only, &self->mode,
+                                     &self->budget)) {
+        self->needle_object = NULL;
+        return -1;
+    }
+    if (workers < 1 || workers > MAX_WORKERS) {
+        self->needle_object = NULL;
+        PyErr_SetString(PyExc_ValueError, "workers must be between 1 and 16");
+        return -1;
+    }
+    if (self->sniff <= 0 || self->most < 0) {
+        self->needle_object = NULL;
+        PyErr_SetString(PyExc_ValueError, "sniff must be positive and most not negative");
+        return -1;
+    }
+    if (self->mode < MODE_LITERAL || self->mode > MODE_FILTER) {
+        self->needle_object = NULL;
+        PyErr_SetString(PyExc_ValueError, "mode must be 0, 1 or 2");
+        return -1;
+    }
+    if (self->needle_object != Py_None) {
+        if (!PyBytes_Check(self->needle_object)) {
+            self->needle_object = NULL;
+            PyErr_SetString(PyExc_TypeError, "needle must be bytes or None");
+            return -1;
+        }
+        if (PyBytes_AsStringAndSize(self->needle_object, &self->needle, &self->n) < 0) {
+            self->needle_object = NULL;
+            return -1;
+        }
+    }
+    if (self->n == 0 && self->mode != MODE_FILTER) {
+        self->needle_object = NULL;
+        PyErr_SetString(PyExc_ValueError, "the needle is empty");
+        return -1;
+    }
+    Py_INCREF(self->needle_object);
+    self->workers = workers;
+    pthread_mutex_init(&self->lock, NULL);
+    pthread_cond_init(&self->work, NULL);
+    pthread_cond_init(&self->ready, NULL);
+    return 0;
+}
+
+static PyObject *
+searcher_give(PyObject *object, PyObject *args)
+{
+    Searcher *self = (Searcher *)object;
+    int dir_fd;
+    PyObject *names;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "iO!n:give", &dir_fd, &PyList_Type, &names, &limit))
+        return NULL;
+    if (self->needle_object == NULL || self->stopping) {
+        PyErr_SetString(PyExc_ValueError, "the searcher is closed");
+        return NULL;
+    }
+    Py_ssize_t total = PyList_Size(names);
+    Job *job = PyMem_Calloc(1, sizeof *job);
+    if (job == NULL)
+        return PyErr_NoMemory();
+    job->encoded = PyMem_Calloc(total ? (size_t)total : 1, sizeof *job->encoded);
+    job->paths = PyMem_Calloc(total ? (size_t)total : 1, sizeof *job->paths);
+    job->results = PyMem_Calloc(total ? (size_t)total : 1, sizeof *job->results);
+    if (job->encoded == NULL || job->paths == NULL || job->results == NULL) {
+        free_job(job);
+        return PyErr_NoMemory();
+    }
+    job->total = total;
+    for (Py_ssize_t i = 0; i < total; i++) {
+        PyObject *name = PyList_GetItem(names, i);
+        if (name == NULL || !PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "names must be a list of str");
+            free_job(job);
+            return NULL;
+        }
+        job->encoded[i] = PyUnicode_EncodeFSDefault(name);
+        char *path;
+        Py_ssize_t path_size;
+        if (job->encoded[i] == NULL
+            || PyBytes_AsStringAndSize(job->encoded[i], &path, &path_size) < 0) {
+            free_job(job);
+            return NULL;
+        }
+        if (path_size == 0 || memchr(path, '/', (size_t)path_size) != NULL
+            || (size_t)path_size != strlen(path) || strcmp(path, ".") == 0
+            || strcmp(path, "..") == 0) {
+            PyErr_SetString(PyExc_ValueError, "name must be one non-empty path component");
+            free_job(job);
+            return NULL;
+        }
+        job->paths[i] = path;
+    }
+    Py_INCREF(names);
+    job->names = names;
+    job->dir_fd = dir_fd;
+    job->limit = limit;
+    while (self->started < self->workers) {
+        if (pthread_create(&self->threads[self->started], NULL, work, self) != 0) {
+            if (self->started)
+                break; /* fewer workers than asked: enough */
+            free_job(job);
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        self->started++;
+    }
+    pthread_mutex_lock(&self->lock);
+    if (self->tail != NULL)
+        self->tail->next = job;
+    else
+        self->head = job;
+    self->tail = job;
+    if (self->waiting == NULL)
+        self->waiting = job;
+    pthread_cond_signal(&self->work);
+    pthread_mutex_unlock(&self->lock);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+searcher_take(PyObject *object, PyObject *Py_UNUSED(ignored))
+{
+    Searcher *self = (Searcher *)object;
+    if (self->head == NULL) {
+        PyErr_SetString(PyExc_ValueError, "no batch was given");
+        return NULL;
+    }
+    Job *job = self->head;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&self->lock);
+    while (!job->finished)
+        pthread_cond_wait(&self->ready, &self->lock);
+    self->head = job->next;
+    if (self->head == NULL)
+        self->tail = NULL;
+    pthread_mutex_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    PyObject *codes = PyBytes_FromStringAndSize(NULL, job->done);
+    PyObject *payloads = PyList_New(0);
+    PyObject *answer = NULL;
+    if (codes == NULL || payloads == NULL)
+        goto end;
+    char *code_bytes = PyBytes_AsString(codes);
+    if (code_bytes == NULL)
+        goto end;
+    for (Py_ssize_t i = 0; i < job->done; i++) {
+        FileResult *r = &job->results[i];
+        code_bytes[i] = r->code;
+        if (r->code == 'e' || r->code == 'd' || r->code == 'm') {
+            PyObject *item = payload(r, self->count_only, self->mode,
+                                     PyList_GetItem(job->names, i));
+            if (item == NULL || PyList_Append(payloads, item) < 0) {
+                Py_XDECREF(item);
+                goto end;
+            }
+            Py_DECREF(item);
+        }
+    }
+    answer = PyTuple_Pack(2, codes, payloads);
+end:
+    free_job(job);
+    Py_XDECREF(codes);
+    Py_XDECREF(payloads);
+    return answer;
+}
+
+static PyObject *
+searcher_close(PyObject *object, PyObject *Py_UNUSED(ignored))
+{
+    stop((Searcher *)object);
+    Py_RETURN_NONE;
+}
+
+static void
+searcher_dealloc(PyObject *object)
+{
+    Searcher *self = (Searcher *)object;
+    if (self->needle_object != NULL) {
+        stop(self);
+        pthread_mutex_destroy(&self->lock);
+        pthread_cond_destroy(&self->work);
+        pthread_cond_destroy(&self->ready);
+        Py_CLEAR(self->needle_object);
+    }
+    PyTypeObject *type = Py_TYPE(object);
+    freefunc release = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    release(object);
+    Py_DECREF(type);
+}
+
+static PyMethodDef searcher_methods[] = {
+    {"give", searcher_give, METH_VARARGS,
+     "give(dir_fd, names, limit): hand out a batch; dir_fd must stay open until it is taken"},
+    {"take", searcher_take, METH_NOARGS,
+     "take() -> (codes, payloads) of the oldest batch not taken, as scan_files answers"},
+    {"close", searcher_close, METH_NOARGS,
+     "close(): stop the workers (after the batch each is in) and drop every batch"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot searcher_slots[] = {
+    {Py_tp_doc, "Searcher(workers, sniff, most, needle, fold, count_only, mode, budget): "
+                "scan_files on worker threads"},
+    {Py_tp_init, searcher_init},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_dealloc, searcher_dealloc},
+    {Py_tp_methods, searcher_methods},
+    {0, NULL},
+};
+
+static PyType_Spec searcher_spec = {
+    "janito_files._speedups.Searcher", sizeof(Searcher), 0, Py_TPFLAGS_DEFAULT,
+    searcher_slots,
+};
+
+static int
+add_searcher(PyObject *module)
+{
+    PyObject *type = PyType_FromSpec(&searcher_spec);
+    if (type == NULL)
+        return -1;
+    if (PyModule_AddObject(module, "Searcher", type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, add_searcher},
+    {0, NULL},
+};
+
 static PyMethodDef methods[] = {
     {"literal_lines", literal_lines, METH_VARARGS,
      "literal_lines(hay, data, needle, limit) -> (line numbers, lines joined by line feeds)"},
@@ -708,7 +1057,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "janito_files._speedups",
     "The compiled per-file steps of SearchText and SearchRegex.", 0, methods,
-    NULL, NULL, NULL, NULL,
+    module_slots, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC

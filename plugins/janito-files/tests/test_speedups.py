@@ -16,7 +16,7 @@ from typing import Any
 
 import janito_files
 import pytest
-from janito_files import _search
+from janito_files import _batches, _search
 
 SNIFF = 64
 
@@ -43,6 +43,8 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
 
     assert _search.literal_lines is _speedups.literal_lines
     assert _search.read_searchable_at is _speedups.read_searchable_at
+    assert _batches.scan_files is _speedups.scan_files
+    assert _batches.Searcher is _speedups.Searcher
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
@@ -211,3 +213,105 @@ def test_a_bad_folder_descriptor_is_an_os_error_alike(speedups: Any, args: tuple
 def test_read_searchable_at_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...]) -> None:
     with pytest.raises((ValueError, TypeError)):
         speedups.read_searchable_at(*args)
+
+
+# ------------------------------------------------------------------ a folder's batch
+
+
+def _payloads_comparable(answer: tuple[bytes, list[Any]]) -> tuple[bytes, list[Any]]:
+    codes, payloads = answer
+    return codes, [("OSError", p.errno, p.strerror, p.filename) if isinstance(p, OSError)
+                   else p for p in payloads]
+
+
+def _random_folder(root: Path, rng: random.Random) -> list[str]:
+    names = []
+    for index in range(rng.randrange(1, 12)):
+        name = f"f{index}"
+        roll = rng.random()
+        if roll < 0.08:
+            (root / name).mkdir()
+        elif roll < 0.14:
+            os.symlink(rng.choice(["f0", "/etc/hostname", "missing"]), root / name)
+        elif roll < 0.18:
+            os.mkfifo(root / name)
+        elif roll < 0.22:
+            pass  # a name that does not exist
+        else:
+            words = [rng.choice([b"foo", b"Foo", b"bar", b"\n", b"\r\n", b" ", b"\xff",
+                                 b"\x00", b"ab", b"\xc3\xa9"]) for _ in range(rng.randrange(0, 90))]
+            (root / name).write_bytes(b"".join(words))
+        names.append(name)
+    return names
+
+
+def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
+                                                                    tmp_path: Path) -> None:
+    rng = random.Random(17)
+    for round_ in range(300):
+        root = tmp_path / f"r{round_}"
+        root.mkdir()
+        names = _random_folder(root, rng)
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            mode = rng.choice([0, 1, 2])
+            needle = rng.choice([b"foo", b"o", b"ab", b"\r", None if mode == 2 else b"bar"])
+            args = (fd, names, rng.choice([8, 64]), rng.choice([40, 400, 1 << 20]), needle,
+                    rng.random() < 0.3, rng.choice([1, 2, 50]), rng.random() < 0.3, mode,
+                    rng.choice([1, 30, 1 << 20]))
+            expected = outcome(_batches.scan_files_py, *args)
+            got = outcome(speedups.scan_files, *args)
+            if expected[0] == "value":
+                expected = ("value", _payloads_comparable(expected[1]))
+                got = ("value", _payloads_comparable(got[1]))
+            assert got == expected, args
+        finally:
+            os.close(fd)
+
+
+def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any,
+                                                               tmp_path: Path) -> None:
+    rng = random.Random(5)
+    folders = []
+    for index in range(40):
+        root = tmp_path / f"r{index}"
+        root.mkdir()
+        folders.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
+    try:
+        for mode, needle in [(0, b"foo"), (1, b"o"), (2, None), (2, b"ab")]:
+            settings = (64, 400, needle, False, False, mode, 100)
+            searcher = speedups.Searcher(2, *settings)
+            twin = _batches.SearcherPy(2, *settings)
+            for fd, names in folders:
+                searcher.give(fd, names, 3)
+                twin.give(fd, names, 3)
+            for _ in folders:
+                assert _payloads_comparable(searcher.take()) == \
+                    _payloads_comparable(twin.take())
+            with pytest.raises(ValueError):
+                searcher.take()
+            # closing with batches given and not taken drops them
+            for fd, names in folders[:5]:
+                searcher.give(fd, names, 3)
+            searcher.close()
+            with pytest.raises(ValueError):
+                searcher.give(folders[0][0], folders[0][1], 3)
+    finally:
+        for fd, _names in folders:
+            os.close(fd)
+
+
+@pytest.mark.parametrize("args", [
+    (0, ["a/b"], SNIFF, 10, b"x", False, 1, False, 0, 1),
+    (0, [".."], SNIFF, 10, b"x", False, 1, False, 0, 1),
+    (0, ["f"], SNIFF, 10, b"", False, 1, False, 0, 1),
+    (0, ["f"], SNIFF, 10, None, False, 1, False, 1, 1),
+    (0, ["f"], 0, 10, b"x", False, 1, False, 0, 1),
+    (0, ["f"], SNIFF, 10, b"x", False, 1, False, 3, 1),
+    (0, [b"f"], SNIFF, 10, b"x", False, 1, False, 0, 1),
+    (0, ["f"], SNIFF, 10, "x", False, 1, False, 0, 1),
+])
+def test_scan_files_refuses_bad_arguments_alike(speedups: Any, args: tuple[Any, ...]) -> None:
+    expected = outcome(_batches.scan_files_py, *args)
+    assert expected[0] in ("ValueError", "TypeError")
+    assert outcome(speedups.scan_files, *args) == expected
