@@ -906,15 +906,23 @@ searcher_give(PyObject *object, PyObject *args)
     job->names = names;
     job->dir_fd = dir_fd;
     job->limit = limit;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    /* A worker calls no deeper than scan_one: a small stack is quicker to make. */
+    pthread_attr_setstacksize(&attributes, 256 * 1024);
     while (self->started < self->workers) {
-        if (pthread_create(&self->threads[self->started], NULL, work, self) != 0) {
+        int failed = pthread_create(&self->threads[self->started], &attributes, work, self);
+        if (failed) {
             if (self->started)
                 break; /* fewer workers than asked: enough */
+            pthread_attr_destroy(&attributes);
             free_job(job);
+            errno = failed;
             return PyErr_SetFromErrno(PyExc_OSError);
         }
         self->started++;
     }
+    pthread_attr_destroy(&attributes);
     pthread_mutex_lock(&self->lock);
     if (self->tail != NULL)
         self->tail->next = job;

@@ -30,6 +30,7 @@ from janito_files._search import _Scan, read_searchable_at_py
 from janito_files._walk import Exclude, walk
 
 from janito_core import Registry, Workspace
+from janito_core.plugins import STDERR_PLUGIN
 from janito_core.workspace import open_regular_at
 
 CASES = 20_000
@@ -163,6 +164,9 @@ def test_batched_search_gives_the_results_of_the_file_by_file_search(
     monkeypatch.setattr(_search, "BATCH_FILES", 3)
     registry = Registry(workspace=Workspace(scratch), autoload=("files",), allowed=None)
     tools = registry.tools()
+    manager = registry.plugins.manager  # no progress lines: 40,000 calls would print them
+    if manager.get_plugin(STDERR_PLUGIN) is not None:
+        manager.unregister(name=STDERR_PLUGIN)
     batched = _Scan.folder
     rng = random.Random(f"differential-{chunk}")
     patterns = [_pattern(rng) for _ in range(PATTERNS)]
