@@ -6,6 +6,8 @@ refusal is a result, and so is whatever the tool raised.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -274,10 +276,19 @@ class _Signal:
         return result
 
 
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+_PROVIDER_NAMED = any(name in os.environ for name in _PROVIDER_VARIABLES)
+
+
 def _tracing_of(registry: Registry) -> Any:
-    """Decide, on a registry's first call, whether its calls are traced
-    (``janito_core._telemetry``): False without ``opentelemetry-api``, else its tracing."""
-    # imported here, not at start-up: ``janito tools`` must not pay for OpenTelemetry
+    """Decide whether a registry's calls are traced (``janito_core._telemetry``): False
+    without ``opentelemetry-api``, else its tracing.
+
+    Until something imports OpenTelemetry no provider can have been set, and no span
+    would record anything: this call is not traced and the question stays open, so a
+    one-off ``janito run`` does not pay for importing the API (about 15 ms)."""
+    if "opentelemetry" not in sys.modules and not _PROVIDER_NAMED:
+        return False
     from . import _telemetry
 
     tracing = registry.tracing = _telemetry.load() or False

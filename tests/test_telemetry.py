@@ -582,14 +582,53 @@ print(json.dumps({"result": first, "tried_first": tried, "tried_after": Block.tr
 """
 
 
-def test_without_opentelemetry_a_call_imports_nothing_and_tries_once() -> None:
+def test_without_opentelemetry_a_call_imports_nothing_and_tries_nothing() -> None:
+    # Nothing imported OpenTelemetry, so no provider can be set: calls do not look for it.
     out = subprocess.run([sys.executable, "-c", BLOCKED], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     seen = json.loads(out)
     assert seen["result"] == {"success": True}
-    assert seen["tried_first"] >= 1
+    assert seen["tried_first"] == 0
     assert seen["tried_after"] == 0
     assert seen["loaded"] == []
+
+
+LATE = """
+import json, sys
+from janito_core import BaseTool, Registry, tool
+from janito_core.dispatch import call_tool
+
+@tool(permissions="r")
+class Ping(BaseTool):
+    '''Answer.'''
+    def run(self):
+        '''Answer.'''
+        return {"success": True}
+
+registry = Registry(autoload=())
+registry.add_tool(Ping)
+call_tool("Ping", None, registry=registry)
+before = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+call_tool("Ping", None, registry=registry)
+print(json.dumps({"before": before,
+                  "spans": [span.name for span in exporter.get_finished_spans()]}))
+"""
+
+
+def test_a_provider_set_after_the_first_call_traces_the_next_ones() -> None:
+    out = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    seen = json.loads(out)
+    assert seen["before"] == []
+    assert seen["spans"] == ["execute_tool Ping"]
 
 
 def test_opentelemetry_is_not_imported_before_the_first_call() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from janito_core import hookimpl
 
-from ._guard import (
+from ._limits import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,

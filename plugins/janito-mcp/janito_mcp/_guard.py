@@ -32,10 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_HEADER_TIMEOUT = 10.0
-DEFAULT_BODY_TIMEOUT = 30.0
-DEFAULT_MAX_CONNECTIONS = 1024
-DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 256
+from ._limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+)
+
 #: Descriptors kept for what is not a client connection: the listening socket, the event
 #: loop, imported modules' files, the pipes of tools and of mounted MCP servers.
 DESCRIPTOR_MARGIN = 256

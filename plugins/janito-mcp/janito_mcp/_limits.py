@@ -1,0 +1,8 @@
+"""The defaults of HTTP serving's limits (see ``_guard``), apart from the code that
+enforces them: the ``janito mcp`` command shows them in its help, and it is imported on
+every start of ``janito``, where ``_guard`` would bring in asyncio."""
+
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_CONNECTIONS = 1024
+DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 256
