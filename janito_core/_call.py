@@ -278,6 +278,7 @@ class _Signal:
 
 _PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 _PROVIDER_NAMED = any(name in os.environ for name in _PROVIDER_VARIABLES)
+_MODULES = sys.modules
 
 
 def _tracing_of(registry: Registry) -> Any:
@@ -329,7 +330,7 @@ def call_tool(
     if registry is None:
         registry = default_registry()
     tracing = registry.tracing
-    if tracing is None:
+    if tracing is None and ("opentelemetry" in _MODULES or _PROVIDER_NAMED):
         tracing = _tracing_of(registry)
     if tracing:
         span = tracing.start(name)

@@ -1,0 +1,221 @@
+"""SearchText, SearchRegex and FindFiles against ripgrep (`rg -j2`) and fd (`fd -j2`).
+
+Two trees: a copy of the running interpreter's standard library (as bench_search_text.py
+makes it), and a generated tree of 100,000 files and about 2 GB (1,000 folders of 100
+files, three levels deep; text files of about 20 KB of Python-like lines, one in twenty
+binary). Both hold no ignore files and no hidden files, so ripgrep and fd (given
+`--hidden --no-ignore`, and `-j2` for the two CPUs of the machines these run on) look at
+exactly the files the tools look at, and the benchmark checks that they count the same
+lines and paths.
+
+ripgrep comes from the `ripgrep` wheel (bench/requirements.txt) or the system; fd from
+the system (`fd` or Debian's `fdfind`), the `fd-find` wheel where an index has one. A
+missing anchor is reported and its rows skipped.
+
+Each query runs the tool (in this process, through its registry, the compiled steps when
+the wheel has them) and the anchor alternately; the figures are medians of wall time, and
+of CPU time (this process's, against the anchor's rusage). Target (issue 37): the tool at
+most 1.0x its anchor's wall time.
+
+    python bench/bench_search_anchors.py [--rounds 5] [--tree stdlib|generated|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import load_note
+
+LITERALS = ["def", "import", "raise ValueError", "zq_absent_qz"]
+REGEXES = [r"def [a-z_]+\(self", r"^\s+return [a-z]+\(", r"[A-Z][a-z]+Error\b"]
+GLOBS = ["*.py", "*_test*", "*"]
+
+WORDS = ("def class return import self value items key data result error None True "
+         "raise ValueError for in if else while with as try except lambda yield").split()
+
+
+def find_binary(*names: str) -> str | None:
+    here = Path(sys.prefix, "bin")
+    for name in names:
+        if (here / name).exists():
+            return str(here / name)
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def copy_stdlib(target: str) -> None:
+    source = sysconfig.get_paths()["stdlib"]
+    skip = {"site-packages", "dist-packages"}
+    shutil.copytree(source, target, symlinks=True,
+                    ignore=lambda folder, names: [n for n in names if n in skip
+                                                  and os.path.samefile(folder, source)])
+
+
+def generate(target: str, files: int = 100_000, per_folder: int = 100,
+             size: int = 20_000) -> None:
+    """``files`` files of about ``size`` bytes in folders of ``per_folder``, three deep."""
+    rng = random.Random(37)
+    blocks = []
+    for _ in range(64):
+        lines = []
+        while sum(map(len, lines)) < size:
+            indent = " " * rng.choice([0, 4, 8, 12])
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(2, 10)))
+            head = rng.choice(["def ", "    return ", "if ", "", "", "raise ValueError(",
+                               "class ", "import "])
+            lines.append(f"{indent}{head}{words}\n")
+        blocks.append("".join(lines).encode())
+    binary = bytes(rng.randrange(256) for _ in range(size))
+    folders = files // per_folder
+    for number in range(folders):
+        folder = os.path.join(target, f"a{number % 10}", f"b{number // 10 % 10}",
+                              f"c{number // 100}")
+        os.makedirs(folder, exist_ok=True)
+        for index in range(per_folder):
+            name = f"m{index}{'_test' if index % 7 == 0 else ''}.{'bin' if index % 20 == 0 else 'py'}"
+            data = binary if index % 20 == 0 else blocks[(number * per_folder + index) % 64]
+            with open(os.path.join(folder, name), "wb") as handle:
+                handle.write(data)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_anchor(argv: list[str], cwd: str) -> tuple[float, float, int]:
+    cpu = children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env={**os.environ, "LC_ALL": "C"}, check=False)
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{argv} failed with exit code {done.returncode}")
+    return wall, children_cpu() - cpu, done.stdout.count(b"\n")
+
+
+def run_tool(tool: Any, arguments: dict[str, Any], key: str) -> tuple[float, float, int]:
+    cpu = time.process_time()
+    start = time.perf_counter()
+    result = tool(**arguments)
+    wall = time.perf_counter() - start
+    if not result["success"]:
+        raise SystemExit(f"the tool failed: {result['error']}")
+    return wall, time.process_time() - cpu, result[key]
+
+
+def measure(tree: str, label: str, tools: dict[str, Any], rg: str | None, fd: str | None,
+            rounds: int) -> list[float]:
+    cases: list[tuple[str, Any, dict[str, Any], str, list[str] | None]] = []
+    for query in LITERALS:
+        cases.append((f"SearchText {query!r}", tools["SearchText"],
+                      {"paths": ".", "query": query, "max_results": 10_000_000}, "count",
+                      [rg, "-j2", "-n", "--hidden", "--no-ignore", "-F", "-e", query, "."]
+                      if rg else None))
+    for pattern in REGEXES:
+        cases.append((f"SearchRegex {pattern!r}", tools["SearchRegex"],
+                       {"paths": ".", "pattern": pattern, "max_results": 10_000_000}, "count",
+                       [rg, "-j2", "-n", "--hidden", "--no-ignore", "-e", pattern, "."]
+                       if rg else None))
+    for glob in GLOBS:
+        cases.append((f"FindFiles {glob!r}", tools["FindFiles"],
+                      {"paths": ".", "pattern": glob, "max_results": 10_000_000}, "count",
+                      [fd, "-j2", "--hidden", "--no-ignore", "-t", "f", "-g", glob, "."]
+                      if fd else None))
+    ratios = []
+    print(f"\n{label}; {rounds} alternating rounds; {load_note()}")
+    print(f"{'case':<40} {'found':>9} {'tool s':>8} {'anchor s':>9} {'wall':>6} "
+          f"{'tool CPU':>9} {'anchor CPU':>11} {'CPU':>6}")
+    for name, tool, arguments, key, anchor in cases:
+        if anchor is None:
+            print(f"{name:<40} (no anchor installed)")
+            continue
+        run_anchor(anchor, tree)  # warm the page cache
+        run_tool(tool, arguments, key)
+        tool_runs, anchor_runs = [], []
+        found = anchored = 0
+        for _ in range(rounds):
+            wall, cpu, found = run_tool(tool, arguments, key)
+            tool_runs.append((wall, cpu))
+            wall, cpu, anchored = run_anchor(anchor, tree)
+            anchor_runs.append((wall, cpu))
+        if found != anchored:
+            print(f"{name:<40} MISMATCH: the tool found {found}, the anchor {anchored}")
+            continue
+        tw = statistics.median(w for w, _ in tool_runs)
+        tc = statistics.median(c for _, c in tool_runs)
+        aw = statistics.median(w for w, _ in anchor_runs)
+        ac = statistics.median(c for _, c in anchor_runs)
+        ratios.append(tw / aw)
+        print(f"{name:<40} {found:>9} {tw:>8.3f} {aw:>9.3f} {tw / aw:>5.2f}x "
+              f"{tc:>9.3f} {ac:>11.3f} {tc / ac:>5.2f}x")
+    return ratios
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tree", choices=("stdlib", "generated", "both"), default="both")
+    args = parser.parse_args()
+    rg = find_binary("rg")
+    fd = find_binary("fd", "fdfind")
+    print(f"ripgrep: {rg or 'not installed'}; fd: {fd or 'not installed'}")
+
+    from janito_files import _batches, _listing, _search
+
+    from janito_core import Registry, Workspace
+
+    # Every line and path is counted against the anchor's, so the caps are lifted.
+    _search.MAX_RESULTS_LIMIT = 10_000_000
+    _listing.MAX_RESULTS_LIMIT = 10_000_000
+    compiled = _batches.scan_files is not _batches.scan_files_py
+    print("search steps: " + ("compiled" if compiled else "Python (no compiled module)"))
+    ratios: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="janito-bench-anchors-") as temp:
+        trees = []
+        if args.tree in ("stdlib", "both"):
+            tree = os.path.join(temp, "stdlib")
+            copy_stdlib(tree)
+            trees.append((tree, f"copy of {sysconfig.get_paths()['stdlib']}"))
+        if args.tree in ("generated", "both"):
+            tree = os.path.join(temp, "generated")
+            started = time.perf_counter()
+            generate(tree)
+            trees.append((tree, f"generated tree, 100,000 files, about 2 GB (made in "
+                                f"{time.perf_counter() - started:.0f} s)"))
+        for tree, label in trees:
+            registry = Registry(workspace=Workspace(tree), autoload=("files",), allowed=None)
+            _mute_reports(registry)
+            ratios += measure(tree, label, registry.tools(), rg, fd, args.rounds)
+            shutil.rmtree(tree)
+    if not ratios:
+        print("no anchor installed: nothing compared")
+        return 0
+    print(f"\nworst ratio to the anchor (wall): {max(ratios):.2f}x (target: at most 1.00x)")
+    return 0 if max(ratios) <= 1.0 else 1
+
+
+def _mute_reports(registry: Any) -> None:
+    from janito_core.plugins import STDERR_PLUGIN
+
+    manager = registry.plugins.manager
+    if manager.get_plugin(STDERR_PLUGIN) is not None:
+        manager.unregister(name=STDERR_PLUGIN)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
