@@ -1,4 +1,5 @@
-"""The MCP SDK is imported only when serving or when the ``mcp`` toolset loads."""
+"""The MCP SDK is imported only when serving or when the ``mcp`` toolset loads; asyncio
+only when serving (the ``janito mcp`` command is registered on every start)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import json, sys
 {body}
 heavy = sorted(m for m in sys.modules
                if m.split('.')[0] in ('mcp', 'mcp_types', 'anyio', 'uvicorn', 'starlette', 'httpx2',
-                                      'pydantic'))
+                                      'pydantic', 'asyncio'))
 print(json.dumps(heavy))
 """
 
