@@ -175,14 +175,14 @@ def main() -> int:
     fd = find_binary("fd", "fdfind")
     print(f"ripgrep: {rg or 'not installed'}; fd: {fd or 'not installed'}")
 
-    from janito_files import _batches, _listing, _search
+    from janito_files import _listing, _search
 
     from janito_core import Registry, Workspace
 
     # Every line and path is counted against the anchor's, so the caps are lifted.
     _search.MAX_RESULTS_LIMIT = 10_000_000
     _listing.MAX_RESULTS_LIMIT = 10_000_000
-    compiled = _batches.scan_files is not _batches.scan_files_py
+    compiled = _search.read_searchable_at is not _search.read_searchable_at_py
     print("search steps: " + ("compiled" if compiled else "Python (no compiled module)"))
     ratios: list[float] = []
     with tempfile.TemporaryDirectory(prefix="janito-bench-anchors-") as temp:

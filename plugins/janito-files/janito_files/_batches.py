@@ -34,13 +34,15 @@ LITERAL, CANDIDATES, FILTER = 0, 1, 2
 BATCH_FILES = 256
 """The most files one batch reads."""
 
-BATCH_BYTES = 4 << 20
+BATCH_BYTES = 1 << 20
 """What one batch keeps (bytes read for a regular expression, lines found) before it
-stops early: with the batches in flight, this bounds what a search holds beyond its
-block (docs/decisions/0016)."""
+stops early, at the file that reaches it: a batch holds at most this and one file's
+answer (at most a block, ``BLOCK_BYTES`` of janito_files._search)."""
 
-IN_FLIGHT = 6
-"""Batches handed out and not yet taken back."""
+IN_FLIGHT = 4
+"""Batches handed out and not yet taken back: with :data:`BATCH_BYTES`, what a search
+holds besides its own block is at most ``IN_FLIGHT * (BATCH_BYTES + BLOCK_BYTES)``,
+8 MiB (docs/decisions/0016)."""
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 """Threads reading batches: one per core up to four (the walk takes a core as well)."""

@@ -5,7 +5,14 @@ else block by block, each block cut after its last line feed, so that a search h
 bounded part of any file whatever its size (:data:`MEMORY_BOUND`). A plain-text query is
 found with ``bytes.find`` over a buffer of whole lines; a regular expression runs once over
 the buffer's decoded text (see :func:`matching_lines`). Only the lines around matches are
-decoded and returned, and a count is a number, never a list of what it counted."""
+decoded and returned, and a count is a number, never a list of what it counted.
+
+Files of one block are read and searched in batches, the consecutive files of one folder
+at a time, on worker threads that never take the GIL (janito_files._batches): the walk
+goes on meanwhile, and the answers are used in the walk's order, so the result is the one
+a file-by-file search gives (tests/test_search_differential.py). A regular expression is
+matched only in the files, or the lines, that hold the text every match needs
+(:func:`required_text`)."""
 
 from __future__ import annotations
 
@@ -63,13 +70,15 @@ plain-text query is found in lines of any length, fed to it a block at a time. N
 less than BLOCK_BYTES, so that a line held whole never outgrows one block and the
 unfinished line before it."""
 
-MEMORY_BOUND = 32 << 20
-"""What one search holds of the files it reads, whatever their size (measured: 28 MiB
-at worst, with lines just under LINE_BYTES of one-byte characters and one four-byte
-one): a block and the unfinished line before it (at most BLOCK_BYTES + LINE_BYTES) and a
-few copies of them (the buffer of whole lines, its lower-case form, its decoded text, at
-up to four bytes a character). The matches it returns come on top: at most max_results
-lines, each clipped to LINE_CHARS characters."""
+MEMORY_BOUND = 40 << 20
+"""What one search holds of the files it reads, whatever their size: 28 MiB at worst
+(measured, with lines just under LINE_BYTES of one-byte characters and one four-byte one)
+for the file read block by block: a block and the unfinished line before it (at most
+BLOCK_BYTES + LINE_BYTES) and a few copies of them (the buffer of whole lines, its
+lower-case form, its decoded text, at up to four bytes a character); and 8 MiB for the
+batches of smaller files read ahead meanwhile (janito_files._batches.IN_FLIGHT). The
+matches it returns come on top: at most max_results lines, each clipped to LINE_CHARS
+characters."""
 
 MAX_RESULTS_LIMIT = 10_000
 """The most matching lines one search may return (each line up to LINE_CHARS characters)."""
