@@ -746,7 +746,7 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t work, ready;
     Job *head, *tail, *waiting;  /* given and not taken; the first not started */
-    int stopping, workers, started;
+    int stopping, workers, started, idle;  /* idle: workers waiting for a batch */
     pthread_t threads[MAX_WORKERS];
     Py_ssize_t sniff, most, budget;
     PyObject *needle_object;
@@ -776,8 +776,11 @@ work(void *argument)
     Searcher *self = argument;
     pthread_mutex_lock(&self->lock);
     for (;;) {
-        while (!self->stopping && self->waiting == NULL)
+        while (!self->stopping && self->waiting == NULL) {
+            self->idle++;
             pthread_cond_wait(&self->work, &self->lock);
+            self->idle--;
+        }
         if (self->stopping)
             break;
         Job *job = self->waiting;
@@ -959,7 +962,10 @@ searcher_give(PyObject *object, PyObject *args)
     self->tail = job;
     if (self->waiting == NULL)
         self->waiting = job;
-    pthread_cond_signal(&self->work);
+    /* A busy worker takes the next batch when it is done: waking one that is not
+     * waiting would only hand the CPU to it, and keep the walk waiting for it. */
+    if (self->idle)
+        pthread_cond_signal(&self->work);
     pthread_mutex_unlock(&self->lock);
     Py_RETURN_NONE;
 }
