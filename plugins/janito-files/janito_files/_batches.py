@@ -44,8 +44,16 @@ IN_FLIGHT = 4
 holds besides its own block is at most ``IN_FLIGHT * (BATCH_BYTES + BLOCK_BYTES)``,
 8 MiB (docs/decisions/0016)."""
 
-WORKERS = max(1, min(4, os.cpu_count() or 1))
-"""Threads reading batches: one per core up to four (the walk takes a core as well)."""
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the CPUs this process may run on
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+WORKERS = max(1, min(4, _cpus()))
+"""Threads reading batches: one per CPU this process may use, up to four (the walk takes
+a CPU as well)."""
 
 THREADS_AFTER = 2
 """Batches answered on the calling thread before workers start: a small search does not
