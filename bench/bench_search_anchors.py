@@ -208,7 +208,11 @@ def main() -> int:
     # Every line and path is counted against the anchor's, so the caps are lifted.
     _search.MAX_RESULTS_LIMIT = 10_000_000
     _listing.MAX_RESULTS_LIMIT = 10_000_000
-    compiled = _search.read_searchable_at is not _search.read_searchable_at_py
+    try:
+        from janito_files import _steps as steps
+    except ImportError:  # janito-files from before the batches (a comparison run)
+        steps = _search
+    compiled = steps.read_searchable_at is not steps.read_searchable_at_py
     print("search steps: " + ("compiled" if compiled else "Python (no compiled module)"))
     ratios: list[float] = []
     with tempfile.TemporaryDirectory(prefix="janito-bench-anchors-") as temp:

@@ -152,7 +152,9 @@ def main() -> int:
         search = registry.tools()
         print(f"tree: copy of {sysconfig.get_paths()['stdlib']} ({files} files, "
               f"{size / 1e6:.0f} MB), {args.rounds} alternating rounds per query")
-        compiled = _search.read_searchable_at is not _search.read_searchable_at_py
+        from janito_files import _steps
+
+        compiled = _steps.read_searchable_at is not _steps.read_searchable_at_py
         print("per-file steps: " + ("compiled (janito_files._speedups)" if compiled else
                                     "Python (janito-files was installed without its compiled "
                                     "module: an editable install, or no C compiler)"))

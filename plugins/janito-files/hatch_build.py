@@ -3,14 +3,13 @@
 A wheel built where a C compiler and Python's headers exist carries the module and is
 tagged ``cp310-abi3-<platform>``: built against Python 3.10's limited API, it loads on
 3.10 and every later version. Without a compiler the build warns and makes the pure-Python
-wheel, whose search runs the same steps in Python (``_search.literal_lines_py``,
-``_search.read_searchable_at_py``, ``_batches.scan_files_py`` and ``_batches.SearcherPy``):
+wheel, whose search runs the same steps in Python (the twins in ``janito_files._steps``):
 the same answers, more slowly. Editable installs run
 the Python steps. ``JANITO_FILES_NO_EXTENSIONS=1`` builds the pure-Python wheel on purpose: a
 release publishes both, so pip finds a wheel wherever the compiled one does not fit
 (docs/decisions/0014-janito-files-wheels.md).
 
-docs/decisions/0013-compiled-search-steps.md and 0017-search-batches-and-threads.md give
+docs/decisions/0013-compiled-search-steps.md and 0019-search-batches-and-threads.md give
 the figures behind this.
 """
 

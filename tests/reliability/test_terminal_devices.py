@@ -48,8 +48,8 @@ try:
         from janito_files import _speedups
         _speedups.read_searchable_at(pts_fd, name, 8192, 1 << 20)
     elif how == "SearchText, Python":
-        from janito_files import _search
-        _search.read_searchable_at_py(pts_fd, name, 8192, 1 << 20)
+        from janito_files import _steps
+        _steps.read_searchable_at_py(pts_fd, name, 8192, 1 << 20)
     print("opened", file=sys.stderr)
 except OSError as exc:
     print("refused:", exc, file=sys.stderr)

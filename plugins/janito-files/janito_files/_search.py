@@ -28,18 +28,7 @@ from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
 from janito_core.workspace import open_regular_at
 
-from ._batches import (
-    BATCH_BYTES,
-    BATCH_FILES,
-    CANDIDATES,
-    FILTER,
-    LITERAL,
-    Batch,
-    BatchScan,
-    Pipeline,
-    Searcher,
-    scan_files,
-)
+from ._batches import BATCH_BYTES, BATCH_FILES, Batch, BatchScan, Pipeline
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
@@ -52,6 +41,7 @@ from ._common import (
     safe_text,
 )
 from ._listing import Start, walk_roots
+from ._steps import CANDIDATES, FILTER, LITERAL, Searcher, literal_lines, scan_files
 from ._walk import Exclude, parse_exclude, walk
 
 if TYPE_CHECKING:
@@ -95,53 +85,6 @@ REGEX_TIME_LIMIT = 5.0
 # (``(?:a{3000}){3000}`` is nine million): the ``regex`` package expands such counts when it
 # compiles a pattern, which for huge products takes seconds and gigabytes.
 MAX_REGEX_SIZE = 100_000
-
-
-def read_open(fd: int, size: int, sniff: int, most: int) -> bytes | None:
-    """The bytes a search looks at in the regular file open as ``fd`` (closed here), whose
-    size was ``size``: all of them, or only the first ``sniff`` when a NUL among them marks
-    a binary file, which is never read whole. None when the file holds more than ``most``
-    bytes. Raises the OSError of the read.
-    """
-    # os-level calls rather than a file object: over thousands of small files, building
-    # and closing a file object per file costs a fifth of a search that finds nothing.
-    try:
-        if size > most:
-            return None
-        data = os.read(fd, sniff)
-        if len(data) < sniff or b"\x00" in data:
-            return data
-        chunks = [data]
-        total = len(data)
-        while True:
-            # Asking for one byte more than the size reads an unchanged file in one call; a
-            # read of a regular file returns less than asked only at its end.
-            wanted = max(size + 1 - total, 1 << 16)
-            chunk = os.read(fd, wanted)
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > most:  # it grew past the limit while it was read
-                return None
-            if len(chunk) < wanted:
-                return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def read_searchable_at_py(dir_fd: int, name: str, sniff: int, most: int) -> bytes | None:
-    """:func:`read_open` of regular file ``name`` (one path component) of folder ``dir_fd``,
-    opened as janito_core's ``open_regular_at`` opens it: never following a link, never
-    blocking on a FIFO or a device.
-
-    Raises IsADirectoryError for a folder, OSError (EINVAL) for anything else that is not a
-    regular file, and the OSError of the open or the read.
-    """
-    if sniff <= 0 or most < 0:
-        raise ValueError("sniff must be positive and most not negative")
-    if name in ("", ".", "..") or "/" in name or "\x00" in name:
-        raise ValueError("name must be one non-empty path component")
-    fd, info = open_regular_at(dir_fd, name)
-    return read_open(fd, info.st_size, sniff, most)
 
 
 class RegexTooSlow(Exception):
@@ -190,49 +133,6 @@ def decoded_lines(joined: bytes, crlf: bool) -> list[str]:
     return finished_lines(joined.decode("utf-8", "replace").split("\n"), crlf)
 
 
-def literal_lines_py(hay: bytes, data: bytes, needle: bytes,
-                      limit: int) -> tuple[list[int], bytes]:
-    """The numbers (from 1) of the first ``limit`` lines of ``data`` that hold ``needle``
-    in ``hay`` (``data`` or its lower-case form), and those lines joined by line feeds.
-
-    ``janito_files._speedups`` holds the same function compiled, used where it was built.
-    """
-    if len(hay) != len(data) or not needle:
-        raise ValueError("hay and data must have the same length, and needle a byte")
-    # One loop with its methods bound, doing only what must be done per match.
-    numbers: list[int] = []
-    pieces: list[bytes] = []
-    add_number = numbers.append
-    add_piece = pieces.append
-    find_needle = hay.find
-    find = data.find
-    rfind = data.rfind
-    count = data.count
-    line_no = 1
-    counted = 0
-    at = find_needle(needle) if limit > 0 else -1
-    while at >= 0:
-        start = rfind(b"\n", 0, at) + 1
-        end = find(b"\n", at)
-        line_no += count(b"\n", counted, start)
-        counted = start
-        add_number(line_no)
-        if end < 0:
-            add_piece(data[start:])
-            break
-        add_piece(data[start:end])
-        limit -= 1
-        if limit <= 0:
-            break
-        at = find_needle(needle, end + 1)
-    return numbers, b"\n".join(pieces)
-
-
-try:
-    from ._speedups import literal_lines, read_searchable_at
-except ImportError:  # built without a C compiler: the same steps in Python
-    literal_lines = literal_lines_py
-    read_searchable_at = read_searchable_at_py
 
 
 class BytesMatcher:

@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 from janito_files import _batches, _search
-from janito_files._search import _Scan, read_searchable_at_py
+from janito_files._search import _Scan
+from janito_files._steps import read_searchable_at_py
 from janito_files._walk import Exclude, walk
 
 from janito_core import Registry, Workspace

@@ -1,5 +1,5 @@
 """The compiled per-file steps of a search (janito_files._speedups) against their Python
-twins in janito_files._search: same answers, same errors, on random and hostile input."""
+twins in janito_files._steps: same answers, same errors, on random and hostile input."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import janito_files
 import pytest
-from janito_files import _batches, _search
+from janito_files import _steps
 
 SNIFF = 64
 
@@ -41,10 +41,10 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
         pytest.skip("an editable install, or no C compiler: the Python steps run")
     from janito_files import _speedups
 
-    assert _search.literal_lines is _speedups.literal_lines
-    assert _search.read_searchable_at is _speedups.read_searchable_at
-    assert _batches.scan_files is _speedups.scan_files
-    assert _batches.Searcher is _speedups.Searcher
+    assert _steps.literal_lines is _speedups.literal_lines
+    assert _steps.read_searchable_at is _speedups.read_searchable_at
+    assert _steps.scan_files is _speedups.scan_files
+    assert _steps.Searcher is _speedups.Searcher
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
@@ -69,17 +69,17 @@ def test_literal_lines_agrees_with_the_python_loop_on_random_input(speedups: Any
         needle = b"".join(rng.choice([b"a", b"b", b"\r", b"\xc3", b" "])
                           for _ in range(rng.randrange(1, 4)))
         limit = rng.choice([1, 2, 3, 5, 1000, 0, -1])
-        expected = outcome(_search.literal_lines_py, hay, data, needle, limit)
+        expected = outcome(_steps.literal_lines_py, hay, data, needle, limit)
         assert outcome(speedups.literal_lines, hay, data, needle, limit) == expected, \
             (hay, data, needle, limit)
 
 
 def test_literal_lines_agrees_on_a_large_buffer(speedups: Any) -> None:
-    data = Path(_search.__file__).read_bytes() * 50
+    data = Path(_steps.__file__).read_bytes() * 50
     for needle in (b"def", b"\n", b"e", data[-40:], b"absent from the file \x01"):
         for limit in (1, 10, 10**9):
             assert speedups.literal_lines(data, data, needle, limit) == \
-                _search.literal_lines_py(data, data, needle, limit)
+                _steps.literal_lines_py(data, data, needle, limit)
 
 
 @pytest.mark.parametrize("args", [
@@ -98,7 +98,7 @@ def test_literal_lines_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...
 def test_literal_lines_with_no_room_left_finds_nothing(speedups: Any) -> None:
     for limit in (0, -5):
         assert speedups.literal_lines(b"a\na", b"a\na", b"a", limit) == ([], b"")
-        assert _search.literal_lines_py(b"a\na", b"a\na", b"a", limit) == ([], b"")
+        assert _steps.literal_lines_py(b"a\na", b"a\na", b"a", limit) == ([], b"")
 
 
 # ------------------------------------------------------------------ reading one file
@@ -113,7 +113,7 @@ def folder(tmp_path: Path) -> Any:
 
 def _both(speedups: Any, fd: int, name: str, sniff: int = SNIFF,
           most: int = 1 << 20) -> tuple[Any, ...]:
-    expected = outcome(_search.read_searchable_at_py, fd, name, sniff, most)
+    expected = outcome(_steps.read_searchable_at_py, fd, name, sniff, most)
     assert outcome(speedups.read_searchable_at, fd, name, sniff, most) == expected, name
     return expected
 
@@ -201,7 +201,7 @@ def test_a_name_that_is_not_utf8_is_read(speedups: Any, folder: Any) -> None:
 ])
 def test_a_bad_folder_descriptor_is_an_os_error_alike(speedups: Any, args: tuple[Any, ...]) -> None:
     assert outcome(speedups.read_searchable_at, *args)[:2] == ("OSError", errno.EBADF)
-    assert outcome(_search.read_searchable_at_py, *args)[:2] == ("OSError", errno.EBADF)
+    assert outcome(_steps.read_searchable_at_py, *args)[:2] == ("OSError", errno.EBADF)
 
 
 @pytest.mark.parametrize("args", [
@@ -259,7 +259,7 @@ def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
             args = (fd, names, rng.choice([8, 64]), rng.choice([40, 400, 1 << 20]), needle,
                     rng.random() < 0.3, rng.choice([1, 2, 50]), rng.random() < 0.3, mode,
                     rng.choice([1, 30, 1 << 20]))
-            expected = outcome(_batches.scan_files_py, *args)
+            expected = outcome(_steps.scan_files_py, *args)
             got = outcome(speedups.scan_files, *args)
             if expected[0] == "value":
                 expected = ("value", _payloads_comparable(expected[1]))
@@ -281,7 +281,7 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any,
         for mode, needle in [(0, b"foo"), (1, b"o"), (2, None), (2, b"ab")]:
             settings = (64, 400, needle, False, False, mode, 100)
             searcher = speedups.Searcher(2, *settings)
-            twin = _batches.SearcherPy(2, *settings)
+            twin = _steps.SearcherPy(2, *settings)
             for fd, names in folders:
                 searcher.give(fd, names, 3)
                 twin.give(fd, names, 3)
@@ -312,6 +312,6 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any,
     (0, ["f"], SNIFF, 10, "x", False, 1, False, 0, 1),
 ])
 def test_scan_files_refuses_bad_arguments_alike(speedups: Any, args: tuple[Any, ...]) -> None:
-    expected = outcome(_batches.scan_files_py, *args)
+    expected = outcome(_steps.scan_files_py, *args)
     assert expected[0] in ("ValueError", "TypeError")
     assert outcome(speedups.scan_files, *args) == expected

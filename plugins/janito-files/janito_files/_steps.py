@@ -1,0 +1,272 @@
+"""The steps of a search that are compiled in ``janito_files._speedups``, and their Python
+twins, which run where the wheel was built without a C compiler (decisions 0013, 0019).
+
+Each twin gives the same answers and raises the same errors as its compiled function;
+tests/test_speedups.py holds each pair together:
+
+- ``read_searchable_at``: one file of a folder the walk holds open, read as a search
+  reads it (``read_searchable_at_py``);
+- ``literal_lines``: the numbers and text of the lines holding a literal
+  (``literal_lines_py``);
+- ``scan_files``: the files of one folder read and searched as a batch
+  (``scan_files_py``);
+- ``Searcher``: batches of ``scan_files`` on worker threads that never take the GIL,
+  taken back in order (``SearcherPy``).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from collections import deque
+from typing import Any
+
+from janito_core.workspace import open_regular_at
+
+
+def read_open(fd: int, size: int, sniff: int, most: int) -> bytes | None:
+    """The bytes a search looks at in the regular file open as ``fd`` (closed here), whose
+    size was ``size``: all of them, or only the first ``sniff`` when a NUL among them marks
+    a binary file, which is never read whole. None when the file holds more than ``most``
+    bytes. Raises the OSError of the read.
+    """
+    # os-level calls rather than a file object: over thousands of small files, building
+    # and closing a file object per file costs a fifth of a search that finds nothing.
+    try:
+        if size > most:
+            return None
+        data = os.read(fd, sniff)
+        if len(data) < sniff or b"\x00" in data:
+            return data
+        chunks = [data]
+        total = len(data)
+        while True:
+            # Asking for one byte more than the size reads an unchanged file in one call; a
+            # read of a regular file returns less than asked only at its end.
+            wanted = max(size + 1 - total, 1 << 16)
+            chunk = os.read(fd, wanted)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > most:  # it grew past the limit while it was read
+                return None
+            if len(chunk) < wanted:
+                return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_searchable_at_py(dir_fd: int, name: str, sniff: int, most: int) -> bytes | None:
+    """:func:`read_open` of regular file ``name`` (one path component) of folder ``dir_fd``,
+    opened as janito_core's ``open_regular_at`` opens it: never following a link, never
+    blocking on a FIFO or a device.
+
+    Raises IsADirectoryError for a folder, OSError (EINVAL) for anything else that is not a
+    regular file, and the OSError of the open or the read.
+    """
+    if sniff <= 0 or most < 0:
+        raise ValueError("sniff must be positive and most not negative")
+    if name in ("", ".", "..") or "/" in name or "\x00" in name:
+        raise ValueError("name must be one non-empty path component")
+    fd, info = open_regular_at(dir_fd, name)
+    return read_open(fd, info.st_size, sniff, most)
+
+
+def literal_lines_py(hay: bytes, data: bytes, needle: bytes,
+                      limit: int) -> tuple[list[int], bytes]:
+    """The numbers (from 1) of the first ``limit`` lines of ``data`` that hold ``needle``
+    in ``hay`` (``data`` or its lower-case form), and those lines joined by line feeds.
+
+    ``janito_files._speedups`` holds the same function compiled, used where it was built.
+    """
+    if len(hay) != len(data) or not needle:
+        raise ValueError("hay and data must have the same length, and needle a byte")
+    # One loop with its methods bound, doing only what must be done per match.
+    numbers: list[int] = []
+    pieces: list[bytes] = []
+    add_number = numbers.append
+    add_piece = pieces.append
+    find_needle = hay.find
+    find = data.find
+    rfind = data.rfind
+    count = data.count
+    line_no = 1
+    counted = 0
+    at = find_needle(needle) if limit > 0 else -1
+    while at >= 0:
+        start = rfind(b"\n", 0, at) + 1
+        end = find(b"\n", at)
+        line_no += count(b"\n", counted, start)
+        counted = start
+        add_number(line_no)
+        if end < 0:
+            add_piece(data[start:])
+            break
+        add_piece(data[start:end])
+        limit -= 1
+        if limit <= 0:
+            break
+        at = find_needle(needle, end + 1)
+    return numbers, b"\n".join(pieces)
+
+
+LITERAL, CANDIDATES, FILTER = 0, 1, 2
+"""What :func:`scan_files` does with each file's bytes (its ``mode``):
+
+- ``LITERAL``: SearchText's literal search (:class:`~janito_files._search.BytesMatcher`):
+  the first ``limit`` matching lines, or with ``count_only`` their number;
+- ``CANDIDATES``: every line holding ``needle``, which a regular expression then checks
+  (a pattern that needs that text in every match and sees a line alone);
+- ``FILTER``: the bytes themselves, for a regular expression to search, when they hold
+  ``needle`` (or always, when it is None)."""
+
+_WORD = struct.calcsize("n")
+
+
+def _count_py(hay: bytes, needle: bytes) -> int:
+    at = hay.find(needle)
+    lines = 0
+    while at >= 0:
+        lines += 1
+        end = hay.find(b"\n", at)
+        if end < 0:
+            break
+        at = hay.find(needle, end + 1)
+    return lines
+
+
+def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
+                  needle: bytes | None, fold: bool, limit: int, count_only: bool, mode: int,
+                  budget: int) -> tuple[bytes, list[Any]]:
+    """(codes, payloads): what a search finds in each regular file ``names`` of folder
+    ``dir_fd``, read as ``read_searchable_at(dir_fd, name, sniff, most)`` reads it.
+
+    One code per file, in order, and a payload for each code that carries one:
+
+    - ``b"e"``: it could not be read; the payload is the OSError (its filename the name);
+    - ``b"l"``: it holds more than ``most`` bytes (searched block by block instead);
+    - ``b"b"``: binary: a NUL in its first ``sniff`` bytes, or (``LITERAL``) a match and
+      a NUL anywhere;
+    - ``b"n"``: searched, nothing found;
+    - ``b"m"``: found. ``LITERAL``: (line numbers, those lines joined by line feeds) as
+      ``literal_lines(hay, data, needle, limit)`` gives them, or with ``count_only`` the
+      number of matching lines; ``CANDIDATES``: (numbers, lines, whether a NUL is in the
+      file) of every line holding ``needle``;
+    - ``b"d"``: ``FILTER``: the bytes.
+
+    ``fold``: ``needle`` is lower-case ASCII, searched in the bytes with ASCII letters
+    lower-cased. The batch stops before a file once what it keeps (payload bytes and one
+    word per line number) reaches ``budget``: fewer codes than names then.
+
+    ``janito_files._speedups.scan_files`` is the same function compiled.
+    """
+    if sniff <= 0 or most < 0:
+        raise ValueError("sniff must be positive and most not negative")
+    if mode not in (LITERAL, CANDIDATES, FILTER):
+        raise ValueError("mode must be 0, 1 or 2")
+    if needle is not None and not isinstance(needle, bytes):
+        raise TypeError("needle must be bytes or None")
+    if not needle and mode != FILTER:
+        raise ValueError("the needle is empty")
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise TypeError("names must be a list of str")
+    for name in names:
+        os.fsencode(name)
+        if name in ("", ".", "..") or "/" in name or "\x00" in name:
+            raise ValueError("name must be one non-empty path component")
+    codes = bytearray()
+    payloads: list[Any] = []
+    kept = 0
+    for name in names:
+        if kept >= budget:
+            break
+        try:
+            data = read_searchable_at_py(dir_fd, name, sniff, most)
+        except OSError as exc:
+            codes += b"e"
+            payloads.append(OSError(exc.errno, exc.strerror, name))
+            continue
+        if data is None:
+            codes += b"l"
+            continue
+        if data.find(b"\x00", 0, sniff) >= 0:
+            codes += b"b"
+            continue
+        hay = data.lower() if needle and fold else data
+        if mode == FILTER:
+            if needle and hay.find(needle) < 0:
+                codes += b"n"
+            else:
+                codes += b"d"
+                payloads.append(data)
+                kept += len(data)
+            continue
+        assert needle is not None
+        has_nul = b"\x00" in data
+        if mode == LITERAL and count_only:
+            count = _count_py(hay, needle)
+            if not count:
+                codes += b"n"
+            elif has_nul:
+                codes += b"b"
+            else:
+                codes += b"m"
+                payloads.append(count)
+                kept += _WORD
+            continue
+        numbers, joined = literal_lines_py(hay, data, needle,
+                                            sys.maxsize if mode == CANDIDATES else limit)
+        if not numbers:
+            codes += b"n"
+        elif has_nul and mode == LITERAL:
+            codes += b"b"
+        else:
+            codes += b"m"
+            payloads.append((numbers, joined, has_nul) if mode == CANDIDATES
+                            else (numbers, joined))
+            kept += len(joined) + _WORD * len(numbers)
+    return bytes(codes), payloads
+
+
+class SearcherPy:
+    """:func:`scan_files` on worker threads, taken back in order: the Python twin of
+    ``janito_files._speedups.Searcher``, which answers each batch when it is given (Python
+    threads would hold the GIL the walk needs)."""
+
+    def __init__(self, workers: int, sniff: int, most: int, needle: bytes | None, fold: bool,
+                 count_only: bool, mode: int, budget: int) -> None:
+        if not 1 <= workers <= 16:
+            raise ValueError("workers must be between 1 and 16")
+        scan_files_py(-1, [], sniff, most, needle, fold, 1, count_only, mode, budget)  # checks
+        self.arguments = (sniff, most, needle, fold)
+        self.rest = (count_only, mode, budget)
+        self.answers: deque[tuple[bytes, list[Any]]] = deque()
+        self.closed = False
+
+    def give(self, dir_fd: int, names: list[str], limit: int) -> None:
+        """Hand out a batch; ``dir_fd`` must stay open until it is taken."""
+        if self.closed:
+            raise ValueError("the searcher is closed")
+        self.answers.append(scan_files_py(dir_fd, names, *self.arguments, limit, *self.rest))
+
+    def take(self) -> tuple[bytes, list[Any]]:
+        """(codes, payloads) of the oldest batch not taken, as :func:`scan_files` answers."""
+        if not self.answers:
+            raise ValueError("no batch was given")
+        return self.answers.popleft()
+
+    def close(self) -> None:
+        """Stop the workers (after the batch each is in) and drop every batch."""
+        self.closed = True
+        self.answers.clear()
+
+
+try:
+    from ._speedups import Searcher, literal_lines, read_searchable_at, scan_files
+except ImportError:  # built without a C compiler: the same steps in Python
+    literal_lines = literal_lines_py
+    read_searchable_at = read_searchable_at_py
+    scan_files = scan_files_py
+    Searcher = SearcherPy  # type: ignore[misc,assignment]
+
+
