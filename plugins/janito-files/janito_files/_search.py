@@ -757,7 +757,7 @@ class _Scan:
 
     def scanner(self) -> tuple[BatchScan, Callable[[int], Any]]:
         """:func:`scan_files` with this search's matcher and limits bound, and what makes
-        a :class:`~janito_files._batches.Searcher` of the same on so many threads."""
+        a :class:`~janito_files._steps.Searcher` of the same on so many threads."""
         matcher = self.matcher
         if isinstance(matcher, BytesMatcher):
             mode, needle, fold = LITERAL, matcher.needle, matcher.fold
