@@ -254,7 +254,10 @@ def test_an_import_that_waits_is_flagged_in_wall_time(tmp_path: Path) -> None:
     with _on_path(site):
         report = check("sleepy", max_examples=3)
     assert report.checks_of(None) == {"import time"}, str(report)
-    assert report.import_seconds is not None and report.import_seconds >= 1.5
+    # Over the budget of 1 s, whatever the load: the time spent queued for a busy CPU is
+    # left out, and a loaded virtual machine's run-queue clock may count a few hundredths
+    # of the sleep among it, so the figure can fall just short of the 1.5 s slept.
+    assert report.import_seconds is not None and report.import_seconds > 1.2
     [finding] = report.findings
     assert re.search(r"took 1\.\d\d s \(budget 1\.00 s\), 0\.\d\d s of it computing and "
                      r"1\.\d\d s waiting", finding.problem), finding.problem

@@ -149,7 +149,7 @@ def test_an_annotation_that_cannot_be_resolved(sandbox: Path) -> None:
     seen = probe([sandbox], add=["annot", "healthy"],
                  calls=[("Ping", {}), ("FetchRows", {"query": "x"}), ("FetchOne", {"key": "k"})])
     record = seen.record("FetchRows")
-    assert record["status"] == "skipped"
+    assert record["status"] == "error"
     assert "FetchRows.run() has an annotation that cannot be resolved" in record["reason"]
     assert "NameError" in record["reason"] and "Query" in record["reason"]
     assert seen["calls"][1]["error_type"] == "tool_unavailable"
@@ -162,7 +162,7 @@ def test_a_parameter_type_that_cannot_become_a_schema(sandbox: Path) -> None:
     faults.unexpressible_parameter(sandbox)
     seen = probe([sandbox], add=["weird", "healthy"], calls=[("Ping", {})])
     record = seen.record("Odd")
-    assert record["status"] == "skipped"
+    assert record["status"] == "error"
     assert "Odd.run() parameter 'handle'" in record["reason"]
     assert "cannot be expressed as JSON Schema" in record["reason"]
     assert_healthy_still_works(seen)
