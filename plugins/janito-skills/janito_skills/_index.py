@@ -30,7 +30,17 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+import sys
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+# The tools' result types mark the keys a result may leave out with NotRequired, which
+# typing has from 3.11 on.
+if sys.version_info >= (3, 11):
+    from typing import NotRequired as NotRequired
+    from typing import TypedDict as TypedDict
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired as NotRequired
+    from typing_extensions import TypedDict as TypedDict
 
 from ._frontmatter import SKILL_FILE, SkillFileError, open_skill_file, read_front_matter
 
@@ -55,6 +65,52 @@ MAX_FOLDERS_PER_ROOT = 1000
 _PACKAGE_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
+Source = Literal["project", "user", "installed"]
+Level = Literal["error", "warning"]
+
+
+class SkillRow(TypedDict):
+    """One skill, as ListSkills lists it and LoadSkill starts its answer.
+
+    Attributes:
+        name: The skill's name, for LoadSkill.
+        description: What the skill is for and when to use it.
+        source: Where it comes from; an earlier source wins a name.
+        origin: The folder or skill pack it was found in.
+        path: The skill's folder.
+        distribution: The installed distribution that ships it.
+        allowed_tools: The tools the skill says it expects to use (nothing is granted).
+        warnings: What is wrong with its SKILL.md but did not stop it loading.
+    """
+
+    name: str
+    description: str
+    source: Source
+    origin: str
+    path: str
+    distribution: NotRequired[str]
+    allowed_tools: NotRequired[list[str]]
+    warnings: NotRequired[list[str]]
+
+
+class DiagnosticRow(TypedDict):
+    """A SKILL.md or skill source that cannot be used as it is.
+
+    Attributes:
+        level: "error" when the skill is left out, "warning" when it loads anyway.
+        path: The file or source concerned.
+        message: What is wrong, for whoever maintains it.
+        source: Where it was looked for.
+        distribution: The installed distribution concerned.
+    """
+
+    level: Level
+    path: str
+    message: str
+    source: Source | None
+    distribution: NotRequired[str]
+
+
 class SkillRoot(NamedTuple):
     """A folder whose sub-folders are skills, and where it came from.
 
@@ -62,7 +118,7 @@ class SkillRoot(NamedTuple):
     its skills opened through the workspace, never through ``path`` (which is for showing).
     """
 
-    source: str
+    source: Source
     path: str
     origin: str
     distribution: str | None = None
@@ -75,7 +131,7 @@ class Skill:
     __slots__ = ("allowed_tools", "base", "description", "distribution", "folder",
                  "front_matter", "name", "origin", "place", "source", "warnings")
 
-    def __init__(self, name: str, description: str, source: str, origin: str, folder: str,
+    def __init__(self, name: str, description: str, source: Source, origin: str, folder: str,
                  front_matter: dict[str, Any], distribution: str | None = None,
                  warnings: list[str] | None = None, *, base: Workspace | None = None,
                  place: str | None = None) -> None:
@@ -111,8 +167,8 @@ class Skill:
     def skill_file(self) -> str:
         return os.path.join(self.folder, SKILL_FILE)
 
-    def as_row(self, workspace_root: str | None = None) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def as_row(self, workspace_root: str | None = None) -> SkillRow:
+        row: SkillRow = {
             "name": self.name,
             "description": self.description,
             "source": self.source,
@@ -134,15 +190,15 @@ class Diagnostic(NamedTuple):
     ``skill`` is the name of the skill folder it is about, if it is about one.
     """
 
-    level: str
+    level: Level
     path: str
     message: str
-    source: str | None = None
+    source: Source | None = None
     distribution: str | None = None
     skill: str | None = None
 
-    def as_dict(self, workspace_root: str | None = None) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def as_dict(self, workspace_root: str | None = None) -> DiagnosticRow:
+        row: DiagnosticRow = {
             "level": self.level,
             "path": display(self.path, workspace_root),
             "message": self.message,
@@ -355,7 +411,7 @@ def scan_root(root: SkillRoot, diagnostics: list[Diagnostic],
     else:
         base, place = _trusted(), root.path
 
-    def problem(path: str, message: str, level: str = "error", skill: str | None = None) -> None:
+    def problem(path: str, message: str, level: Level = "error", skill: str | None = None) -> None:
         diagnostics.append(Diagnostic(level, path, message, root.source, root.distribution,
                                       skill))
 

@@ -6,7 +6,57 @@ from typing import Any
 
 from janito_core import BaseTool, tool
 
-from ._index import PRECEDENCE, discover
+from ._index import PRECEDENCE, DiagnosticRow, NotRequired, SkillRow, Source, TypedDict, discover
+
+
+class Place(TypedDict):
+    """Where a skill was found.
+
+    Attributes:
+        source: Where it comes from.
+        path: Its folder.
+    """
+
+    source: Source
+    path: str
+
+
+class ShadowedSkill(TypedDict):
+    """A skill hidden by an earlier skill of the same name.
+
+    Attributes:
+        name: The name both declare.
+        source: Where the hidden one comes from.
+        path: The hidden one's folder.
+        shadowed_by: The skill LoadSkill loads under that name.
+    """
+
+    name: str
+    source: Source
+    path: str
+    shadowed_by: Place
+
+
+class SkillListing(TypedDict):
+    """What ListSkills answers.
+
+    Attributes:
+        count: The skills offered.
+        skills: The skills offered, in order of precedence.
+        shadowed: Skills hidden by an earlier skill of the same name.
+        diagnostics: SKILL.md files and sources that cannot be used as they are.
+        precedence: Which source wins a name.
+        untrusted: Skills of this project held back until the user trusts it.
+        note: Why some skills are not offered.
+    """
+
+    count: int
+    skills: list[SkillRow]
+    shadowed: list[ShadowedSkill]
+    diagnostics: list[DiagnosticRow]
+    precedence: str
+    untrusted: NotRequired[int]
+    note: NotRequired[str]
 
 
 @tool(permissions="r")
@@ -20,7 +70,7 @@ class ListSkills(BaseTool):
     cannot be used are reported under ``diagnostics``.
     """
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> SkillListing:
         """List every skill by reading only the front matter of each SKILL.md."""
         root = self.workspace.root
         index = discover(root, report=True)

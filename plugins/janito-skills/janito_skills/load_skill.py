@@ -7,8 +7,42 @@ from typing import Any
 from janito_core import BaseTool, WorkspaceError, tool
 
 from ._frontmatter import SkillFileError, open_skill_file, read_body
-from ._index import discover, display, missing_skill
+from ._index import NotRequired, Source, TypedDict, discover, display, missing_skill
 from ._resources import list_resources
+
+
+class LoadedSkill(TypedDict):
+    """What LoadSkill answers: the skill, its instructions and its resource files.
+
+    Attributes:
+        name: The skill's name.
+        description: What the skill is for and when to use it.
+        source: Where it comes from.
+        origin: The folder or skill pack it was found in.
+        path: The skill's folder.
+        instructions: The body of its SKILL.md (Markdown), to follow.
+        instructions_truncated: Whether the instructions were cut at their size limit.
+        resources: Its other files, relative to its folder, for ReadSkillResource.
+        resources_truncated: Whether more files exist than were listed.
+        front_matter: Its SKILL.md front matter as written (YAML as JSON).
+        allowed_tools: The tools the skill says it expects to use.
+        allowed_tools_note: What allowed_tools means (nothing is granted).
+        hint: How to read a resource.
+    """
+
+    name: str
+    description: str
+    source: Source
+    origin: str
+    path: str
+    instructions: str
+    instructions_truncated: bool
+    resources: list[str]
+    resources_truncated: bool
+    front_matter: dict[str, Any]
+    allowed_tools: NotRequired[list[str]]
+    allowed_tools_note: NotRequired[str]
+    hint: NotRequired[str]
 
 
 @tool(permissions="r")
@@ -22,7 +56,7 @@ class LoadSkill(BaseTool):
 
         return refine(schema, registry, "name", listing=True)
 
-    def run(self, name: str) -> dict[str, Any]:
+    def run(self, name: str) -> LoadedSkill:
         """Return the instructions of skill ``name`` (the body of its SKILL.md).
 
         Args:

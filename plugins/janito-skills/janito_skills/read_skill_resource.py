@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.constraints import Interval, Pattern
 from janito_core.results import counted
 
-from ._index import discover, display, missing_skill
+from ._index import TypedDict, discover, display, missing_skill
 from ._resources import ResourceError, clean_resource_path, refused
 
 DEFAULT_MAX_BYTES = 100_000
 LIMIT_MAX_BYTES = 5_000_000
+
+
+class SkillResource(TypedDict):
+    """What ReadSkillResource answers.
+
+    Attributes:
+        skill_name: The skill, as given.
+        resource_path: The file, as given.
+        path: The file as it was found.
+        encoding: "utf-8" for text, "base64" for other bytes.
+        content: The file's content (at most max_bytes of it), in that encoding.
+        size: The file's size in bytes.
+        truncated: Whether the content stops at max_bytes.
+    """
+
+    skill_name: str
+    resource_path: str
+    path: str
+    encoding: Literal["utf-8", "base64"]
+    content: str
+    size: int
+    truncated: bool
 
 
 @tool(permissions="r")
@@ -30,7 +52,7 @@ class ReadSkillResource(BaseTool):
     def run(self, skill_name: str,
             resource_path: Annotated[str, Pattern(r"^[^\x00]*[^\s\x00][^\x00]*$")],
             max_bytes: Annotated[int, Interval(ge=1, le=LIMIT_MAX_BYTES)] = DEFAULT_MAX_BYTES,
-            ) -> dict[str, Any]:
+            ) -> SkillResource:
         """Read one file inside the folder of skill ``skill_name``.
 
         Args:
@@ -98,7 +120,7 @@ class ReadSkillResource(BaseTool):
         }
 
 
-def _decode(data: bytes, truncated: bool) -> tuple[str, str]:
+def _decode(data: bytes, truncated: bool) -> tuple[str, Literal["utf-8", "base64"]]:
     """UTF-8 text when the bytes are text (a cut multi-byte tail dropped), else base64."""
     try:
         return data.decode("utf-8"), "utf-8"
