@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable
 from . import _settings
 from ._auth import TokenProvider
 from ._errors import GraphError, redact, remember_secret
+from ._items import DriveItem
 
 _sleep: Callable[[float], None] = time.sleep
 
@@ -468,28 +469,39 @@ def parent_path(item: dict[str, Any]) -> str:
     return urllib.parse.unquote(value).strip("/")
 
 
-def format_item(item: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a driveItem a model needs; never its pre-authenticated download URL."""
+def format_item(item: dict[str, Any]) -> DriveItem:
+    """The fields of a driveItem a model needs; never its pre-authenticated download URL.
+
+    A value of the wrong type is null, so every answer is what the tools declare."""
     parent = parent_path(item)
     name = str(item.get("name") or "")
     is_folder = isinstance(item.get("folder"), dict) or isinstance(item.get("package"), dict)
-    out: dict[str, Any] = {
-        "id": item.get("id"),
+    out: DriveItem = {
+        "id": text(item.get("id")),
         "name": name,
         "path": f"{parent}/{name}" if parent else name,
         "type": "folder" if is_folder else "file",
-        "size": item.get("size"),
-        "created": item.get("createdDateTime"),
-        "modified": item.get("lastModifiedDateTime"),
-        "web_url": item.get("webUrl"),
+        "size": _count(item.get("size")),
+        "created": text(item.get("createdDateTime")),
+        "modified": text(item.get("lastModifiedDateTime")),
+        "web_url": text(item.get("webUrl")),
     }
     folder = item.get("folder")
     if isinstance(folder, dict):
-        out["child_count"] = folder.get("childCount")
+        out["child_count"] = _count(folder.get("childCount"))
     file = item.get("file")
     if isinstance(file, dict):
-        out["mime_type"] = file.get("mimeType")
+        out["mime_type"] = text(file.get("mimeType"))
     return out
+
+
+def text(value: Any) -> str | None:
+    """``value`` when Microsoft Graph sent a string, else None."""
+    return value if isinstance(value, str) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def is_folder(item: dict[str, Any]) -> bool:

@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
+from ._items import ConflictBehavior, DriveItem, NotRequired, TypedDict
 from .move_onedrive_item import _name
 
 DEFAULT_WAIT = 60
 MAX_WAIT = 600
+
+
+class Copied(TypedDict):
+    """What CopyOneDriveItem answers.
+
+    Attributes:
+        path: The item copied, from the drive's root.
+        destination_folder: The folder asked for, as given.
+        new_name: The name asked for, as given.
+        conflict_behavior: What was asked for when the name was taken.
+        new_path: The copy's path (once done, where OneDrive put it).
+        completed: False when OneDrive was still copying when the wait ended.
+        item: The copy, once done.
+        percent_complete: How far a copy still running had got, when OneDrive said.
+        note: What a copy still running means.
+    """
+
+    path: str
+    destination_folder: str | None
+    new_name: str | None
+    conflict_behavior: ConflictBehavior
+    new_path: str | None
+    completed: bool
+    item: NotRequired[DriveItem]
+    percent_complete: NotRequired[float | None]
+    note: NotRequired[str]
 
 
 @tool(permissions="w")
@@ -25,9 +52,9 @@ class CopyOneDriveItem(BaseTool):
         return gate(cls)
 
     def run(self, path: str, destination_folder: str | None = None, new_name: str | None = None,
-            conflict_behavior: Literal["fail", "rename", "replace"] = "fail",
+            conflict_behavior: ConflictBehavior = "fail",
             wait_seconds: Annotated[int, Interval(ge=0, le=MAX_WAIT)] = DEFAULT_WAIT,
-            ) -> dict[str, Any]:
+            ) -> Copied:
         """Copy an item; OneDrive copies in the background and this waits for it to finish.
 
         Args:
@@ -115,7 +142,9 @@ class CopyOneDriveItem(BaseTool):
                                  f"{error.get('message') or error.get('code') or 'it failed'}",
                                  "copy_failed")
             percent = status.get("percentageComplete")
-            if isinstance(percent, (int, float)):
+            if not isinstance(percent, (int, float)) or isinstance(percent, bool):
+                percent = None
+            if percent is not None:
                 self.report_progress(f"Copy {percent:.0f}% done")
             if time.monotonic() + delay > deadline:
                 self.report_result(f"Copy of /{where} still running on OneDrive")

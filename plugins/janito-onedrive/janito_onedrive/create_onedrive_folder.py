@@ -7,6 +7,23 @@ from typing import Any, Literal
 from janito_core import BaseTool, tool
 
 from ._common import gate, guarded, invalid
+from ._items import ConflictBehavior, DriveItem, TypedDict
+
+
+class FolderMade(TypedDict):
+    """What CreateOneDriveFolder answers.
+
+    Attributes:
+        path: The folder asked for, from the drive's root.
+        folder: The folder (its path differs when OneDrive picked a free name).
+        created: False when an existing folder was kept.
+        conflict_behavior: What was asked for when the name was taken.
+    """
+
+    path: str
+    folder: DriveItem
+    created: bool
+    conflict_behavior: ConflictBehavior
 
 
 @tool(permissions="w")
@@ -20,7 +37,7 @@ class CreateOneDriveFolder(BaseTool):
         return gate(cls)
 
     def run(self, path: str,
-            conflict_behavior: Literal["fail", "replace", "rename"] = "fail") -> dict[str, Any]:
+            conflict_behavior: Literal["fail", "replace", "rename"] = "fail") -> FolderMade:
         """Create a folder; its parent folder must already exist.
 
         Args:

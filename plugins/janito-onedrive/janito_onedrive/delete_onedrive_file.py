@@ -7,6 +7,23 @@ from typing import Any
 from janito_core import BaseTool, tool
 
 from ._common import gate, guarded, invalid
+from ._items import DriveItem, TypedDict
+
+
+class Deleted(TypedDict):
+    """What DeleteOneDriveFile answers.
+
+    Attributes:
+        path: The item, from the drive's root.
+        dry_run: True when nothing was deleted, only looked up.
+        deleted: Whether it went to the recycle bin.
+        item: The item as it was.
+    """
+
+    path: str
+    dry_run: bool
+    deleted: bool
+    item: DriveItem
 
 
 @tool(permissions="w")
@@ -19,7 +36,7 @@ class DeleteOneDriveFile(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, dry_run: bool = False) -> dict[str, Any]:
+    def run(self, path: str, dry_run: bool = False) -> Deleted:
         """Delete a file or a folder with everything in it; dry_run only shows what would go.
 
         Args:

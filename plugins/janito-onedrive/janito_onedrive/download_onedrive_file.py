@@ -11,8 +11,27 @@ from janito_core import BaseTool, WorkspaceError, tool
 from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
+from ._items import DriveItem, TypedDict
 
 BLOCK = 256 * 1024
+
+
+class Downloaded(TypedDict):
+    """What DownloadOneDriveFile answers.
+
+    Attributes:
+        path: The file, from the drive's root.
+        output_path: Where it was asked to go, as given.
+        local_path: Where it was saved in the workspace.
+        size: Bytes written.
+        file: The file on OneDrive.
+    """
+
+    path: str
+    output_path: str | None
+    local_path: str
+    size: int
+    file: DriveItem
 
 
 @tool(permissions="w")
@@ -26,7 +45,7 @@ class DownloadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, output_path: str | None = None,
-            overwrite: bool = False, drive_id: str | None = None) -> dict[str, Any]:
+            overwrite: bool = False, drive_id: str | None = None) -> Downloaded:
         """Download a file from OneDrive into the workspace (never outside it).
 
         Args:

@@ -8,6 +8,35 @@ from janito_core import BaseTool, tool
 from janito_core.constraints import Interval, MinLen
 
 from ._common import gate, guarded, invalid
+from ._items import NotRequired, TypedDict
+
+
+class ShareLink(TypedDict):
+    """What GetOneDriveShareLink answers.
+
+    Attributes:
+        path: The item shared, from the drive's root.
+        link_type: The link's kind: "view", "edit" or "embed".
+        scope: Who the link works for: "anonymous", "organization" or "users".
+        expires_in_days: The lifetime asked for.
+        share_link: The link to give out.
+        expiration: When the link stops working (ISO 8601), null for never.
+        password_protected: Whether the link asks for a password.
+        roles: What the link lets people do ("read", "write").
+        permission_id: The sharing permission's id on OneDrive.
+        created: False when an existing link was reused.
+    """
+
+    path: str
+    link_type: str
+    scope: str
+    expires_in_days: NotRequired[int]
+    share_link: str
+    expiration: str | None
+    password_protected: bool
+    roles: list[str] | None
+    permission_id: str | None
+    created: bool
 
 
 # w although nothing local is written: a new link changes who can reach the file.
@@ -24,7 +53,7 @@ class GetOneDriveShareLink(BaseTool):
     def run(self, path: str, link_type: Literal["view", "edit", "embed"] = "view",
             scope: Literal["anonymous", "organization", "users"] = "anonymous",
             expires_in_days: Annotated[int, Interval(ge=1, le=730)] | None = None,
-            password: Annotated[str, MinLen(1)] | None = None) -> dict[str, Any]:
+            password: Annotated[str, MinLen(1)] | None = None) -> ShareLink:
         """Create or reuse a sharing link, optionally expiring or protected by a password.
 
         Args:
@@ -52,7 +81,7 @@ class GetOneDriveShareLink(BaseTool):
                password: str | None = None, echo: dict[str, Any] | None = None) -> dict[str, Any]:
         from . import _common
         from ._errors import GraphError
-        from ._graph import clean_path, graph_error, item_action
+        from ._graph import clean_path, graph_error, item_action, text
 
         echo = dict(echo or {"path": path, "link_type": link_type, "scope": scope})
         try:
@@ -87,7 +116,7 @@ class GetOneDriveShareLink(BaseTool):
             raise graph_error(response, f"creating a link for '/{where}'")
         permission = response.json()
         link = permission.get("link") if isinstance(permission, dict) else None
-        if not isinstance(link, dict) or not link.get("webUrl"):
+        if not isinstance(link, dict) or not text(link.get("webUrl")):
             raise GraphError("Microsoft Graph returned a permission without a link",
                              "invalid_response")
         self.report_result(f"Link for /{where}: {link['webUrl']}")
@@ -96,14 +125,20 @@ class GetOneDriveShareLink(BaseTool):
             "success": True,
             "path": where,
             "share_link": link.get("webUrl"),
-            "link_type": link.get("type") or link_type,
-            "scope": link.get("scope") or scope,
-            "expiration": permission.get("expirationDateTime"),
+            "link_type": text(link.get("type")) or link_type,
+            "scope": text(link.get("scope")) or scope,
+            "expiration": text(permission.get("expirationDateTime")),
             "password_protected": bool(permission.get("hasPassword")) or password is not None,
-            "roles": permission.get("roles"),
-            "permission_id": permission.get("id"),
+            "roles": _roles(permission.get("roles")),
+            "permission_id": text(permission.get("id")),
             "created": response.status == 201,
         }
+
+
+def _roles(value: Any) -> list[str] | None:
+    if not isinstance(value, list):
+        return None
+    return [role for role in value if isinstance(role, str)]
 
 
 def main(argv: list[str] | None = None) -> None:

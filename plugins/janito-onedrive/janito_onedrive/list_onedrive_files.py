@@ -8,11 +8,42 @@ from janito_core import BaseTool, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
+from ._items import DriveItem, NotRequired, TypedDict
 
 MAX_LIMIT = 1000
 LOCAL_SORT_CAP = 5000
 """Items read to sort a folder locally when the service refuses the order (OneDrive for
 Business sorts children by name only)."""
+
+
+OrderBy = Literal["name", "name desc", "lastModifiedDateTime", "lastModifiedDateTime desc",
+                  "size", "size desc"]
+
+
+class FolderListing(TypedDict):
+    """What ListOneDriveFiles answers.
+
+    Attributes:
+        path: The folder listed, from the drive's root ("" for the root).
+        drive_id: The drive listed, when not yours.
+        items: Its files and folders, in order.
+        total_count: The items returned.
+        has_more: Whether the folder holds more than were returned.
+        order_by: The order of the items.
+        folder_only: Whether only folders were asked for.
+        sorted_locally: True when the drive would not sort this way and janito did.
+        note: How far a local sort went.
+    """
+
+    path: str
+    drive_id: NotRequired[str]
+    items: list[DriveItem]
+    total_count: int
+    has_more: bool
+    order_by: OrderBy
+    folder_only: bool
+    sorted_locally: NotRequired[bool]
+    note: NotRequired[str]
 
 
 @tool(permissions="r")
@@ -26,9 +57,8 @@ class ListOneDriveFiles(BaseTool):
         return gate(cls)
 
     def run(self, path: str = "", limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50,
-            order_by: Literal["name", "name desc", "lastModifiedDateTime",
-                              "lastModifiedDateTime desc", "size", "size desc"] = "name",
-            folder_only: bool = False, drive_id: str | None = None) -> dict[str, Any]:
+            order_by: OrderBy = "name",
+            folder_only: bool = False, drive_id: str | None = None) -> FolderListing:
         """List the items of a OneDrive folder with their size, dates and web link.
 
         Args:

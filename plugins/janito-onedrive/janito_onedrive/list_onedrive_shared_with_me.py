@@ -8,8 +8,23 @@ from janito_core import BaseTool, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded
+from ._items import SharedItem, TypedDict
 
 MAX_LIMIT = 1000
+
+
+class SharedListing(TypedDict):
+    """What ListOneDriveSharedWithMe answers.
+
+    Attributes:
+        items: What was shared with you, each with the drive it lives in.
+        total_count: The items returned.
+        has_more: Whether more were shared than were returned.
+    """
+
+    items: list[SharedItem]
+    total_count: int
+    has_more: bool
 
 
 @tool(permissions="r")
@@ -22,7 +37,7 @@ class ListOneDriveSharedWithMe(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50) -> dict[str, Any]:
+    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50) -> SharedListing:
         """List items shared with you; read one with its drive_id and path in the other tools.
 
         Args:
@@ -32,7 +47,7 @@ class ListOneDriveSharedWithMe(BaseTool):
 
     def _list(self, limit: int) -> dict[str, Any]:
         from . import _common
-        from ._graph import format_item, parent_path
+        from ._graph import format_item, parent_path, text
 
         self.report_start("Listing what is shared with you on OneDrive")
         graph = _common.client()
@@ -44,15 +59,15 @@ class ListOneDriveSharedWithMe(BaseTool):
             shown = format_item({**remote, "name": entry.get("name") or remote.get("name")})
             reference = remote.get("parentReference") if isinstance(
                 remote.get("parentReference"), dict) else {}
-            shown["drive_id"] = reference.get("driveId")
-            shown["drive_type"] = reference.get("driveType")
+            shown["drive_id"] = text(reference.get("driveId"))
+            shown["drive_type"] = text(reference.get("driveType"))
             folder = parent_path(remote)
             shown["path"] = (f"{folder}/{shown['name']}" if folder else shown["name"]) \
                 if isinstance(reference.get("path"), str) else None
             shared = remote.get("shared") if isinstance(remote.get("shared"), dict) else {}
             owner = shared.get("owner") if isinstance(shared.get("owner"), dict) else {}
             user = owner.get("user") if isinstance(owner.get("user"), dict) else {}
-            shown["shared_by"] = user.get("displayName") or user.get("email")
+            shown["shared_by"] = text(user.get("displayName")) or text(user.get("email"))
             out.append(shown)
         self.report_result(f"{len(out)} item(s) shared with you")
         return {"success": True, "items": out, "total_count": len(out), "has_more": more}

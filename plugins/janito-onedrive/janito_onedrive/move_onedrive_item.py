@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from janito_core import BaseTool, tool
 from janito_core.constraints import AtLeastOneOf, Pattern
 
 from ._common import gate, guarded, invalid
+from ._items import ConflictBehavior, DriveItem, TypedDict
+
+
+class Moved(TypedDict):
+    """What MoveOneDriveItem answers.
+
+    Attributes:
+        path: The item's old path, from the drive's root.
+        destination_folder: The folder asked for, as given.
+        new_name: The name asked for, as given.
+        conflict_behavior: What was asked for when the name was taken.
+        new_path: Its path now.
+        item: The item where it is now.
+    """
+
+    path: str
+    destination_folder: str | None
+    new_name: str | None
+    conflict_behavior: ConflictBehavior
+    new_path: str | None
+    item: DriveItem
 
 
 @tool(permissions="w")
@@ -23,7 +44,7 @@ class MoveOneDriveItem(BaseTool):
     def run(self, path: str,
             destination_folder: Annotated[str | None, AtLeastOneOf("change")] = None,
             new_name: Annotated[str | None, Pattern(r"\S"), AtLeastOneOf("change")] = None,
-            conflict_behavior: Literal["fail", "rename", "replace"] = "fail") -> dict[str, Any]:
+            conflict_behavior: ConflictBehavior = "fail") -> Moved:
         """Move and/or rename an item in one step; at least one of destination_folder and new_name.
 
         Args:

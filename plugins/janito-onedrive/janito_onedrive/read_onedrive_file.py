@@ -9,6 +9,7 @@ from janito_core.constraints import Interval
 from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
+from ._items import DriveItem, NotRequired, TypedDict
 
 DEFAULT_MAX = 10_000
 HARD_MAX = 1_000_000
@@ -55,6 +56,29 @@ def decode_prefix(data: bytes, complete: bool) -> str | None:
         return None
 
 
+class FileRead(TypedDict):
+    """What ReadOneDriveFile answers: the details, and the text when it was read.
+
+    Attributes:
+        path: The file, from the drive's root.
+        file: Its details.
+        content: Its text (an Office document's text as plain text), up to
+            max_content_length.
+        truncated: Whether the file holds more than content.
+        bytes_read: Bytes downloaded.
+        content_format: How an Office document's text was made.
+        content_skipped: Why the text was not read (binary, too large, not UTF-8).
+    """
+
+    path: str
+    file: DriveItem
+    content: NotRequired[str]
+    truncated: NotRequired[bool]
+    bytes_read: NotRequired[int]
+    content_format: NotRequired[str]
+    content_skipped: NotRequired[str]
+
+
 @tool(permissions="r")
 class ReadOneDriveFile(BaseTool):
     """Read a OneDrive file: its details and, for a text file, its content up to a size cap."""
@@ -67,7 +91,7 @@ class ReadOneDriveFile(BaseTool):
 
     def run(self, path: str, include_content: bool = True,
             max_content_length: Annotated[int, Interval(ge=1, le=HARD_MAX)] = DEFAULT_MAX,
-            drive_id: str | None = None) -> dict[str, Any]:
+            drive_id: str | None = None) -> FileRead:
         """Read a file's metadata and its text; Word, Excel and PowerPoint files are read as text.
 
         Args:

@@ -8,6 +8,7 @@ from janito_core import BaseTool, tool
 from janito_core.constraints import Interval, Pattern
 
 from ._common import gate, guarded, invalid
+from ._items import DriveItem, TypedDict
 
 MAX_LIMIT = 1000
 #: An extension, with or without its dot, or "" for none: no "/" and something besides
@@ -16,6 +17,26 @@ EXTENSION = r"^(|[^/]*[^/.\s][^/]*)$"
 MAX_PATH_LOOKUPS = 50
 """Parent folders looked up to give search results their paths (OneDrive for Business and
 SharePoint search results carry no ``parentReference.path``)."""
+
+
+class Found(TypedDict):
+    """What SearchOneDriveFiles answers.
+
+    Attributes:
+        query: The query, as given.
+        folder_path: The folder searched, null for the whole drive.
+        file_type_filter: The extension kept, without its dot.
+        items: The matches, in OneDrive's order.
+        total_count: The matches returned.
+        has_more: Whether OneDrive has more matches.
+    """
+
+    query: str
+    folder_path: str | None
+    file_type_filter: str | None
+    items: list[DriveItem]
+    total_count: int
+    has_more: bool
 
 
 @tool(permissions="r")
@@ -31,7 +52,7 @@ class SearchOneDriveFiles(BaseTool):
     def run(self, query: Annotated[str, Pattern(r"\S")], folder_path: str | None = None,
             file_type_filter: Annotated[str, Pattern(EXTENSION)] | None = None,
             limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
-            drive_id: str | None = None) -> dict[str, Any]:
+            drive_id: str | None = None) -> Found:
         """Search OneDrive; OneDrive matches names, metadata and file content.
 
         Args:

@@ -9,9 +9,36 @@ from janito_core.constraints import ExactlyOneOf
 from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
+from ._items import ConflictBehavior, DriveItem, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from ._upload import Source
+
+
+class Uploaded(TypedDict):
+    """What UploadOneDriveFile answers.
+
+    Attributes:
+        path: Where the file is on OneDrive (with the name OneDrive picked on "rename").
+        size: Bytes uploaded.
+        method: "simple" (one request) or "session" (resumable, in fragments).
+        fragments: Fragments sent.
+        resumed: Times the upload picked up again after a fragment was lost.
+        overwrite: Whether an existing file could be replaced.
+        conflict_behavior: What was done when the name was taken.
+        file: The file on OneDrive.
+        local_path: The workspace file uploaded.
+    """
+
+    path: str
+    size: int
+    method: Literal["simple", "session"]
+    fragments: int
+    resumed: int
+    overwrite: bool
+    conflict_behavior: ConflictBehavior
+    file: DriveItem
+    local_path: NotRequired[str]
 
 
 @tool(permissions="w")
@@ -29,8 +56,8 @@ class UploadOneDriveFile(BaseTool):
     def run(self, path: str, content: Annotated[str | None, ExactlyOneOf("source")] = None,
             local_path: Annotated[str | None, ExactlyOneOf("source")] = None,
             overwrite: bool = False,
-            conflict_behavior: Literal["fail", "rename", "replace"] | None = None,
-            ) -> dict[str, Any]:
+            conflict_behavior: ConflictBehavior | None = None,
+            ) -> Uploaded:
         """Upload to OneDrive: give either content (text) or local_path (a workspace file).
 
         Args:

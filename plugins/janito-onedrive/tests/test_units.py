@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from janito_onedrive import _settings
 from janito_onedrive._errors import redact, remember_secret
-from janito_onedrive._graph import clean_path, item_action, item_target, retry_after
+from janito_onedrive._graph import clean_path, format_item, item_action, item_target, retry_after
 
 
 def test_redact_known_values_and_token_shapes() -> None:
@@ -33,6 +33,17 @@ def test_redact_finds_remembered_values_in_their_travelling_forms() -> None:
     for shown in (json.dumps({"uploadUrl": url}), quote(url, safe=""),
                   base64.urlsafe_b64encode(url.encode()).decode()):
         assert "abc/def" not in redact(shown) and "abc%2Fdef" not in redact(shown)
+
+
+def test_an_item_with_mistyped_values_still_matches_the_declared_type() -> None:
+    """A value of the wrong type from the service is null, never passed on as it came, so
+    the answers keep to the tools' output schema."""
+    item = format_item({"id": 7, "name": "a.txt", "size": True, "createdDateTime": None,
+                        "lastModifiedDateTime": ["x"], "webUrl": {"u": 1},
+                        "file": {"mimeType": 3}, "parentReference": {"path": "/drive/root:/d"}})
+    assert item == {"id": None, "name": "a.txt", "path": "d/a.txt", "type": "file", "size": None,
+                    "created": None, "modified": None, "web_url": None, "mime_type": None}
+    assert format_item({"name": "d", "folder": {"childCount": "3"}, "size": 12})["child_count"] is None
 
 
 def _headers(value: str) -> Message:
