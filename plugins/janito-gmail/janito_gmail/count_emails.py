@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 from janito_core.results import counted
@@ -10,7 +10,15 @@ from janito_core.results import counted
 from ._base import MailTool
 from ._imap import Selection, imap_session
 from ._params import Before, Folder, Query, Sender, Since, Subject
+from ._results import NotRequired, Selected
 from ._settings import Settings
+
+
+class Counted(Selected):
+    folder: str
+    count: Annotated[int, "The messages counted."]
+    total: NotRequired[Annotated[int, "Every message of the folder (without a search)."]]
+    unread: NotRequired[Annotated[int, "Its unread messages (without a search)."]]
 
 
 @tool(permissions="r")
@@ -19,7 +27,7 @@ class CountEmails(MailTool):
 
     def run(self, folder: Folder = "INBOX", unread_only: bool = False, query: Query = None,
             sender: Sender = None, subject: Subject = None, since: Since = None,
-            before: Before = None) -> dict[str, Any]:
+            before: Before = None) -> Counted:
         """Count messages without reading them.
 
         Args:

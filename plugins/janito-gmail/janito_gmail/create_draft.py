@@ -11,7 +11,18 @@ from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import MESSAGE_REFERENCE, Addresses, Attachments, Folder, OneLine
+from ._results import DraftSaved, NotRequired, Recipients
 from ._settings import Settings
+
+
+class DraftCreated(DraftSaved):
+    message_id: Annotated[str, "The draft's Message-ID."]
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    attachments: Annotated[list[str], "The files attached."]
+    in_reply_to: NotRequired[Annotated[str, "The Message-ID it answers."]]
 
 
 @tool(permissions="w")
@@ -24,7 +35,7 @@ class CreateDraft(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: Folder = "INBOX") -> dict[str, Any]:
+            reply_folder: Folder = "INBOX") -> DraftCreated:
         """Save a draft; SendDraft sends it, UpdateDraft changes it. Recipients may be
         left for later.
 

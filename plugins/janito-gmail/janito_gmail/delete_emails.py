@@ -10,6 +10,7 @@ from ._base import MailTool
 from ._changes import run_change
 from ._imap import Mailbox
 from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Changed
 
 GMAIL_NOTE = (
     "On Gmail, expunging from a label folder only removes that label (the message stays "
@@ -25,7 +26,7 @@ class DeleteEmails(MailTool):
     def run(self, folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> Changed:
         """Delete the chosen messages permanently; only they are expunged.
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -11,7 +11,20 @@ from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, Folder, MessageId
+from ._results import NotRequired, Recipients, Renamed, SentOrSaved
 from ._settings import Settings
+
+
+class Forwarded(SentOrSaved):
+    id: Annotated[int, "The message forwarded."]
+    folder: str
+    message_id: Annotated[str, "The forward's Message-ID."]
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    attachments: Annotated[list[str], "The files attached."]
+    renamed: NotRequired[Annotated[list[Renamed], "Attachments sent under a safe name."]]
 
 
 @tool(permissions="w")
@@ -21,7 +34,7 @@ class ForwardEmail(MailTool):
     def run(self, id: MessageId, to: Annotated[Addresses, MinLen(1)], body: str = "",
             folder: Folder = "INBOX", cc: Addresses | None = None, bcc: Addresses | None = None,
             include_attachments: bool = True, attachments: Attachments | None = None,
-            draft: bool = False) -> dict[str, Any]:
+            draft: bool = False) -> Forwarded:
         """Forward a message: the note, then the original's headers and text, as mail
         programs do; the subject is "Fwd: " and the original's. An attachment whose name
         holds a line break goes under a safe name (the result's renamed lists it).

@@ -13,9 +13,15 @@ from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
 from ._params import Before, Folder, Ids, Labels, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Changed
 
 #: Labels to add or remove: one or more, and at least one of the two lists is given.
 SomeLabels = Annotated[Labels | None, MinLen(1), AtLeastOneOf("labels")]
+
+
+class Labelled(Changed):
+    added: Annotated[list[str], "The labels put on the messages."]
+    removed: Annotated[list[str], "The labels taken off."]
 
 
 @tool(permissions="w")
@@ -26,7 +32,7 @@ class LabelEmails(MailTool):
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> Labelled:
         """Change the labels of the chosen messages (Gmail only; a label that does not
         exist yet is created). Inbox, Starred and Important name Gmail's own labels:
         removing Inbox archives.

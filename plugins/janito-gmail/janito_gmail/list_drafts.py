@@ -11,10 +11,20 @@ from . import _drafts, _reading
 from ._base import MailTool
 from ._imap import Selection, imap_session
 from ._params import MessageId
+from ._results import Message, NotRequired, TypedDict
 from ._settings import Settings
 
 MAX_LIMIT = 200
 MAX_BODY_CHARS = 100_000
+
+
+class Drafts(TypedDict):
+    drafts_folder: str
+    count: int
+    total: Annotated[int, "Every draft in the folder."]
+    has_more: Annotated[bool, "Whether older drafts are left: ask again with next_before_id."]
+    drafts: Annotated[list[Message], "The drafts, newest first."]
+    next_before_id: NotRequired[Annotated[int, "The before_id of the next page."]]
 
 
 @tool(permissions="r")
@@ -24,7 +34,7 @@ class ListDrafts(MailTool):
     def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             before_id: MessageId | None = None,
             max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 500,
-            ) -> dict[str, Any]:
+            ) -> Drafts:
         """List the drafts of the Drafts folder; their ids are what UpdateDraft and
         SendDraft take.
 

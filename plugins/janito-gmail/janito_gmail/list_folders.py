@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 from janito_core.results import counted
 
 from ._base import MailTool
 from ._imap import imap_session
+from ._results import NotRequired, TypedDict
 from ._settings import Settings
+
+
+class FolderRow(TypedDict):
+    name: Annotated[str, "The folder's name, for the other tools."]
+    delimiter: Annotated[str | None, "What separates the levels of its name."]
+    flags: Annotated[list[str], "Its IMAP attributes."]
+    special_use: Annotated[str | None, 'What it is for: "inbox", "sent", "trash", "drafts", ...']
+    selectable: Annotated[bool, "False for a folder that only holds folders."]
+    messages: NotRequired[Annotated[int, "Its messages."]]
+    unread: NotRequired[Annotated[int, "Its unread messages."]]
+
+
+class Folders(TypedDict):
+    include_counts: bool
+    gmail: Annotated[bool, "Whether the server is Gmail (folders are labels there)."]
+    count: int
+    folders: list[FolderRow]
 
 
 @tool(permissions="r")
 class ListFolders(MailTool):
     """List the mail folders (on Gmail, labels and [Gmail] folders), optionally with counts."""
 
-    def run(self, include_counts: bool = False) -> dict[str, Any]:
+    def run(self, include_counts: bool = False) -> Folders:
         """List every folder of the mailbox with its special use (inbox, sent, trash, ...).
 
         Args:

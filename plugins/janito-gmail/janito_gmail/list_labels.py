@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 
 from . import _labels
 from ._base import MailTool
 from ._imap import imap_session
+from ._results import NotRequired, TypedDict
 from ._settings import Settings
+
+
+class Label(TypedDict):
+    name: Annotated[str, "The label's name, for the other tools."]
+    messages: NotRequired[Annotated[int, "Its messages."]]
+    unread: NotRequired[Annotated[int, "Its unread messages."]]
+
+
+class SystemLabel(Label):
+    special_use: Annotated[str | None, 'What it is for: "inbox", "sent", "trash", ...']
+
+
+class Labels(TypedDict):
+    count: Annotated[int, "Your own labels."]
+    labels: Annotated[list[Label], "Your own labels."]
+    system: Annotated[list[SystemLabel], "Gmail's own folders (Inbox, Sent Mail, ...)."]
 
 
 @tool(permissions="r")
 class ListLabels(MailTool):
     """List the Gmail labels of the account: your own labels, and Gmail's system folders."""
 
-    def run(self, include_counts: bool = False) -> dict[str, Any]:
+    def run(self, include_counts: bool = False) -> Labels:
         """List the labels (Gmail only; other servers have folders: ListFolders).
 
         Args:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from janito_core import tool
 
@@ -10,6 +10,13 @@ from ._base import MailTool
 from ._changes import run_change
 from ._imap import FLAGGED, SEEN, Mailbox
 from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Changed
+
+Mark = Literal["read", "unread", "flagged", "unflagged"]
+
+
+class Marked(Changed):
+    mark: Annotated[Mark, "What the messages were marked."]
 
 _ACTIONS = {
     "read": ("add", SEEN),
@@ -23,11 +30,11 @@ _ACTIONS = {
 class MarkEmails(MailTool):
     """Mark emails as read, unread, flagged (starred) or unflagged, chosen by ids or a search."""
 
-    def run(self, mark: Literal["read", "unread", "flagged", "unflagged"],
+    def run(self, mark: Mark,
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> Marked:
         """Set or clear the read or flagged state of the chosen messages.
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -12,6 +12,12 @@ from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox
 from ._params import NAME, Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Changed, Method, NotRequired
+
+
+class Moved(Changed):
+    destination: Annotated[str, "The folder they were moved to."]
+    method: NotRequired[Method]
 
 
 def move(mailbox: Mailbox, uids: list[int], destination: str) -> dict[str, Any]:
@@ -32,7 +38,7 @@ class MoveEmails(MailTool):
             ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> Moved:
         """Move the chosen messages to the destination folder, which must exist.
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -3,7 +3,7 @@ page after page, or a whole conversation."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from janito_core import tool
 from janito_core.constraints import Interval
@@ -14,10 +14,26 @@ from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import Mailbox, Selection, imap_session
 from ._params import Before, Folder, Ids, MessageId, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Message, MissingIds, NotRequired, Selected
 from ._settings import Settings
 
 MAX_LIMIT = 500
 MAX_BODY_CHARS = 100_000
+
+
+class Emails(Selected):
+    folder: Annotated[str, "The folder read."]
+    count: Annotated[int, "The messages returned."]
+    matching: Annotated[int, "Every message the choice matches (the whole conversation)."]
+    has_more: Annotated[bool, "Whether more match than were returned."]
+    messages: Annotated[list[Message], "Newest first (a conversation: oldest first)."]
+    before_id: NotRequired[Annotated[int, "The before_id asked for."]]
+    next_before_id: NotRequired[Annotated[int, "The before_id of the next page."]]
+    missing_ids: NotRequired[MissingIds]
+    thread_of: NotRequired[Annotated[int, "The message whose conversation this is."]]
+    thread_by: NotRequired[Annotated[Literal["X-GM-THRID", "References"],
+                                     "How the conversation was found."]]
+    order: NotRequired[Literal["oldest first"]]
 
 
 @tool(permissions="r")
@@ -31,7 +47,7 @@ class ReadEmails(MailTool):
             since: Since = None, before: Before = None, ids: Ids = None,
             before_id: MessageId | None = None, thread_of: MessageId | None = None,
             max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 2000,
-            ) -> dict[str, Any]:
+            ) -> Emails:
         """Read messages without marking them read; the newest come first.
 
         Args:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 
@@ -10,7 +10,23 @@ from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, Folder, MessageId
+from ._results import LeftOut, NotRequired, Recipients, SentOrSaved
 from ._settings import Settings
+
+
+class Reply(SentOrSaved):
+    id: Annotated[int, "The message answered."]
+    folder: str
+    reply_all: bool
+    message_id: Annotated[str, "The reply's Message-ID."]
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    in_reply_to: Annotated[str, "The Message-ID it answers."]
+    references: Annotated[list[str], "The conversation's Message-IDs."]
+    attachments: NotRequired[Annotated[list[str], "The files attached."]]
+    left_out: NotRequired[LeftOut]
 
 
 @tool(permissions="w")
@@ -20,7 +36,7 @@ class ReplyToEmail(MailTool):
     def run(self, id: MessageId, body: str, folder: Folder = "INBOX", reply_all: bool = False,
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
-            quote: bool = True, draft: bool = False) -> dict[str, Any]:
+            quote: bool = True, draft: bool = False) -> Reply:
         """Answer a message: to its author (Reply-To, else From), or with reply_all to
         everyone it was sent to as well, leaving out the account's own address (and any
         address no header can carry, listed in left_out).

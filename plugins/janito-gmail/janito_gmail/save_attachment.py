@@ -17,7 +17,18 @@ from ._base import MailTool
 from ._errors import EXISTS, INVALID_ARGUMENTS, NOT_FOUND, WRITE_FAILED, MailError
 from ._imap import imap_session, section
 from ._params import Folder, MessageId
+from ._results import TypedDict
 from ._settings import Settings
+
+
+class Saved(TypedDict):
+    id: Annotated[int, "The message."]
+    folder: str
+    filename: Annotated[str, "The attachment's name in the message."]
+    index: Annotated[int, "Its number in the message."]
+    content_type: str
+    path: Annotated[str, "The file written in the workspace."]
+    size: Annotated[int, "Bytes written."]
 
 
 def safe_filename(name: str, fallback: str) -> str:
@@ -33,7 +44,7 @@ class SaveAttachment(MailTool):
 
     def run(self, id: MessageId, folder: Folder = "INBOX", filename: str | None = None,
             index: Annotated[int, Ge(1)] | None = None, path: str | None = None,
-            overwrite: bool = False) -> dict[str, Any]:
+            overwrite: bool = False) -> Saved:
         """Write one attachment of a message to a file inside the workspace.
 
         Choose the attachment by filename or by index (as ReadEmails lists them); a

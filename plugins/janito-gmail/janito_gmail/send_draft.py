@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import email.utils
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 
@@ -12,14 +12,29 @@ from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
 from ._params import MessageId
+from ._results import LeftOut, NotRequired, Recipients, Refused, TypedDict
 from ._settings import Settings
+
+
+class DraftSent(TypedDict):
+    id: Annotated[int, "The draft sent, now removed."]
+    drafts_folder: str
+    sent: bool
+    message_id: Annotated[str, "The Message-ID it was sent with."]
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    recipients: Annotated[int, "The recipients the server took."]
+    left_out: NotRequired[LeftOut]
+    refused: NotRequired[Refused]
 
 
 @tool(permissions="w")
 class SendDraft(MailTool):
     """Send a draft from the Drafts folder to its recipients; the draft is removed once sent."""
 
-    def run(self, id: MessageId) -> dict[str, Any]:
+    def run(self, id: MessageId) -> DraftSent:
         """Send the draft as it is (UpdateDraft changes it first).
 
         Args:

@@ -11,7 +11,28 @@ from . import _compose, _smtp
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import MESSAGE_REFERENCE, Addresses, Attachments, Folder, OneLine
+from ._results import NotRequired, Recipients, Refused, TypedDict
 from ._settings import Settings
+
+
+class Attached(TypedDict):
+    filename: str
+    size: Annotated[int, "Bytes."]
+
+
+Sent = TypedDict("Sent", {
+    "message_id": Annotated[str, "The Message-ID it was sent with."],
+    "from": str,
+    "to": Recipients,
+    "cc": list[str],
+    "bcc": list[str],
+    "subject": str,
+    "recipients": Annotated[int, "The recipients the server took."],
+    "attachments": NotRequired[list[Attached]],
+    "refused": NotRequired[Refused],
+    "in_reply_to": NotRequired[Annotated[str, "The Message-ID it answers."]],
+    "references": NotRequired[Annotated[list[str], "The conversation's Message-IDs."]],
+})
 
 
 @tool(permissions="w")
@@ -24,7 +45,7 @@ class SendEmail(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: Folder = "INBOX") -> dict[str, Any]:
+            reply_folder: Folder = "INBOX") -> Sent:
         """Send a message through the account's SMTP server.
 
         Args:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from janito_core import tool
 
@@ -11,7 +11,13 @@ from ._changes import run_change
 from ._errors import INVALID_ARGUMENTS, NOT_FOUND, MailError
 from ._imap import Mailbox
 from ._params import Before, Folder, Ids, Query, Sender, Since, Subject, UnreadOnly
+from ._results import Changed, Method, NotRequired
 from .move_emails import move
+
+
+class Trashed(Changed):
+    trash_folder: Annotated[str, "The Trash folder they were moved to."]
+    method: NotRequired[Method]
 
 
 @tool(permissions="w")
@@ -21,7 +27,7 @@ class TrashEmails(MailTool):
     def run(self, folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> Trashed:
         """Move the chosen messages to Trash (on Gmail, [Gmail]/Trash).
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from janito_core import tool
 
@@ -10,7 +10,20 @@ from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, MessageId, OneLine
+from ._results import DraftSaved, LeftOut, NotRequired, Recipients, Renamed
 from ._settings import Settings
+
+
+class DraftUpdated(DraftSaved):
+    id: Annotated[int, "The draft's old id, removed."]
+    message_id: Annotated[str, "The draft's Message-ID (kept)."]
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    attachments: Annotated[list[str], "The files attached."]
+    renamed: NotRequired[Annotated[list[Renamed], "Attachments kept under a safe name."]]
+    left_out: NotRequired[LeftOut]
 
 
 @tool(permissions="w")
@@ -22,7 +35,7 @@ class UpdateDraft(MailTool):
     def run(self, id: MessageId, to: Addresses | None = None, subject: OneLine | None = None,
             body: str | None = None, cc: Addresses | None = None,
             bcc: Addresses | None = None, html_body: str | None = None,
-            attachments: Attachments | None = None) -> dict[str, Any]:
+            attachments: Attachments | None = None) -> DraftUpdated:
         """Replace parts of a draft. The draft is saved anew, so it gets a new id (in
         the result); the old one is removed.
 
