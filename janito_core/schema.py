@@ -349,10 +349,8 @@ FAILURE_SCHEMA: dict[str, Any] = {
 
 
 def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | None:
-    """The schema of every answer of a tool whose result ``run()`` declares as a TypedDict
-    or a pydantic model: that shape as dispatch delivers it (with ``success`` true, what
-    janito adds, and any list possibly cut short by a last item that is a string saying
-    so), or janito's failure shape."""
+    """The output schema of a tool whose result ``run()`` declares as a TypedDict or a
+    pydantic model (see ``answer_schema``)."""
     if annotation is None:
         return None
     while typing.get_origin(annotation) is typing.Annotated:
@@ -369,10 +367,18 @@ def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | 
     except (UnsupportedType, TypeError, ValueError) as exc:  # pydantic's errors are of these
         diagnostics.append(f"the result type cannot be described: {exc}")
         return None
-    declared = {k: v for k, v in schema.get("properties", {}).items() if k != "success"}
+    return answer_schema(schema)
+
+
+def answer_schema(shape: dict[str, Any]) -> dict[str, Any]:
+    """The output schema of a tool whose successful results have ``shape`` (a JSON Schema
+    object): every answer as dispatch delivers it, that shape with ``success`` true (and
+    what janito adds, and any list possibly cut short by a last item that is a string
+    saying so), or janito's failure shape. ``result_branches`` gives the two apart."""
+    declared = {k: v for k, v in shape.get("properties", {}).items() if k != "success"}
     properties = {"success": {"const": True}, **declared, **ADDED_BY_JANITO}
-    required = ["success", *(r for r in schema.get("required", []) if r != "success")]
-    success = _cut_lists({**schema, "properties": properties, "required": required})
+    required = ["success", *(r for r in shape.get("required", []) if r != "success")]
+    success = _cut_lists({**shape, "properties": properties, "required": required})
     shaped: dict[str, Any] = {"type": "object", "anyOf": [success, FAILURE_SCHEMA]}
     for key in ("$defs", "definitions"):
         # references are written from the root of the document: keep them resolvable there
