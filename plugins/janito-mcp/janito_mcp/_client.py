@@ -227,6 +227,12 @@ class RemoteServer:
                 raise StartError(self.clean(plain)) from None
             raise StartError(self.clean(f"{describe(exc)}{self._stderr_note()}")) from None
 
+    @property
+    def janito_peer(self) -> bool:
+        """Whether the server is another janito (it calls itself ``janito`` in the
+        handshake): its answers are already in janito's shape and are passed on as they are."""
+        return self.server_name == "janito"
+
     def clean(self, text: str) -> str:
         """``text`` without the secret values this server was started with, in any of the
         forms they may come back in (``janito_core.scrub``)."""
@@ -435,7 +441,7 @@ class RemoteServer:
 
     async def _call(self, client: Any, tool: str, arguments: dict[str, Any],
                     relay: Reporter) -> Any:
-        janito_peer = self.server_name == "janito"
+        janito_peer = self.janito_peer
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
             if janito_peer:
@@ -514,7 +520,7 @@ class RemoteServer:
         from ._results import result_dict
 
         return result_dict(waiter.result(), self.name, tool, local_name, self.clean,
-                           janito_peer=self.server_name == "janito")
+                           janito_peer=self.janito_peer)
 
     def _ready(self, where: dict[str, str]) -> tuple[Any, int] | dict[str, Any]:
         """(the session, the server's stderr line count) once started, or the failure."""

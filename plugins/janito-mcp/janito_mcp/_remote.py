@@ -234,12 +234,47 @@ def describe_tool(cls: type, remote: RemoteServer, definition: Any) -> None:
         properties = checked.get("properties") if isinstance(checked.get("properties"), dict) else {}
         checked["required"] = [r for r in checked["required"] if r in properties]
     cls.mcp_input_schema = checked  # type: ignore[attr-defined]
-    cls.output_schema = (None if declared_output is None  # type: ignore[attr-defined]
-                         else remote.scrubbed(declared_output))
+    if declared_output is not None:
+        declared_output = remote.scrubbed(declared_output)
+    cls.mcp_output_schema = declared_output  # type: ignore[attr-defined]
+    cls.output_schema = answer_schema(  # type: ignore[attr-defined]
+        declared_output, janito_peer=remote.janito_peer)
     cls.mcp_validator = None  # type: ignore[attr-defined]
     from janito_core.schema import forget_schema
 
     forget_schema(cls)
+
+
+def answer_schema(declared: dict[str, Any] | None, *,
+                  janito_peer: bool) -> dict[str, Any] | None:
+    """The schema of every answer janito gives for a tool whose server declares
+    ``declared`` as its output schema, in the shape of the output schemas of janito's own
+    tools: a success (``server``, ``tool``, the structured content under ``result``, and
+    any ``text`` and ``content`` besides) or janito's failure (its ``result``, if any, is
+    whatever the server sent with its error). Another janito's answers are passed on as
+    they are: its schema is already that shape."""
+    if declared is None or janito_peer:
+        return declared
+    from janito_core.schema import answer_schema as janito_answer
+
+    inner = copy.deepcopy(declared)
+    shape: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "server": {"type": "string"}, "tool": {"type": "string"}, "result": inner,
+            "text": {"type": "string"},
+            "content": {"type": "array", "items": {"type": "object"}},
+        },
+        # the SDK refuses a result without structured content from a tool that declares
+        # an output schema, and one that breaks it: a success always has a good `result`
+        "required": ["server", "tool", "result"],
+        "additionalProperties": False,
+    }
+    for key in ("$defs", "definitions"):
+        # references are written from the root of the document: keep them resolvable there
+        if key in inner:
+            shape[key] = inner.pop(key)
+    return janito_answer(shape)
 
 
 def check_arguments(cls: type, arguments: dict[str, Any]) -> list[dict[str, str]]:

@@ -26,6 +26,7 @@ and callable in that request.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
@@ -299,9 +300,10 @@ class JanitoServer:
                                         permissions=registry.get_tool_permissions(name),
                                         open_world=tool is not None and bool(
                                             getattr(tool.tool_class, "open_world", False)))
+                # a mounted tool's class declares the schema of the answers janito gives
                 declared = getattr(tool.tool_class, "output_schema", None) if tool else None
                 if isinstance(declared, dict) and declared:
-                    definition["outputSchema"] = wrapped_output_schema(declared)
+                    definition["outputSchema"] = copy.deepcopy(declared)
                 self.tools[name] = types.Tool.model_validate(definition)
                 self.permissions[name] = registry.get_tool_permissions(name) or ""
             except Exception as exc:
@@ -492,26 +494,6 @@ def token_scopes(ctx: Any) -> list[str] | None:
     user = scope.get("user") if isinstance(scope, dict) else None
     access = getattr(user, "access_token", None)
     return None if access is None else list(access.scopes)
-
-
-def wrapped_output_schema(declared: dict[str, Any]) -> dict[str, Any]:
-    """The output schema of a served tool whose class declares ``output_schema`` (a mounted
-    MCP tool passing its server's on): janito's answer, with the declared data under
-    ``result``. Failures are sent as errors, which clients do not check against it."""
-    import copy
-
-    inner = copy.deepcopy(declared)
-    outer: dict[str, Any] = {
-        "type": "object",
-        "properties": {"success": {"type": "boolean"}, "server": {"type": "string"},
-                       "tool": {"type": "string"}, "result": inner},
-        "required": ["success"],
-    }
-    for key in ("$defs", "definitions"):
-        # references are written from the root of the document: keep them resolvable there
-        if key in inner:
-            outer[key] = inner.pop(key)
-    return outer
 
 
 def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOptions,

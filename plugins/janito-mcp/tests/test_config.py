@@ -102,6 +102,7 @@ class _Remote:
 
     name = "s"
     config = _Config()
+    janito_peer = False
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []

@@ -490,6 +490,15 @@ def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer
     assert registry.schema("peer__EchoText").parameters["properties"]["times"]["default"] == 1
     result = call_tool("peer__EchoText", {"text": "hi", "times": 2}, registry=registry)
     assert result == {"success": True, "text": "hihi", "times": 2}
+    # another janito's answers pass through, and so does the schema that describes them
+    from janito_mcptest.echo_text import EchoText
+
+    from janito_core.schema import tool_schema
+
+    mounted = registry.get("peer__EchoText")
+    assert mounted is not None
+    assert mounted.tool_class.output_schema == json.loads(
+        json.dumps(tool_schema(EchoText).output_schema))
     failed = call_tool("peer__FailAlways", {}, registry=registry)
     assert failed == {"success": False, "error": "missing.txt does not exist",
                       "error_type": "not_found", "name": "missing.txt"}

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from conftest import ECHO_SERVER, HERE, calls_seen, child_env, echo_server, write_config
 from janito_mcp import _mount
@@ -315,8 +316,28 @@ def test_output_schemas_reach_the_model_and_janito_s_clients(
     assert registry.record("raw__count").description == \
         "Count things; breaks its own output schema when asked."
     from janito_mcp._serve import JanitoServer
+    from jsonschema import Draft202012Validator
+    from mcp.client import Client
+
+    from janito_core.schema import result_branches
 
     served = JanitoServer(registry)
     output = served.tools["raw__count"].output_schema
-    assert output["properties"]["result"]["properties"]["count"] == {"type": "integer"}
+    # the shape of janito's own tools' output schemas: janito's success, or its failure
+    success, failed = result_branches(output)
+    assert success["properties"]["result"]["properties"]["count"] == {"type": "integer"}
+    assert failed["properties"]["success"] == {"const": False}
     assert "raw__quota" in served.tools and served.tools["raw__quota"].output_schema is None
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(served.server) as client:
+            await client.list_tools()
+            # the SDK client checks an answer that is not an error against the schema
+            good = await client.call_tool("raw__count", {})
+            return good, await client.call_tool("raw__count", {"broken": True})
+
+    good, broken = anyio.run(main)
+    assert good.structured_content == {"success": True, "server": "raw", "tool": "raw__count",
+                                       "result": {"count": 3}}
+    assert broken.is_error and broken.structured_content["error_type"] == "invalid_result"
+    Draft202012Validator(output).validate(broken.structured_content)

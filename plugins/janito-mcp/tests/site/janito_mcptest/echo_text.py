@@ -1,15 +1,27 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from janito_core import BaseTool, tool
+
+
+class Echoed(TypedDict):
+    """What EchoText answers (its MCP output schema).
+
+    Attributes:
+        text: The text, repeated.
+        times: How many times.
+    """
+
+    text: str
+    times: int
 
 
 @tool(permissions="r")
 class EchoText(BaseTool):
     """Return the text it is given."""
 
-    def run(self, text: str, times: int = 1) -> dict[str, Any]:
+    def run(self, text: str, times: int = 1) -> Echoed:
         """Echo text.
 
         Args:
