@@ -48,6 +48,13 @@ def child_env(config_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def serve_env(config_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment of a ``janito mcp serve -t mcptest`` a test starts: the test toolset
+    is the only one allowed to load, so the server offers the same tools whatever else is
+    installed (the autoloaded files and system toolsets, and janito-files' own ReadFile)."""
+    return child_env(config_dir, **{"JANITO_TOOLSETS": "mcptest", **extra})
+
+
 def run_async(function: Callable[[], Awaitable[Any]]) -> Any:
     """Run an async test body on a fresh event loop."""
     import anyio
@@ -80,7 +87,7 @@ def stdio_params(workspace: Path, config_dir: Path, *flags: str, command: list[s
 
     argv = (command or SERVE) + ["-t", "mcptest", *flags]
     return StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(workspace),
-                                 env=child_env(config_dir))
+                                 env=serve_env(config_dir))
 
 
 class HttpServer:
@@ -92,7 +99,7 @@ class HttpServer:
         self.workspace = workspace
         self.process = subprocess.Popen(
             [*SERVE, "-t", "mcptest", "--transport", "http", "--port", "0", *flags],
-            cwd=workspace, env=child_env(config_dir, **(env or {})), stdin=subprocess.DEVNULL,
+            cwd=workspace, env=serve_env(config_dir, **(env or {})), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec,
         )
         self.banner: list[str] = []

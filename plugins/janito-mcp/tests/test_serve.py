@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVE, HttpServer, child_env, run_async, stdio_params
+from conftest import SERVE, HttpServer, child_env, run_async, serve_env, stdio_params
+from jsonschema import Draft202012Validator
 from mcp.client import Client
 from mcp.client.stdio import stdio_client
 
@@ -40,6 +41,9 @@ async def _exercise(client: Client, workspace: Path) -> None:
     assert echo.input_schema == expected["inputSchema"]
     assert echo.description == expected["description"]
     assert echo.annotations is not None and echo.annotations.read_only_hint is True
+    # its result type: the SDK client checks every answer that is not an error against it
+    assert echo.output_schema == expected["outputSchema"]
+    assert listed["Ping"].output_schema is None  # a plain dict declares nothing
 
     result = _structured(await client.call_tool("EchoText", {"text": "ab", "times": "2"}))
     assert result == {"success": True, "text": "abab", "times": 2}
@@ -60,6 +64,8 @@ async def _exercise(client: Client, workspace: Path) -> None:
     invalid = _structured(await client.call_tool("EchoText", {"text": [1], "bogus": 1}))
     assert invalid["error_type"] == "invalid_arguments"
     assert {d["field"] for d in invalid["details"]} == {"text", "bogus"}
+    # MCP does not exempt errors from the output schema; the SDK does not check them
+    Draft202012Validator(echo.output_schema).validate(invalid)
 
     unknown = _structured(await client.call_tool("Nope", {}))
     assert unknown["error_type"] == "unknown_tool"
@@ -158,7 +164,7 @@ def test_write_and_execute_only_when_granted(workspace: Path, config_dir: Path) 
 
 
 def test_stdio_prints_exposure_on_stderr_only(workspace: Path, config_dir: Path) -> None:
-    done = subprocess.run([*SERVE, "-t", "mcptest", "-w"], cwd=workspace, env=child_env(config_dir),
+    done = subprocess.run([*SERVE, "-t", "mcptest", "-w"], cwd=workspace, env=serve_env(config_dir),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
