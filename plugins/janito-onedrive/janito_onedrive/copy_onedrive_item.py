@@ -163,7 +163,7 @@ class CopyOneDriveItem(BaseTool):
             item_json = graph.get_json(item_target(target), f"reading the copy '/{target}'")
         return self._done(echo, where, format_item(item_json))
 
-    def _done(self, echo: dict[str, Any], where: str, item: dict[str, Any]) -> dict[str, Any]:
+    def _done(self, echo: dict[str, Any], where: str, item: DriveItem) -> dict[str, Any]:
         self.report_result(f"Copied to /{item['path']}")
         return {"success": True, **echo, "path": where, "new_path": item["path"],
                 "completed": True, "item": item}

@@ -53,22 +53,21 @@ class ListOneDriveSharedWithMe(BaseTool):
         graph = _common.client()
         items, more = graph.collect("/me/drive/sharedWithMe", "listing what is shared with you",
                                     params=None, limit=limit)
-        out: list[dict[str, Any]] = []
+        out: list[SharedItem] = []
         for entry in items:
             remote = entry.get("remoteItem") if isinstance(entry.get("remoteItem"), dict) else entry
-            shown = format_item({**remote, "name": entry.get("name") or remote.get("name")})
+            item = format_item({**remote, "name": entry.get("name") or remote.get("name")})
             reference = remote.get("parentReference") if isinstance(
                 remote.get("parentReference"), dict) else {}
-            shown["drive_id"] = text(reference.get("driveId"))
-            shown["drive_type"] = text(reference.get("driveType"))
             folder = parent_path(remote)
-            shown["path"] = (f"{folder}/{shown['name']}" if folder else shown["name"]) \
+            item["path"] = (f"{folder}/{item['name']}" if folder else item["name"]) \
                 if isinstance(reference.get("path"), str) else None
             shared = remote.get("shared") if isinstance(remote.get("shared"), dict) else {}
             owner = shared.get("owner") if isinstance(shared.get("owner"), dict) else {}
             user = owner.get("user") if isinstance(owner.get("user"), dict) else {}
-            shown["shared_by"] = text(user.get("displayName")) or text(user.get("email"))
-            out.append(shown)
+            out.append({**item, "drive_id": text(reference.get("driveId")),
+                        "drive_type": text(reference.get("driveType")),
+                        "shared_by": text(user.get("displayName")) or text(user.get("email"))})
         self.report_result(f"{len(out)} item(s) shared with you")
         return {"success": True, "items": out, "total_count": len(out), "has_more": more}
 
