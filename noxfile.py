@@ -834,6 +834,12 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             "test_workers_serve_stateless_requests_with_the_token",
             "test_a_dead_worker_is_replaced",
         ),
+        "tests/test_serve_asgi.py": ("test_sigterm_lets_calls_finish_then_cancels_them",),
+        "tests/test_serve_tasks.py": ("test_cancelling_a_task_reaches_the_tools_cancel_token",),
+        "tests/test_serve_balanced.py": (
+            "test_a_task_is_polled_cancelled_and_fetched_through_the_other_instance",
+            "test_killing_one_instance_loses_only_its_calls",
+        ),
         "tests/test_mount_servers.py": (
             "test_remote_transports",
             "test_an_sse_server_is_not_spoken_to_as_streamable_http",

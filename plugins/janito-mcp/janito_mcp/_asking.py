@@ -11,7 +11,9 @@ name and arguments, with an expiry), so a client can neither read nor forge it, 
 it over to another call. Inside it janito keeps what the seal cannot: the call it asked
 about (tool and validated arguments), when it asked, and a nonce. An answer is taken once:
 the server remembers the nonces it was answered with until they expire, so the same yes
-sent twice runs the call once. Anything but an explicit yes, in time, runs nothing.
+sent twice runs the call once. The nonces are kept where the tasks are (``_taskstore``):
+in Redis, every instance behind one address sees an answer another one took. Anything
+but an explicit yes, in time, runs nothing.
 """
 
 from __future__ import annotations
@@ -23,10 +25,34 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from janito_core.policy import ApprovalRequest
+
+
+class Ledger(Protocol):
+    """Where the nonces of answers already taken are kept (a task store is one)."""
+
+    async def claim_once(self, key: str, seconds: float) -> bool:
+        """True the first time ``key`` is claimed within ``seconds``, False after."""
+        ...
+
+
+class MemoryLedger:
+    """The nonces taken by this process."""
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+
+    async def claim_once(self, key: str, seconds: float) -> bool:
+        now = time.time()
+        for old in [k for k, until in self._until.items() if until < now]:
+            del self._until[old]
+        if key in self._until:
+            return False
+        self._until[key] = now + seconds
+        return True
 
 #: How long the person at the client has to answer a call the policy asks about.
 DEFAULT_ASK_TIMEOUT = 300.0
@@ -86,13 +112,13 @@ def _call_digest(request: ApprovalRequest) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def eliciting_approver(timeout: float) -> Any:
+def eliciting_approver(timeout: float, ledger: Ledger | None = None) -> Any:
     """An async approver that asks the person at the client of the current request: through
     ``elicitation/create`` on the handshake eras, through an input-required result on the
     2026-07-28 era. Anything but an explicit yes within ``timeout`` seconds is a no: a
-    decline, a cancel, a timeout, a client that cannot ask."""
-    # nonce -> when it stops mattering; the answers this process has taken
-    answered: dict[str, float] = {}
+    decline, a cancel, a timeout, a client that cannot ask. ``ledger`` keeps the answers
+    taken (this process's memory by default)."""
+    answered = ledger if ledger is not None else MemoryLedger()
 
     async def approve(request: ApprovalRequest) -> Any:
         import anyio
@@ -112,7 +138,7 @@ def eliciting_approver(timeout: float) -> Any:
         paths = "".join(f"\n{path['access']}s {path['path']}" for path in request.paths)
         message = f"janito: {request.summary()}\n{request.reason}{paths}"
         if round_ is not None:
-            return _answer_by_result(round_, request, message, timeout, answered)
+            return await _answer_by_result(round_, request, message, timeout, answered)
         if not session.can_send_request:
             return (f"this request cannot carry a question back to the client (protocol "
                     f"{ctx.protocol_version}), and {who} asks a person about it")
@@ -137,25 +163,27 @@ def _said(action: str, content: Any) -> Any:
     return "declined" if action == "decline" else "cancelled without an answer"
 
 
-def _answer_by_result(round_: InputRound, request: ApprovalRequest, message: str,
-                      timeout: float, answered: dict[str, float]) -> Any:
+async def _answer_by_result(round_: InputRound, request: ApprovalRequest, message: str,
+                            timeout: float, answered: Ledger) -> Any:
     """The person's answer brought back in this retry, or else the question to ask (set on
     ``round_``) with a no for now: the call does not run on this round either way."""
     import mcp_types as types
 
     now = time.time()
-    for nonce in [n for n, until in answered.items() if until < now]:
-        del answered[nonce]
     digest = _call_digest(request)
     kept = _kept(round_.state)
     if kept is not None and APPROVAL_INPUT in round_.answers:
         if kept.get("call") != digest:
             return "the answer brought back was given for another call"
         nonce = str(kept.get("nonce"))
-        if nonce in answered:
-            return "the answer brought back was used already; one yes runs one call"
         asked_at = float(kept.get("asked", 0.0))
-        answered[nonce] = asked_at + timeout + 120.0
+        try:
+            first = await answered.claim_once(f"answer:{nonce}",
+                                              max(1.0, asked_at + timeout + 120.0 - now))
+        except Exception as exc:
+            return f"the answers already taken cannot be read ({type(exc).__name__})"
+        if not first:
+            return "the answer brought back was used already; one yes runs one call"
         if not now - asked_at <= timeout:
             return f"no answer within {timeout:g} s"
         answer = round_.answers[APPROVAL_INPUT]

@@ -17,9 +17,12 @@ from ._limits import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    DEFAULT_SHUTDOWN_GRACE,
 )
 
 DEFAULT_PORT = 8000
+#: Seconds a call of a client that declared the tasks extension runs before it becomes a task.
+DEFAULT_TASK_AFTER = 5.0
 
 
 @hookimpl
@@ -79,8 +82,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="with --transport http: the SDK's stateless streamable HTTP (no "
                        "session: any request may reach any process, behind any load balancer)")
     serve.add_argument("--workers", type=int, default=1, dest="mcp_workers", metavar="N",
-                       help="with --transport http --stateless: N worker processes accept on "
-                       "one port (default 1)")
+                       help="with --transport http --stateless: N uvicorn worker processes "
+                       "accept on one port (default 1)")
+    serve.add_argument("--task-store", default="memory", dest="mcp_task_store", metavar="URL",
+                       help="where MCP tasks are kept: 'memory' (default; one process) or "
+                       "redis://HOST:PORT/DB, shared by every worker and instance (needs "
+                       "janito-mcp[redis]); 'off' answers every call in its own request")
+    serve.add_argument("--task-after", type=float, default=DEFAULT_TASK_AFTER,
+                       dest="mcp_task_after", metavar="SECONDS",
+                       help="a call still running this long, from a client that declared the "
+                       "MCP tasks extension, becomes a task the client polls (default "
+                       f"{DEFAULT_TASK_AFTER:g})")
+    serve.add_argument("--shutdown-grace", type=float, default=DEFAULT_SHUTDOWN_GRACE,
+                       dest="mcp_shutdown_grace", metavar="SECONDS",
+                       help="on SIGTERM, how long calls in flight have to finish before they "
+                       f"are cancelled (default {DEFAULT_SHUTDOWN_GRACE:g})")
     serve.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT,
                        dest="mcp_header_timeout", metavar="SECONDS",
                        help="with --transport http: a connection that has not sent a "
@@ -110,8 +126,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--no-journal", action="store_false", dest="mcp_journal",
                        help="neither journal the changes of calls (no janito undo) nor log "
                        "the calls (janito log)")
-    serve.add_argument("--worker-fd", type=int, default=None, dest="mcp_worker_fd",
-                       help=argparse.SUPPRESS)
     serve.add_argument("--allow-private-network", action="store_true",
                        dest="mcp_allow_private_network",
                        help="let tools such as GetUrl reach loopback, private, link-local and "
@@ -169,9 +183,16 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def serve_command(args: argparse.Namespace) -> int:
     """Handler of ``janito mcp serve``."""
-    from ._serve import ServeOptions, serve
+    from ._serve import serve
 
-    options = ServeOptions(
+    return serve(serve_options(args))
+
+
+def serve_options(args: argparse.Namespace) -> Any:
+    """The ``ServeOptions`` that parsed ``janito mcp serve`` arguments ask for."""
+    from ._serve import ServeOptions
+
+    return ServeOptions(
         toolsets=tuple(args.toolset),
         write=bool(args.write),
         execute=bool(args.execute),
@@ -193,12 +214,25 @@ def serve_command(args: argparse.Namespace) -> int:
         oauth_issuer=args.mcp_oauth_issuer,
         oauth_jwks_uri=args.mcp_oauth_jwks_uri,
         oauth_resource=args.mcp_oauth_resource,
+        task_store=str(args.mcp_task_store),
+        task_after=float(args.mcp_task_after),
+        shutdown_grace=float(args.mcp_shutdown_grace),
     )
-    if args.mcp_worker_fd is not None:
-        from ._serve import serve_worker
 
-        return serve_worker(options, args.mcp_worker_fd)
-    return serve(options)
+
+def parse_serve_options(argv: list[str]) -> Any:
+    """``ServeOptions`` from the options of ``janito mcp serve`` (what ``JANITO_MCP_SERVE``
+    holds for the ASGI application); ``janito_core.cli.UsageError`` for a bad one."""
+    from janito_core.cli import UsageError
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            raise UsageError(f"JANITO_MCP_SERVE: {message}")
+
+    parser = Parser(prog="JANITO_MCP_SERVE", add_help=False)
+    add_arguments(parser)
+    args = parser.parse_args(["serve", *argv])
+    return serve_options(args)
 
 
 def servers_command(args: argparse.Namespace) -> int:

@@ -44,6 +44,9 @@ from ._limits import (
 DESCRIPTOR_MARGIN = 256
 #: Where the ASGI scope carries the ``Connection`` a request arrived on.
 SCOPE_KEY = "janito.connection"
+#: Where the lifespan state (uvicorn hands it to each connection's protocol too) keeps
+#: the ``Table`` of one server process.
+STATE_KEY = "janito.connections"
 
 
 @dataclass(frozen=True)
@@ -217,14 +220,15 @@ def _peer(transport: asyncio.BaseTransport) -> tuple[str, int]:
 class GuardedProtocol(asyncio.Protocol):
     """uvicorn's protocol for one connection, behind the limits of ``table``."""
 
-    def __init__(self, inner: Any, table: Table) -> None:
+    def __init__(self, inner: Any, table: Table | None) -> None:
         self.inner = inner
         self.table = table
         self.connection: Connection | None = None
         self.peer: tuple[str, int] = ("unknown", 0)
+        self.unguarded = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        assert isinstance(transport, asyncio.Transport) and self.table is not None
         self.peer = _peer(transport)
         refusal = self.table.refusal(self.peer[0])
         if refusal is not None:
@@ -237,39 +241,56 @@ class GuardedProtocol(asyncio.Protocol):
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self.connection is not None:
+        if self.connection is not None or self.unguarded:
             self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        if self.connection is None:
+        if self.connection is None and not self.unguarded:
             return None
         result: bool | None = self.inner.eof_received()
         return result
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self.connection is None:
+        if self.unguarded:
+            self.inner.connection_lost(exc)
+            return
+        if self.connection is None or self.table is None:
             return
         self.table.remove(self.peer, self.connection)
         self.connection.lost()
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        if self.connection is not None:
+        if self.connection is not None or self.unguarded:
             self.inner.pause_writing()
 
     def resume_writing(self) -> None:
-        if self.connection is not None:
+        if self.connection is not None or self.unguarded:
             self.inner.resume_writing()
 
 
-def protocol_factory(table: Table) -> Callable[..., asyncio.Protocol]:
-    """What ``uvicorn.Config(http=...)`` takes: uvicorn's h11 protocol, guarded."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+class GuardedH11Protocol(GuardedProtocol):
+    """uvicorn's h11 protocol behind the limits janito's application keeps in the lifespan
+    state: what ``uvicorn --http janito_mcp.asgi:GuardedH11Protocol`` (and ``janito mcp
+    serve``) runs. Without janito's application behind it, it is uvicorn's h11 unchanged.
 
-    def create(**kwargs: Any) -> asyncio.Protocol:
-        return GuardedProtocol(H11Protocol(**kwargs), table)
+    h11, not httptools: the guard wraps the one protocol whose behaviour it was measured
+    with; h11 also bounds the size of a request's headers (16 KiB by default).
+    """
 
-    return create
+    def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
+                 _loop: Any = None) -> None:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        super().__init__(H11Protocol(config, server_state, app_state, _loop),
+                         app_state.get(STATE_KEY))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self.table is None:
+            self.inner.connection_made(transport)
+            self.unguarded = True
+            return
+        super().connection_made(transport)
 
 
 def _has_body(scope: dict[str, Any]) -> bool:
@@ -283,14 +304,18 @@ def _has_body(scope: dict[str, Any]) -> bool:
 
 class GuardMiddleware:
     """Tells each request's ``Connection`` when its headers, body and response are done,
-    and puts it in the scope, where a call finds the connection it must answer on."""
+    and puts it in the scope, where a call finds the connection it must answer on.
 
-    def __init__(self, app: Any, table: Table) -> None:
+    The connections are those of the ``Table`` in the lifespan state: under a server
+    that does not run ``GuardedH11Protocol`` there is none, and requests pass as they are.
+    """
+
+    def __init__(self, app: Any) -> None:
         self.app = app
-        self.table = table
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        connection = self.table.find(scope.get("client")) if scope["type"] == "http" else None
+        table = scope.get("state", {}).get(STATE_KEY) if scope["type"] == "http" else None
+        connection = table.find(scope.get("client")) if isinstance(table, Table) else None
         if connection is None:
             await self.app(scope, receive, send)
             return
@@ -372,19 +397,43 @@ def _plain(status: int, text: str) -> list[Any]:
     return [start, {"type": "http.response.body", "body": body}]
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (what ``--host`` names) is only reachable from this machine."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def served_address(scope: dict[str, Any]) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The local address a request arrived on (the ASGI ``server``), or None (a Unix socket)."""
+    server = scope.get("server")
+    if not server:
+        return None
+    try:
+        return ipaddress.ip_address(str(server[0]).strip("[]"))
+    except ValueError:
+        return None
+
+
 class LoopbackHostCheck:
-    """Answers only requests whose Host names the served address (any spelling of it) or
-    ``localhost`` (any case), and whose Origin, when sent, is http or https on a loopback
-    address or ``localhost``: 421 for another Host, 403 for another Origin."""
+    """For a server on a loopback address, answers only requests whose Host names the
+    address the connection arrived on (any spelling of it) or ``localhost`` (any case),
+    and whose Origin, when sent, is http or https on a loopback address or ``localhost``:
+    421 for another Host, 403 for another Origin. A server on another address (0.0.0.0)
+    is reached by names janito cannot know: its token is the guard, and requests pass."""
 
-    def __init__(self, app: Any, served: str) -> None:
+    def __init__(self, app: Any, loopback: bool = True) -> None:
         self.app = app
-        self.served = ipaddress.ip_address(served)
+        self.loopback = loopback
 
-    def host_ok(self, value: str) -> bool:
+    @staticmethod
+    def host_ok(value: str, served: Any) -> bool:
         name = _split_host(value)
         found = _name(name) if name else None
-        return found == "localhost" or (found is not None and found == self.served)
+        return found == "localhost" or (found is not None and found == served)
 
     @staticmethod
     def origin_ok(value: str) -> bool:
@@ -396,13 +445,14 @@ class LoopbackHostCheck:
                                         and found.is_loopback)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        served = served_address(scope) if scope["type"] == "http" and self.loopback else None
+        if served is None or not served.is_loopback:
             await self.app(scope, receive, send)
             return
         hosts = [v for k, v in scope.get("headers", ()) if k == b"host"]
         origins = [v for k, v in scope.get("headers", ()) if k == b"origin"]
         refusal = None
-        if len(hosts) != 1 or not self.host_ok(hosts[0].decode("latin-1")):
+        if len(hosts) != 1 or not self.host_ok(hosts[0].decode("latin-1"), served):
             refusal = _plain(421, "this server answers only its own loopback name in Host "
                              "(a request naming another is refused against DNS rebinding)")
         elif len(origins) > 1 or (origins and not self.origin_ok(origins[0].decode("latin-1"))):

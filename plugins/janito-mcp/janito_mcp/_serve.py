@@ -22,6 +22,11 @@ or ``JANITO_PRIVATE_NETWORK=allow``). Over HTTP, every request to the endpoint c
 bearer token when one is configured (``_auth``): the ``mcp_serve_token`` secret, or an
 OAuth access token of the configured issuer, whose scopes then bound the tools listed
 and callable in that request.
+
+HTTP is served by an ASGI application (``_app``, made by ``janito_mcp.asgi:create_app``)
+that any ASGI server runs; ``janito mcp serve`` runs it in uvicorn, in one process or in
+uvicorn's own multiprocess mode (``--workers``). A call of a client that declared the MCP
+tasks extension and still runs after ``--task-after`` seconds becomes a task (``_tasks``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import copy
 import itertools
 import json
 import os
+import shlex
 import socket
 import sys
 import warnings
@@ -46,19 +52,23 @@ from ._asking import (
     asks_by_result,
     eliciting_approver,
 )
+from ._drain import CANCEL_GRACE, DEFAULT_SHUTDOWN_GRACE
 from ._guard import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
     Limits,
+    is_loopback,
 )
 
 if TYPE_CHECKING:
     from janito_core.cancellation import CancelToken
     from janito_core.reporter import ReportEvent
 
+    from ._app import ServingApp
     from ._auth import BearerAuth
+    from ._tasks import Tasks
 
 SERVER_NAME = "janito"
 FORWARDER_PLUGIN = "janito-mcp:report-forwarder"
@@ -67,9 +77,13 @@ TOKEN_SECRET = "mcp_serve_token"
 #: The environment variables that configure OAuth when the options do not.
 OAUTH_ENV = {"issuer": "JANITO_MCP_OAUTH_ISSUER", "jwks_uri": "JANITO_MCP_OAUTH_JWKS_URI",
              "resource": "JANITO_MCP_OAUTH_RESOURCE"}
-#: How long a cancelled call's handler waits for the tool to notice its token before the
-#: request (or the whole session, when the client went away) is let go without it.
-CANCEL_GRACE = 5.0
+#: The secret that seals the ``requestState`` of policy asks, shared by every instance
+#: behind one address (else it is derived from the static token they share).
+STATE_KEY_SECRET = "mcp_serve_state_key"
+#: The environment variable the ASGI application reads its options from: the options of
+#: ``janito mcp serve``, as they are written on its command line.
+OPTIONS_ENV = "JANITO_MCP_SERVE"
+__all__ = ["CANCEL_GRACE", "is_loopback"]
 CANCELLED_REASON = "the MCP client cancelled the call or disconnected"
 _LEVELS = {"error": "error", "warning": "warning"}
 
@@ -92,7 +106,7 @@ class ServeOptions:
     allow_private_network: bool = False
     #: The SDK's stateless streamable HTTP: every request stands alone.
     stateless: bool = False
-    #: Processes accepting on the one listening socket (stateless HTTP only).
+    #: uvicorn worker processes accepting on the one listening socket (stateless HTTP only).
     workers: int = 1
     #: Seconds a connection has to send a request's headers, and then its body (HTTP).
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
@@ -110,6 +124,37 @@ class ServeOptions:
     oauth_issuer: str | None = None
     oauth_jwks_uri: str | None = None
     oauth_resource: str | None = None
+    #: Where tasks are kept: ``memory``, ``off`` or a ``redis://`` URL.
+    task_store: str = "memory"
+    #: Seconds a call of a client that declared the tasks extension runs before it is a task.
+    task_after: float = 5.0
+    #: Seconds the calls in flight have after SIGTERM before they are cancelled.
+    shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE
+
+    def as_argv(self) -> list[str]:
+        """These options as ``janito mcp serve`` takes them (what ``JANITO_MCP_SERVE`` holds
+        for the ASGI application), with the workspace made absolute."""
+        argv = ["--transport", self.transport, "--host", self.host, "--port", str(self.port),
+                "--path", self.path, "--workers", str(self.workers),
+                "--workspace", os.path.abspath(self.workspace or os.getcwd()),
+                "--header-timeout", repr(self.header_timeout),
+                "--body-timeout", repr(self.body_timeout),
+                "--max-connections", str(self.max_connections),
+                "--max-connections-per-client", str(self.max_connections_per_client),
+                "--ask-timeout", repr(self.ask_timeout), "--task-store", self.task_store,
+                "--task-after", repr(self.task_after),
+                "--shutdown-grace", repr(self.shutdown_grace)]
+        for toolset in self.toolsets:
+            argv += ["-t", toolset]
+        flags = {"-w": self.write, "-x": self.execute, "--no-auth": self.no_auth,
+                 "--allow-private-network": self.allow_private_network,
+                 "--stateless": self.stateless, "--no-journal": not self.journal}
+        for flag, value in (("--oauth-issuer", self.oauth_issuer),
+                            ("--oauth-jwks-uri", self.oauth_jwks_uri),
+                            ("--oauth-resource", self.oauth_resource)):
+            if value:
+                argv += [flag, value]
+        return argv + [flag for flag, on in flags.items() if on]
 
     @property
     def limits(self) -> Limits:
@@ -187,6 +232,9 @@ class _Channel:
         # The last notification scheduled from the loop's own thread: each waits for the
         # one before, so they reach the client in the order they were reported.
         self.last: Any = None
+        #: Once the call became a task, where its reports go instead (``_tasks``): the
+        #: request that could carry notifications has been answered.
+        self.sink: Any = None
 
     def send(self, event: ReportEvent) -> None:
         import asyncio
@@ -197,6 +245,9 @@ class _Channel:
             return
         self.pending = ""
         if not text.strip():
+            return
+        if self.sink is not None:
+            self.sink.report(text.strip())
             return
         message = self.notify(event.kind, event.tool, text.strip())
         if _running_loop() is self.loop:
@@ -275,11 +326,12 @@ class JanitoServer:
     ``allow_private_network`` is the private-network policy its calls run under.
     ``state_key`` seals the ``requestState`` of input-required results (2026-07-28 era):
     every worker behind one address must share it; without it, a key of this process.
+    ``tasks``: the tasks extension, when calls may become tasks.
     """
 
     def __init__(self, registry: Registry, *, allow_private_network: bool = False,
                  state_key: bytes | None = None,
-                 ask_timeout: float = DEFAULT_ASK_TIMEOUT) -> None:
+                 ask_timeout: float = DEFAULT_ASK_TIMEOUT, tasks: Tasks | None = None) -> None:
         import mcp_types as types
         from mcp.server.lowlevel import Server
 
@@ -293,6 +345,9 @@ class JanitoServer:
         self.problems: list[str] = []
         self.forwarder = ReportForwarder()
         self._serial = itertools.count(1)
+        self.tasks = tasks
+        #: call id -> the cancel token of each call this process runs (a task's included)
+        self.running: dict[str, CancelToken] = {}
         for name in registry.names():
             try:
                 tool = registry.get(name)
@@ -331,6 +386,8 @@ class JanitoServer:
         from ._asking import request_state_boundary
 
         self.server.middleware.append(request_state_boundary(state_key, ask_timeout))
+        if tasks is not None:
+            tasks.install(self.server)
         warnings.filterwarnings("ignore", message=r"The logging capability is deprecated",
                                 category=Warning)
 
@@ -367,7 +424,7 @@ class JanitoServer:
         # Request ids are unique within one session only; HTTP serves several at once.
         call_id = f"mcp-{next(self._serial)}:{ctx.request_id}"
         channel = self.forwarder.channels[call_id] = _Channel(ctx)
-        token = CancelToken()
+        token = self.running[call_id] = CancelToken()
         # The call is a task of its own, so that a cancelled request can tell the tool
         # through the token and give it CANCEL_GRACE to stop before letting go of it.
         loop = asyncio.get_running_loop()
@@ -379,10 +436,11 @@ class JanitoServer:
         current_caller.set(_caller_of(ctx))
         call = loop.create_task(self._dispatch(call_id, name, arguments, token,
                                                token_scopes(ctx)))
+        tasks = self.tasks if self.tasks is not None and self.tasks.wanted(ctx) else None
         # Over HTTP the answer can only travel on the connection the request came on: in
         # session mode the SDK keeps the session (and the handler) when that connection
         # drops, and with no event store nothing could ever resume the stream, so a drop
-        # cancels the call as a notifications/cancelled would.
+        # cancels the call as a notifications/cancelled would (until it becomes a task).
         connection = connection_of(ctx.request)
         dropped: asyncio.Future[None] = loop.create_future()
 
@@ -390,13 +448,27 @@ class JanitoServer:
             if not dropped.done():
                 dropped.set_result(None)
 
+        def on_end() -> None:
+            self.forwarder.channels.pop(call_id, None)
+            self.running.pop(call_id, None)
+
         if connection is not None:
             if connection.closed:
                 on_drop()
             else:
                 connection.on_close.append(on_drop)
+        detached = False
         try:
-            await asyncio.wait((call, dropped), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((call, dropped), return_when=asyncio.FIRST_COMPLETED,
+                               timeout=tasks.after if tasks is not None else None)
+            if tasks is not None and not call.done() and not dropped.done():
+                # a long call of a client that polls: the request is answered with the task
+                handle = await tasks.adopt(call, token, channel, ctx, on_end)
+                if handle is not None:
+                    detached = True
+                    return handle
+                # the store could not take it: the call is answered in its request
+                await asyncio.wait((call, dropped), return_when=asyncio.FIRST_COMPLETED)
             if call.done():
                 result = call.result()
                 await channel.flush()
@@ -406,12 +478,14 @@ class JanitoServer:
                 result = call.result() if call.done() else failure(
                     f"{name}: {CANCELLED_REASON}", CANCELLED, tool=name)
         except anyio.get_cancelled_exc_class():
-            token.cancel(CANCELLED_REASON)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
-                await asyncio.wait((call,))
+            if not detached:
+                token.cancel(CANCELLED_REASON)
+                with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
+                    await asyncio.wait((call,))
             raise
         finally:
-            self.forwarder.channels.pop(call_id, None)
+            if not detached:
+                on_end()
             if connection is not None and on_drop in connection.on_close:
                 connection.on_close.remove(on_drop)
         if asking is not None and asking.question is not None:
@@ -424,6 +498,11 @@ class JanitoServer:
             structured_content=result,
             is_error=not result.get("success", False),
         )
+
+    def cancel_all(self, reason: str) -> None:
+        """Cancel every call this process runs, tasks included (the end of a drain)."""
+        for token in list(self.running.values()):
+            token.cancel(reason)
 
     async def _side_call(self, ctx: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A tool call the server makes to answer a request that is not ``tools/call``
@@ -464,25 +543,32 @@ class JanitoServer:
     async def run_stdio(self) -> None:
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream,
-                                  self.server.create_initialization_options())
+        if self.tasks is not None:
+            await self.tasks.start()
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream,
+                                      self.server.create_initialization_options())
+        finally:
+            self.cancel_all(CANCELLED_REASON)
+            if self.tasks is not None:
+                await self.tasks.close(CANCEL_GRACE)
 
-    def http_app(self, host: str, path: str, auth: BearerAuth | None = None,
-                 stateless: bool = False) -> Any:
-        """The streamable HTTP app at ``path``; with ``auth``, every request to it must carry
-        a bearer token ``auth`` accepts. ``stateless``: the SDK's stateless mode, no session
-        between requests."""
+    def http_app(self, path: str, auth: BearerAuth | None = None, stateless: bool = False,
+                 open_paths: tuple[str, ...] = ()) -> Any:
+        """The SDK's streamable HTTP app at ``path``; with ``auth``, every request but those
+        to ``open_paths`` must carry a bearer token ``auth`` accepts. ``stateless``: the
+        SDK's stateless mode, no session between requests."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         # The SDK checks Host and Origin only for three exact spellings of loopback, and
         # refuses some of their own (LOCALHOST, a Host without a port): LoopbackHostCheck
-        # does it for every loopback address instead (see _run_http).
+        # does it for every loopback address instead (see _app).
         unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        app = self.server.streamable_http_app(streamable_http_path=path, host=host,
+        app = self.server.streamable_http_app(streamable_http_path=path,
                                               stateless_http=stateless,
                                               transport_security=unchecked)
-        return app if auth is None else auth.wrap(app, path)
+        return app if auth is None else auth.wrap(app, path, open_paths)
 
 
 def token_scopes(ctx: Any) -> list[str] | None:
@@ -509,6 +595,15 @@ def describe_exposure(registry: Registry, served: JanitoServer, options: ServeOp
     print("janito mcp: private network addresses (loopback, private, link-local, metadata) "
           + ("are reachable by the tools" if served.allow_private_network else
              "are refused to the tools (--allow-private-network allows them)"), file=stream)
+    if served.tasks is not None:
+        from ._taskstore import describe_store
+
+        print(f"janito mcp: a call still running after {options.task_after:g} s becomes an MCP "
+              f"task for clients that declared the tasks extension; tasks are kept in "
+              f"{describe_store(options.task_store)}", file=stream)
+    elif options.task_store == "memory" and options.workers > 1:
+        print("janito mcp: calls are not made tasks: with --workers the tasks must be kept "
+              "where every worker finds them (--task-store redis://...)", file=stream)
     records = {r.name: r for r in registry.records()}
     width = max((len(n) for n in records), default=0)
     for name in names:
@@ -533,48 +628,38 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     from janito_core.cli import UsageError
 
+    from ._taskstore import TaskStoreError
+
     err = stderr or sys.stderr
     try:
-        _check_scale_out(options)
-        allow_private = options.allow_private_network or _private_network_from_env()
+        _check_options(options)
         if options.transport == "http":
             _check_auth(options)
-        registry = build_registry(options)
-        registry.names()
     except (UsageError, LookupError, ValueError) as exc:
         print(f"janito mcp: {exc}", file=err)
         return 2
     sock = None
-    auth = None
     if options.transport == "http":
+        # bound before anything slow happens (port 0: any free one)
         sock = _listen(options, err)
         if sock is None:
             return 1
-        try:
-            auth = http_auth(options, served_url(options, sock))
-        except (UsageError, LookupError, ValueError) as exc:
-            print(f"janito mcp: {exc}", file=err)
+    try:
+        app = build_app(options, url=served_url(options, sock) if sock is not None else None)
+    except (UsageError, LookupError, ValueError, TaskStoreError) as exc:
+        print(f"janito mcp: {exc}", file=err)
+        if sock is not None:
             sock.close()
-            return 2
-    # Each call runs under the server's choice (JanitoServer sets it per call); threads a
-    # tool starts on its own do not inherit that, so the process-wide setting says it too.
-    from janito_core.network import ENV_VAR
-
-    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
-    served = JanitoServer(registry, allow_private_network=allow_private,
-                          ask_timeout=options.ask_timeout)
-    describe_exposure(registry, served, options, err)
+        return 2
+    served = app.served
+    describe_exposure(served.registry, served, options, err)
     try:
         if sock is None:
             import anyio
 
             anyio.run(served.run_stdio)
             return 0
-        if options.workers > 1:
-            from ._workers import supervise
-
-            return supervise(options, sock, auth, err)
-        return _run_http(served, options, sock, auth, err)
+        return _run_http(app, options, sock, err)
     except KeyboardInterrupt:
         return 130
     finally:
@@ -582,7 +667,64 @@ def serve(options: ServeOptions, stderr: TextIO | None = None) -> int:
             sock.close()
 
 
-def _check_scale_out(options: ServeOptions) -> None:
+def build_app(options: ServeOptions, registry: Registry | None = None,
+              url: str | None = None) -> ServingApp:
+    """The server ``options`` describe: its registry, its tasks, its ASGI application.
+
+    ``url`` is where the MCP endpoint is served, the resource OAuth tokens must name
+    unless ``--oauth-resource`` says it (under another ASGI server janito cannot know it,
+    and OAuth needs ``--oauth-resource``). Raises ``UsageError`` (bad options, serving
+    open on a public address), ``LookupError`` or ``ValueError`` (a toolset or workspace),
+    ``TaskStoreError`` (the task store).
+    """
+    from janito_core.network import ENV_VAR
+
+    from ._app import ServingApp
+    from ._drain import Drain
+    from ._tasks import Tasks
+    from ._taskstore import MemoryTaskStore, open_store
+
+    allow_private = options.allow_private_network or _private_network_from_env()
+    auth = http_auth(options, url) if options.transport == "http" else None
+    if registry is None:
+        registry = build_registry(options)
+    registry.names()
+    store = open_store(options.task_store)
+    if isinstance(store, MemoryTaskStore) and options.workers > 1:
+        store = None  # a task would be asked about in processes that never saw it
+    if store is not None:
+        # the answers to policy asks are taken once in the store every instance shares
+        registry.approver = eliciting_approver(options.ask_timeout, ledger=store)
+    # Each call runs under the server's choice (JanitoServer sets it per call); threads a
+    # tool starts on its own do not inherit that, so the process-wide setting says it too.
+    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
+    served = JanitoServer(registry, allow_private_network=allow_private,
+                          state_key=state_key(options), ask_timeout=options.ask_timeout,
+                          tasks=Tasks(store, options.task_after) if store is not None else None)
+    return ServingApp(served, options, auth, Drain(options.shutdown_grace, served.cancel_all))
+
+
+def state_key(options: ServeOptions) -> bytes | None:
+    """The key that seals ``requestState``: from the ``mcp_serve_state_key`` secret, else
+    from the secret every instance behind one address shares (the static bearer token;
+    OAuth clients hold tokens of their own, so OAuth deployments set the secret), else
+    None (a key of this process alone)."""
+    import hashlib
+    import hmac
+
+    from janito_core.secrets import get_secret
+
+    material = get_secret(STATE_KEY_SECRET)
+    if not material and options.transport == "http" and not options.no_auth \
+            and oauth_settings(options) is None:
+        material = get_secret(TOKEN_SECRET)
+    if not material:
+        return None
+    return hmac.new(material.encode("utf-8", "surrogatepass"), b"janito-mcp requestState",
+                    hashlib.sha256).digest()
+
+
+def _check_options(options: ServeOptions) -> None:
     from janito_core.cli import UsageError
 
     if options.workers < 1:
@@ -593,64 +735,20 @@ def _check_scale_out(options: ServeOptions) -> None:
         raise UsageError("--workers needs --stateless: an MCP session lives in one process, so "
                          "several processes behind one port can only serve stateless requests")
     problems = options.limits.problems()
-    if not options.ask_timeout > 0:
-        problems.append("--ask-timeout must be a positive number of seconds")
+    for name, value in (("--ask-timeout", options.ask_timeout),
+                        ("--shutdown-grace", options.shutdown_grace)):
+        if not value > 0:
+            problems.append(f"{name} must be a positive number of seconds")
+    if not options.task_after >= 0:
+        problems.append("--task-after must be a number of seconds, 0 or more")
     if problems:
         raise UsageError("; ".join(problems))
-
-
-def serve_worker(options: ServeOptions, fd: int) -> int:
-    """One of ``--workers``: serve stateless HTTP on the listening socket it inherited.
-
-    It sets up authentication as its supervisor did (same options, same secrets), builds its own
-    registry and says nothing on stderr but problems: the supervisor told the operator. Its
-    stdin brings the key that seals ``requestState``, the same for every worker, so that an
-    input-required result one worker gave can be answered on another.
-    """
-    import io
-
-    from janito_core.cli import UsageError
-
-    sock = socket.socket(fileno=fd)
-    try:
-        allow_private = options.allow_private_network or _private_network_from_env()
-        auth = http_auth(options, served_url(options, sock))
-        registry = build_registry(options)
-        registry.names()
-    except (UsageError, LookupError, ValueError) as exc:
-        print(f"janito mcp worker {os.getpid()}: {exc}", file=sys.stderr)
-        sock.close()
-        return 2
-    from janito_core.network import ENV_VAR
-
-    os.environ[ENV_VAR] = "allow" if allow_private else "refuse"
-    served = JanitoServer(registry, allow_private_network=allow_private,
-                          state_key=sys.stdin.buffer.read() or None,
-                          ask_timeout=options.ask_timeout)
-    try:
-        return _run_http(served, options, sock, auth, io.StringIO())
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        sock.close()
 
 
 def _private_network_from_env() -> bool:
     from janito_core.network import env_choice
 
     return env_choice() is True
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (what ``--host`` names) is only reachable from this machine."""
-    import ipaddress
-
-    if host.lower().rstrip(".") == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -704,12 +802,12 @@ def _check_auth(options: ServeOptions) -> None:
         _http_token(options)
 
 
-def http_auth(options: ServeOptions, url: str) -> BearerAuth | None:
+def http_auth(options: ServeOptions, url: str | None) -> BearerAuth | None:
     """What HTTP requires of a request to the server that ``url`` reaches: an OAuth access
     token (when an issuer is configured), the ``mcp_serve_token`` secret, or nothing.
 
     ``url`` is the resource URL tokens must name when ``--oauth-resource`` does not say
-    it. Raises UsageError as ``_check_auth`` does.
+    it (None: unknown, under an ASGI server). Raises UsageError as ``_check_auth`` does.
     """
     from ._auth import BearerAuth, StaticTokenVerifier, scopes_of
 
@@ -719,6 +817,12 @@ def http_auth(options: ServeOptions, url: str) -> BearerAuth | None:
         from ._jwt import JWTVerifier
 
         resource = oauth.resource or url
+        if resource is None:
+            from janito_core.cli import UsageError
+
+            raise UsageError("under an ASGI server janito cannot know its own URL: with "
+                             "--oauth-issuer, --oauth-resource (or "
+                             f"{OAUTH_ENV['resource']}) must say the URL clients reach")
         return BearerAuth(JWTVerifier(oauth.issuer, resource, oauth.jwks_uri), scopes,
                           resource=resource, issuer=oauth.issuer)
     token = _http_token(options)
@@ -770,24 +874,47 @@ def _listen(options: ServeOptions, err: TextIO) -> socket.socket | None:
     return sock
 
 
-def _run_http(served: JanitoServer, options: ServeOptions, sock: socket.socket,
-              auth: BearerAuth | None, err: TextIO) -> int:
+def _run_http(app: ServingApp, options: ServeOptions, sock: socket.socket,
+              err: TextIO) -> int:
+    """uvicorn on ``sock``: in this process, or in uvicorn's multiprocess mode."""
     import uvicorn
 
-    from ._guard import GuardMiddleware, LoopbackHostCheck, Table, fit_descriptors, protocol_factory
+    announce(options, sock, app.auth, err)
+    settings: dict[str, Any] = dict(
+        log_level="warning", lifespan="on", access_log=False,
+        http="janito_mcp._guard:GuardedH11Protocol",
+        # the drain cancels what still runs at the grace's end; the server waits for that
+        timeout_graceful_shutdown=int(options.shutdown_grace + CANCEL_GRACE + 2))
+    if options.workers == 1:
+        server = uvicorn.Server(uvicorn.Config(app, **settings))
+        server.run(sockets=[sock])
+        return 0 if server.started else 1  # the lifespan failed: it said why
+    import secrets
+    from dataclasses import replace
 
-    limits, _ = fit_descriptors(options.limits)
-    app: Any = served.http_app(options.host, options.path, auth, stateless=options.stateless)
-    if is_loopback(options.host):
-        app = LoopbackHostCheck(app, sock.getsockname()[0])
-    table = Table(limits)
-    app = GuardMiddleware(app, table)
-    announce(options, sock, auth, err)
-    # h11, not httptools: the guard wraps the one protocol whose behaviour it was measured
-    # with; h11 also bounds the size of a request's headers (16 KiB by default).
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
-                            http=protocol_factory(table))  # type: ignore[arg-type]
-    uvicorn.Server(config).run(sockets=[sock])
+    from uvicorn.supervisors import Multiprocess
+
+    from janito_core.secrets import env_var
+
+    # Each worker is a fresh interpreter that makes the application from these options
+    # (with the resource URL OAuth tokens must name, which only this process knows).
+    if app.auth is not None and app.auth.resource is not None:
+        options = replace(options, oauth_resource=app.auth.resource)
+    os.environ[OPTIONS_ENV] = shlex.join(options.as_argv())
+    if state_key(options) is None:
+        # one key for every worker: the answer to a question may reach another worker
+        os.environ[env_var(STATE_KEY_SECRET)] = secrets.token_urlsafe(32)
+    config = uvicorn.Config("janito_mcp.asgi:create_app", factory=True,
+                            workers=options.workers, **settings)
+    # Workers start as `python -c ...`, which puts the working folder (a workspace a
+    # client writes into) first on the import path: they start from the root instead.
+    os.chdir("/")
+    import inspect
+
+    # uvicorn up to 0.4x takes the function each worker runs; later ones make it themselves
+    takes_target = "target" in inspect.signature(Multiprocess).parameters
+    extra = {"target": uvicorn.Server(config).run} if takes_target else {}
+    Multiprocess(config, sockets=[sock], **extra).run()
     return 0
 
 
@@ -809,7 +936,7 @@ def announce(options: ServeOptions, sock: socket.socket, auth: BearerAuth | None
     """The lines that say where and how the server listens (tests and scripts read the URL)."""
     from ._guard import describe, fit_descriptors
 
-    # the same fit as each server process makes (workers inherit the raised limit)
+    # the same fit as each server process makes
     limits, lowered = fit_descriptors(options.limits)
     if lowered:
         print(f"janito mcp: {lowered}", file=err)

@@ -95,7 +95,7 @@ from janito_core import Registry
 from janito_mcp._serve import JanitoServer, ServeOptions, http_auth
 options = ServeOptions(transport="http"{extra})
 auth = http_auth(options, "http://127.0.0.1:8000/mcp")
-JanitoServer(Registry(autoload=())).http_app("127.0.0.1", "/mcp", auth)
+JanitoServer(Registry(autoload=())).http_app("/mcp", auth)
 print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'jwt')))
 """
 

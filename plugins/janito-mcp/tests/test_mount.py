@@ -485,8 +485,9 @@ def test_janito_served_over_http_is_mounted(fresh: None, http_server: HttpServer
     path = write_config(tmp_path / "mcp.json", {"peer": {"url": server.url, "permissions": "r"}})
     monkeypatch.setenv("JANITO_MCP_CONFIG", str(path))
     registry = load(workspace, "mcp", privileges="r")
-    assert set(registry.names()) == {"peer__CountSteps", "peer__EchoText", "peer__FailAlways",
-                                     "peer__Ping", "peer__RaiseError", "peer__ReadFile"}
+    assert set(registry.names()) == {"peer__CountSteps", "peer__DoWork", "peer__EchoText",
+                                     "peer__FailAlways", "peer__Ping", "peer__RaiseError",
+                                     "peer__ReadFile"}
     assert registry.schema("peer__EchoText").parameters["properties"]["times"]["default"] == 1
     result = call_tool("peer__EchoText", {"text": "hi", "times": 2}, registry=registry)
     assert result == {"success": True, "text": "hihi", "times": 2}

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from mcp.client import Client
 from mcp.client.stdio import stdio_client
 
-READ_ONLY = {"CountSteps", "EchoText", "FailAlways", "Ping", "RaiseError", "ReadFile"}
+READ_ONLY = {"CountSteps", "DoWork", "EchoText", "FailAlways", "Ping", "RaiseError", "ReadFile"}
 
 
 def _structured(result: Any) -> dict[str, Any]:
@@ -131,7 +131,7 @@ def test_http(mode: str, http_server: HttpServer, config_dir: Path) -> None:
 
 def test_http_banner(http_server: HttpServer) -> None:
     banner = "\n".join(http_server.banner)
-    assert "serving 6 tools over streamable HTTP with privileges r" in banner
+    assert "serving 7 tools over streamable HTTP with privileges r" in banner
     assert ("not exposed, privileges not granted: ShoutText (x), WaitForCancel (w), "
             "WriteNote (w)") in banner
     assert "private network addresses (loopback, private, link-local, metadata) are refused" \
@@ -168,7 +168,7 @@ def test_stdio_prints_exposure_on_stderr_only(workspace: Path, config_dir: Path)
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    assert "serving 8 tools over stdio with privileges rw" in done.stderr
+    assert "serving 9 tools over stdio with privileges rw" in done.stderr
     assert "WriteNote" in done.stderr and "not exposed, privileges not granted: ShoutText (x)" in done.stderr
 
 

@@ -1,5 +1,5 @@
-"""``--stateless --workers N``: several processes on one port, each request standing alone,
-with the token and the non-loopback refusal of a single server."""
+"""``--stateless --workers N``: uvicorn's multiprocess mode on one port, each request
+standing alone, with the token and the non-loopback refusal of a single server."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from test_serve_auth import TOKEN, TOKEN_ENV, _client, _local_url, _post
 
 
 def _workers_of(server: HttpServer) -> list[int]:
-    """The pids of the supervisor's worker processes."""
+    """The pids of uvicorn's worker processes (spawned interpreters)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -29,7 +29,7 @@ def _workers_of(server: HttpServer) -> list[int]:
                 argv = cmdline.read().split(b"\0")
         except (OSError, ValueError, IndexError):
             continue
-        if parent == server.process.pid and b"--worker-fd" in argv:
+        if parent == server.process.pid and any(b"spawn_main" in arg for arg in argv):
             found.append(int(entry))
     return sorted(found)
 
@@ -96,6 +96,24 @@ def test_a_dead_worker_is_replaced(pool: HttpServer) -> None:
         time.sleep(0.1)
     assert len(_workers_of(pool)) == 2 and before[0] not in _workers_of(pool)
     assert _post(pool.url, f"Bearer {TOKEN}")[0] == 200
+
+
+def test_workers_import_nothing_from_the_workspace(workspace: Path, config_dir: Path) -> None:
+    """Workers start as `python -c ...`, which puts the working folder first on the import
+    path: a module a client wrote into the workspace must never run in them."""
+    for name in ("multiprocessing", "json", "uvicorn", "encodings"):
+        (workspace / f"{name}.py").write_text(
+            "import pathlib\npathlib.Path(__file__).with_suffix('.ran').write_text('x')\n",
+            encoding="utf-8")
+    server = HttpServer(workspace, config_dir, "--stateless", "--workers", "2")
+    try:
+        deadline = time.monotonic() + 60
+        while len(_workers_of(server)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _post(server.url, None)[0] == 200
+    finally:
+        server.stop()
+    assert not list(workspace.glob("*.ran"))
 
 
 def test_workers_refuse_a_non_loopback_address_without_a_token(workspace: Path,
