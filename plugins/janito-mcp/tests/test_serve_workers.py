@@ -86,6 +86,9 @@ def test_workers_serve_stateless_requests_with_the_token(pool: HttpServer) -> No
 
 
 def test_a_dead_worker_is_replaced(pool: HttpServer) -> None:
+    deadline = time.monotonic() + 60  # the workers start after the address is announced
+    while len(_workers_of(pool)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
     before = _workers_of(pool)
     os.kill(before[0], signal.SIGKILL)
     deadline = time.monotonic() + 60
