@@ -147,6 +147,7 @@ class Registry:
         #: Tools a person answered "always" for: asked no more while this registry lives.
         self.always_approved: set[str] = set()
         self._pending: dict[str, ApprovalRequest] = {}
+        self._decided: dict[str, None] = {}
         #: How this registry's calls are traced: None until its first call decides, then
         #: False without ``opentelemetry-api``, else a ``janito_core._telemetry.Tracing``.
         self.tracing: Any = None
@@ -307,7 +308,18 @@ class Registry:
     def take_pending(self, approval_id: str) -> ApprovalRequest | None:
         """The asked call ``approval_id`` names, forgotten now (a decision is used once)."""
         with self._lock:
-            return self._pending.pop(approval_id, None)
+            request = self._pending.pop(approval_id, None)
+            if request is not None:
+                self._decided[approval_id] = None
+                while len(self._decided) > self.MAX_PENDING:
+                    self._decided.pop(next(iter(self._decided)))
+            return request
+
+    def was_decided(self, approval_id: str) -> bool:
+        """Whether a decision on the asked call ``approval_id`` was taken already (among
+        the last ``MAX_PENDING``): the integrations refuse to bring another."""
+        with self._lock:
+            return approval_id in self._decided
 
     def pending_approvals(self) -> list[ApprovalRequest]:
         """The asked calls waiting for a person's decision, oldest first."""

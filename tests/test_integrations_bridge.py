@@ -135,3 +135,22 @@ def test_acall_settles_the_same_way(tmp_path: Path) -> None:
 ])
 def test_decision_of(answer: Any, decision: Any) -> None:
     assert _bridge.decision_of(answer) == decision
+
+
+def test_a_decision_settles_its_call_once(tmp_path: Path) -> None:
+    """A framework's approval brought again (a saved run state resumed twice, a task
+    LangGraph runs again) does not run the call again, nor turns a no into a yes."""
+    registry = make(tmp_path)
+    assert _bridge.call(registry, "Launch", {"target": "a"}, "c1", decision=True)["success"]
+    again = _bridge.call(registry, "Launch", {"target": "a"}, "c1", decision=True)
+    assert again["error_type"] == "approval_required" and "used already" in again["error"]
+    assert _bridge.call(registry, "Launch", {"target": "b"}, "c2", decision=False)[
+        "error_type"] == "approval_declined"
+    assert _bridge.call(registry, "Launch", {"target": "b"}, "c2", decision=True)[
+        "error_type"] == "approval_required"
+    # other arguments under the same id are another call, asked about on their own
+    assert _bridge.call(registry, "Launch", {"target": "c"}, "c1", decision=True)["success"]
+    # without an id nothing tells two calls apart: each yes a person gives runs one
+    for _ in range(2):
+        assert _bridge.call(registry, "Launch", {"target": "n"}, None, decision=True)["success"]
+    assert RAN == ["a", "c", "n", "n"]

@@ -22,7 +22,7 @@ from .. import _gate
 from .._call import ToolCall, _prepared, acall_tool, call_tool
 from .._context import current_caller
 from ..registry import default_registry
-from ..results import APPROVAL_DECLINED, failure
+from ..results import APPROVAL_DECLINED, APPROVAL_REQUIRED, failure
 
 if TYPE_CHECKING:
     from ..policy import ApprovalRequest
@@ -108,25 +108,35 @@ def request(registry: Registry, name: str, arguments: Any,
     return _gate.request(registry, call.record, call.arguments, call_id, call.decision)
 
 
-def _approvals(registry: Registry, name: str, arguments: Any, call_id: str | None,
-               decision: Any) -> dict[str, Any] | None:
-    """``approvals=`` bringing the person's ``decision`` on this very call to dispatch.
+def _settled(registry: Registry, name: str, arguments: Any, call_id: str | None,
+             decision: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(``approvals=`` bringing the person's ``decision`` on this very call to dispatch,
+    or None; the answer instead of dispatching it, or None).
 
     The ask is kept as a pending one first when janito did not hand it out itself (the
     framework asked), so that dispatch takes the decision exactly as it takes one a
     caller brings back: bound to the tool, its arguments and the call's id, used once.
+    A decision on a call that was settled already is not brought again: a framework's
+    saved approval resumed twice, or a task LangGraph runs again, does not run the call
+    twice, nor turns a no into a yes. (A call without an id cannot be told from the next
+    identical one, so each decision on such a call is taken as a new one.)
     """
     if decision is None:
-        return None
+        return None, None
     call = _asked(registry, name, arguments, call_id)
-    if call is None:
-        return None  # not (or no longer) asked: dispatch answers as it would anyway
+    if call is None:  # not (or no longer) asked: dispatch answers as it would anyway
+        return None, None if decision is True else _declined_unasked(name, decision)
     assert call.decision is not None
     approval = _gate.approval_id(registry, name, call.arguments, call_id)
+    if call_id is not None and registry.was_decided(approval):
+        return None, failure(
+            f"{name} was not run again: the person's decision on this call (call id "
+            f"{call_id!r}) was used already, and a decision settles one call once. Nothing "
+            "was done; a new call is asked about anew", APPROVAL_REQUIRED, tool=name)
     if not any(pending.id == approval for pending in registry.pending_approvals()):
         registry.keep_pending(_gate.request(registry, call.record, call.arguments, call_id,
                                             call.decision))
-    return {approval: decision}
+    return {approval: decision}, None
 
 
 def _declined_unasked(name: str, decision: Any) -> dict[str, Any]:
@@ -145,9 +155,9 @@ def call(registry: Registry, name: str, arguments: Any, call_id: str | None = No
     names the framework in the audit log (``caller.kind``), unless the host named
     itself already."""
     decision = None if decision is None else decision_of(decision)
-    approvals = _approvals(registry, name, arguments, call_id, decision)
-    if approvals is None and decision is not None and decision is not True:
-        return _declined_unasked(name, decision)
+    approvals, answer = _settled(registry, name, arguments, call_id, decision)
+    if answer is not None:
+        return answer
     token = _named(registry, host)
     try:
         return call_tool(name, arguments, registry=registry, call_id=call_id,
@@ -161,9 +171,9 @@ async def acall(registry: Registry, name: str, arguments: Any, call_id: str | No
                 decision: Any = None, host: str | None = None) -> dict[str, Any]:
     """``call`` from a coroutine: the tool does not block the event loop."""
     decision = None if decision is None else decision_of(decision)
-    approvals = _approvals(registry, name, arguments, call_id, decision)
-    if approvals is None and decision is not None and decision is not True:
-        return _declined_unasked(name, decision)
+    approvals, answer = _settled(registry, name, arguments, call_id, decision)
+    if answer is not None:
+        return answer
     token = _named(registry, host)
     try:
         return await acall_tool(name, arguments, registry=registry, call_id=call_id,

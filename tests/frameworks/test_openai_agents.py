@@ -115,3 +115,26 @@ def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     agent = Agent(name="weather", model=model, tools=[forecast])
     asyncio.run(Runner.run(agent, "weather?", run_config=OFFLINE))
     assert outputs(model)["f"] == EXPECTED_FORECAST
+
+
+def test_an_approved_run_state_resumed_twice_runs_the_call_once(setup: Setup) -> None:
+    """A host that saved the approved state and resumes it again (a retried request, a
+    second worker) gets no second run: the person's yes settled one call."""
+    from agents import RunState
+
+    model = ScriptedModel([[function_call("RunCheck", {"check": "lint"}, call_id="c1")],
+                           [assistant_message("done")], [assistant_message("done again")]])
+    agent = Agent(name="checker", model=model, tools=tools(setup.registry, ["RunCheck"]))
+
+    async def conversation() -> dict[str, Any]:
+        result = await Runner.run(agent, "lint", run_config=OFFLINE)
+        state = result.to_state()
+        state.approve(result.interruptions[0])
+        saved = state.to_json()
+        await Runner.run(agent, state, run_config=OFFLINE)
+        await Runner.run(agent, await RunState.from_json(agent, saved), run_config=OFFLINE)
+        return outputs(model)
+
+    answer = asyncio.run(conversation())["c1"]
+    assert answer["error_type"] == "approval_required" and "used already" in answer["error"]
+    assert RUNS == ["lint"]

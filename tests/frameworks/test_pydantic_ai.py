@@ -168,3 +168,34 @@ def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
 
     result = Agent(FunctionModel(model), toolsets=[toolset]).run_sync("weather?")
     assert parsed(returns(result.all_messages())["f"].content) == EXPECTED_FORECAST
+
+
+def test_arguments_the_person_edited_are_decided_again_by_the_policy(tmp_path: Path) -> None:
+    """``ToolApproved(override_args=...)``: the call runs as the person edited it, and
+    the policy decides that call anew, so a deny rule still wins over the yes; the same
+    approval brought again runs nothing."""
+    from janito_notes.run_check import RunCheck
+    from pydantic_ai.tools import ToolApproved
+
+    from janito_core import Registry, Workspace
+
+    registry = Registry(autoload=(), workspace=Workspace(str(tmp_path)), reports="off",
+                        policy={"mode": "ask", "rules": [
+                            {"action": "deny", "tools": ["RunCheck"], "args": {"check": ["prod*"]}}]})
+    registry.add_tool(RunCheck, toolset="notes")
+    RUNS.clear()
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[
+        TextPart("done")] if returns(messages) else [
+        ToolCallPart("RunCheck", {"check": "lint"}, tool_call_id="e")])),
+        toolsets=[JanitoToolset(registry)], output_type=[str, DeferredToolRequests])
+    asked = agent.run_sync("check")
+    outcomes = {}
+    for edited in ("prod-deploy", "lint-fast", "lint-fast"):
+        result = agent.run_sync(message_history=asked.all_messages(),
+                                deferred_tool_results=DeferredToolResults(approvals={
+                                    "e": ToolApproved(override_args={"check": edited})}))
+        outcomes.setdefault(edited, []).append(
+            parsed(returns(result.all_messages())["e"].content).get("error_type"))
+    assert outcomes == {"prod-deploy": ["denied_by_policy"],
+                        "lint-fast": [None, "approval_required"]}
+    assert RUNS == ["lint-fast"]
