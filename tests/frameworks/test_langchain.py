@@ -144,3 +144,87 @@ def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     state = agent.invoke({"messages": [("user", "weather?")]})
     message = answers(state)["f"]
     assert parsed(message.content) == EXPECTED_FORECAST and message.status == "success"
+
+
+# -- a graph of one's own, whose ToolNode runs every call of a turn in one task -----------
+#
+# LangGraph answers the interrupts of one task by position, and the calls of a ToolNode
+# run in threads: which call takes which answer is the order they reach their ask in,
+# not the order the person was shown them in. ``_interrupted`` below makes the worst
+# order happen every time: the second call reaches its ask first.
+
+
+def _one_task_graph(setup: Setup, calls: list[dict[str, Any]]) -> Any:
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode
+
+    def model(state: MessagesState) -> dict[str, Any]:
+        done = any(isinstance(m, ToolMessage) for m in state["messages"])
+        return {"messages": [AIMessage("done" if done else "", tool_calls=[] if done else calls)]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", model)
+    graph.add_node("tools", ToolNode(tools(setup.registry)))
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", lambda s: "tools" if s["messages"][-1].tool_calls
+                                else END)
+    graph.add_edge("tools", "model")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+@pytest.fixture
+def second_call_asks_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from janito_core.integrations import langchain as integration
+
+    real = integration._interrupted
+    turns = threading.Condition()
+    seen = {"a": 0, "b": 0}
+
+    def interrupted(asked: Any, arguments: Any, call_id: Any) -> Any:
+        with turns:
+            seen[call_id] += 1
+            if call_id == "a":  # wait (a little at most) for b to have asked as often
+                turns.wait_for(lambda: seen["b"] >= seen["a"], timeout=5)
+        try:
+            return real(asked, arguments, call_id)
+        finally:
+            with turns:
+                turns.notify_all()
+
+    monkeypatch.setattr(integration, "_interrupted", interrupted)
+
+
+CALLS = [called("RunCheck", {"check": "lint"}, "a"), called("RunCheck", {"check": "EVIL"}, "b")]
+
+
+def _resumed(graph: Any, answer: Any) -> dict[str, Any]:
+    config: Any = {"configurable": {"thread_id": "t"}}
+    state = graph.invoke({"messages": [("user", "check")]}, config)
+    for _ in range(6):
+        if "__interrupt__" not in state:
+            return dict(state)
+        state = graph.invoke(Command(resume={i.id: answer(i.value)
+                                             for i in state["__interrupt__"]}), config)
+    raise AssertionError("the graph never stopped asking")
+
+
+def test_an_answer_naming_its_call_runs_that_call_only_and_once(
+        setup: Setup, second_call_asks_first: None) -> None:
+    def person(asked: dict[str, Any]) -> dict[str, Any]:
+        kind = "approve" if asked["args"] == {"check": "lint"} else "reject"
+        return {"type": kind, "tool_call_id": asked["tool_call_id"]}
+
+    final = _resumed(_one_task_graph(setup, CALLS), person)
+    assert RUNS == ["lint"]
+    assert parsed(answers(final)["b"].content)["success"] is False
+
+
+def test_an_answer_not_naming_its_call_runs_nothing_where_calls_share_a_task(
+        setup: Setup, second_call_asks_first: None) -> None:
+    final = _resumed(_one_task_graph(setup, CALLS), lambda asked: {"type": "approve"})
+    assert RUNS == []
+    for message in answers(final).values():
+        answer = parsed(message.content)
+        assert answer["error_type"] == "approval_required" and "tool_call_id" in answer["error"]
