@@ -43,8 +43,9 @@ class _Implementation:
     def __init__(self, registry: Registry, name: str) -> None:
         self.registry = registry
         self.name = name
-        #: The person's answers, by tool call id, that ``before_call`` got for this tool.
-        self.decided: dict[str, Any] = {}
+        #: The person's answers that ``before_call`` got for this tool, by tool call id,
+        #: each with the arguments it was asked about (a yes is for those only).
+        self.decided: dict[str, tuple[Any, Any]] = {}
         self._signature: Any = None
         from . import _bridge  # made when the tools are: dispatch is needed from now on
 
@@ -69,7 +70,10 @@ class _Implementation:
 
     def __call__(self, llm_tool_call: Any = None, **arguments: Any) -> str:
         call_id = getattr(llm_tool_call, "tool_call_id", None)
-        decision = self.decided.pop(call_id, None) if call_id is not None else None
+        asked, decision = self.decided.pop(call_id, (None, None)) if call_id is not None \
+            else (None, None)
+        if asked != arguments:
+            decision = None
         if decision is None and self.registry.policy is not None and _approved_by_the_command():
             decision = True
         return self._text(self._call(self.registry, self.name, arguments, call_id,
@@ -126,7 +130,8 @@ def before_call(ask: Ask | None = None, *, then: Callable[..., Any] | None = Non
         asked = _bridge.request(implementation.registry, implementation.name,
                                 tool_call.arguments, tool_call.tool_call_id)
         if asked is not None:
-            implementation.decided[tool_call.tool_call_id] = _bridge.decision_of(asking(asked))
+            implementation.decided[tool_call.tool_call_id] = (
+                tool_call.arguments, _bridge.decision_of(asking(asked)))
         return None
 
     return before

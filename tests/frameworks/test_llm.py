@@ -102,6 +102,18 @@ def test_a_tool_whose_result_is_a_pydantic_model(tmp_path: Path) -> None:
     assert tool_results(list(chain.responses())[-1].text()) == [EXPECTED_FORECAST]
 
 
+def test_a_yes_is_bound_to_the_arguments_the_person_saw(setup: Setup) -> None:
+    """A yes ``before_call`` got stays with the call it was asked about: a call made later
+    under the same id with other arguments (the first never ran: a before_call after
+    janito's cancelled it) is asked about, not run."""
+    [run_check] = tools(setup.registry, ["RunCheck"])
+    before_call(lambda request: True)(run_check, llm.ToolCall("RunCheck", {"check": "lint"}, "c1"))
+    later = llm.ToolCall("RunCheck", {"check": "EVIL"}, "c1")
+    answer = parsed(run_check.implementation(llm_tool_call=later, **later.arguments))
+    assert answer["error_type"] == "approval_required"
+    assert RUNS == []
+
+
 # -- the llm command --------------------------------------------------------------------
 
 
