@@ -517,7 +517,8 @@ class JanitoServer:
                         token: CancelToken | None = None,
                         scopes: list[str] | None = None) -> dict[str, Any]:
         """The call through janito's dispatch; ``scopes``, those of the request's access
-        token, must grant the tool's permissions."""
+        token, must grant the tool's permissions. The answer is what a client may be told
+        (``_disclosure``: no host paths in a missing tool's load failures)."""
         if name not in self.tools and self.registry.get(name) is not None:
             return failure(f"{name} is not served here", "unknown_tool", tool=name)
         if scopes is not None and name in self.tools:
@@ -534,9 +535,11 @@ class JanitoServer:
         from janito_core.dispatch import acall_tool
         from janito_core.network import private_network
 
+        from ._disclosure import for_client
+
         with private_network(self.allow_private_network):
-            return await acall_tool(name, arguments, registry=self.registry, call_id=call_id,
-                                    cancel_token=token)
+            return for_client(await acall_tool(name, arguments, registry=self.registry,
+                                               call_id=call_id, cancel_token=token))
 
     # -- transports -------------------------------------------------------------------
 
