@@ -853,6 +853,7 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             # the issuer is asked again at most every 30 s: its count depends on the clock
             "test_a_rotated_key_is_fetched_once_and_made_up_kids_are_not",
         ),
+        "tests/test_jwt_keys.py": ("test_a_key_set_sent_a_byte_at_a_time_is_given_up_on_at_the_timeout",),
         "tests/test_serve_elicit.py": (
             "test_an_answer_too_late_changes_nothing",
             "test_an_answer_after_the_ask_timeout_runs_nothing",

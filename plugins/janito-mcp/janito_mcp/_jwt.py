@@ -216,9 +216,21 @@ class KeySet:
 
 
 async def _get_json(url: str) -> Any:
-    """The JSON document at ``url`` (at most ``MAX_DOCUMENT`` bytes, no redirects)."""
+    """The JSON document at ``url`` (at most ``MAX_DOCUMENT`` bytes, no redirects, all of
+    it within ``FETCH_TIMEOUT``: requests wait on a fetch of the keys, and a server that
+    drips a byte before each read times out would otherwise hold them without end)."""
+    import anyio
     import httpx2
 
+    try:
+        with anyio.fail_after(FETCH_TIMEOUT):
+            return await _fetched_json(url, httpx2)
+    except TimeoutError:
+        raise KeysUnavailable(f"{url} cannot be fetched (no complete answer within "
+                              f"{FETCH_TIMEOUT:g} s)") from None
+
+
+async def _fetched_json(url: str, httpx2: Any) -> Any:
     try:
         async with httpx2.AsyncClient(timeout=FETCH_TIMEOUT, follow_redirects=False) as client:
             async with client.stream("GET", url, headers={"Accept": "application/json"}) as reply:
@@ -233,8 +245,8 @@ async def _get_json(url: str) -> Any:
         raise KeysUnavailable(f"{url} cannot be fetched ({type(exc).__name__}: {exc})") from None
     try:
         return json.loads(body)
-    except ValueError:
-        raise KeysUnavailable(f"{url} did not send JSON") from None
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: unusable too
+        raise KeysUnavailable(f"{url} did not send usable JSON") from None
 
 
 class JWTVerifier:
