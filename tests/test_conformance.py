@@ -44,7 +44,7 @@ STATIC_PROBES = {
     "broken_annotation": ("Halve", "types"),
 }
 #: Probes that conform, each kept for a test of its own.
-OTHER_PROBES = ["gated", "valid_data", "any_value"]
+OTHER_PROBES = ["gated", "valid_data", "any_value", "names_anywhere"]
 EXAMPLES = 10
 
 
@@ -330,3 +330,23 @@ def test_probe_sources_are_the_ones_installed() -> None:
     assert (PROBES_SOURCE / "janito_probes" / "sleeps.py").exists()
     for module in PROBES:
         assert (PROBES_SOURCE / "janito_probes" / f"{module}.py").exists(), module
+
+
+def test_no_call_names_a_folder_above_the_kits_own_or_the_home_folder(
+        kits: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The strings the kit draws (here from a pattern of slashes, dots and tildes) never
+    lead to the root, the folders above the kit's temporary folder, or into the home
+    folder: a tool under test that acts where it is told (removes the path, say) acts
+    inside the kit's folders only."""
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("JANITO_PROBE_CALLS", str(calls))
+    assert check("probe_names_anywhere", max_examples=50, seed=7).ok
+    home = os.path.realpath(os.path.expanduser("~"))
+    named = [json.loads(line) for line in calls.read_text(encoding="utf-8").splitlines()]
+    assert len(named) >= 50
+    for workspace, path in named:
+        sandbox = os.path.dirname(workspace)
+        led = os.path.realpath(os.path.join(workspace, os.path.expanduser(path)))
+        assert led == sandbox or led.startswith(sandbox + os.sep), path
+        assert not (led + os.sep).startswith(home + os.sep) or \
+            led.startswith(sandbox + os.sep), path

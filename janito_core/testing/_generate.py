@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +28,19 @@ ALPHABET = st.characters(exclude_categories=["Cs"])
 
 
 def texts(min_size: int = 0, max_size: int = MAX_TEXT) -> st.SearchStrategy[str]:
-    return st.text(ALPHABET, min_size=min_size, max_size=max_size)
+    return st.text(ALPHABET, min_size=min_size, max_size=max_size).filter(stays_in_sandbox)
+
+
+def stays_in_sandbox(text: str) -> bool:
+    """Whether ``text``, taken as a path from the workspace (the calls' working folder),
+    leads no higher than the kit's own folder: not absolute, not into the home folder,
+    not up past one ``..``. A tool under test acts where it is told (removes the path,
+    say), so a drawn ``/``, ``~`` or ``../..`` would have it act on the author's machine;
+    the paths outside the workspace a call is made with are the kit's own, all inside
+    its folder (``_sandbox``)."""
+    if text.startswith(("/", "~")):
+        return False
+    return os.path.normpath(text).split(os.sep)[:2] != ["..", ".."]
 
 
 def json_values() -> st.SearchStrategy[Any]:
@@ -137,17 +151,26 @@ def _strings(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[st
     formatted = _formatted(node["format"]) if isinstance(node.get("format"), str) else None
     if formatted is not None:
         return formatted
+    fitting = [p for p in paths if low <= len(p) <= (high if high is not None else len(p))]
     if isinstance(pattern, str):
-        text = st.from_regex(pattern, fullmatch=True)
+        text = st.from_regex(pattern, fullmatch=True).filter(stays_in_sandbox)
         if low or high is not None:
             text = text.filter(lambda s: low <= len(s) <= (high if high is not None else len(s)))
-        return text
+        # the kit's own paths that fit: a pattern of absolute paths still gets some
+        fitting = [p for p in fitting if _fits(pattern, p)]
+        return st.one_of(st.sampled_from(fitting), text) if fitting else text
     text = texts(low, high if high is not None else max(low, MAX_TEXT))
-    fitting = [p for p in paths if low <= len(p) <= (high if high is not None else len(p))]
     if not fitting:
         return text
     # one draw in three is a sandbox path: often enough to meet each within a few dozen calls
     return st.one_of(st.sampled_from(fitting), text, text)
+
+
+def _fits(pattern: str, text: str) -> bool:
+    try:
+        return re.fullmatch(pattern, text) is not None
+    except re.error:
+        return False
 
 
 def _arrays(node: dict[str, Any], paths: Sequence[str]) -> st.SearchStrategy[list[Any]]:
