@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from ._telemetry import Span
     from .journal import Journal, Recording
-    from .policy import Decision
+    from .policy import ApprovalRequest, Decision
     from .registry import Registry, ToolRecord
     from .workspace import Workspace
 
@@ -102,29 +102,34 @@ class ToolCall:
         decision = self.decision
         if decision is None or self.workspace is not None:
             return None
-        self.approved, answer = _gate.admit(self.registry, self.record, self.arguments, self.id,
-                                            decision, self.approvals)
+        self.approved, answer, shown = _gate.admit(self.registry, self.record, self.arguments,
+                                                   self.id, decision, self.approvals)
         if answer is None:
-            self._guard()
+            self._guard(shown)
         return answer
 
     async def aadmit(self) -> dict[str, Any] | None:
         decision = self.decision
         if decision is None or self.workspace is not None:
             return None
-        self.approved, answer = await _gate.aadmit(self.registry, self.record, self.arguments,
-                                                   self.id, decision, self.approvals)
+        self.approved, answer, shown = await _gate.aadmit(
+            self.registry, self.record, self.arguments, self.id, decision, self.approvals)
         if answer is None:
-            self._guard()
+            self._guard(shown)
         return answer
 
-    def _guard(self) -> None:
+    def _guard(self, shown: ApprovalRequest | None) -> None:
         policy = self.registry.policy
         assert policy is not None
         tool = _gate.facts(self.record)
+        within = _gate.approved_paths(self.record, shown) if self.approved else None
         guards = policy.plan(tool).guards
-        guard = (guards[1 if self.approved else 0] if guards is not None
-                 else policy.guard(tool, self.arguments, approved=self.approved))
+        if within:
+            guard = policy.guard(tool, self.arguments, approved=True, within=within)
+        elif guards is not None:
+            guard = guards[1 if self.approved else 0]
+        else:
+            guard = policy.guard(tool, self.arguments, approved=self.approved)
         self.workspace = self.registry.guarded_workspace(guard).journaled(self.recording)
 
     def journal_into(self, recording: Recording) -> None:
@@ -497,7 +502,7 @@ def _prepared(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regi
             return _refused(_gate.refusal(name, decision))
         call.decision = decision
         if decision.action == "allow":
-            call._guard()  # nothing left to settle: the call runs as a plain one does
+            call._guard(None)  # nothing left to settle: the call runs as a plain one does
             plan = policy.plan(_gate.facts(record))
             if plan.fixed is decision and plan.guards is not None:
                 record.policy_allowed = (policy, registry.workspace, decision, call.workspace)

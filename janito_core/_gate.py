@@ -16,7 +16,8 @@ The id is a keyed hash of the tool, its validated arguments and the call's id, m
 a secret of the registry: a decision answers exactly the call that was shown, and a call
 whose arguments changed is a different call, asked anew. A decision is used once.
 Whatever the answer, the tool then runs with a workspace that puts every path it touches
-to the policy again (``PathGuard``), by its real path.
+to the policy again (``PathGuard``), by its real path. A yes lets the call where the
+person was shown it goes (``Admitted.shown``), not where a link swapped in meanwhile leads.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .policy import ALLOW, ASK, DENY, READ, WRITE, ApprovalRequest, PathUse, ToolFacts
 from .results import APPROVAL_DECLINED, APPROVAL_REQUIRED, DENIED_BY_POLICY, failure
@@ -124,6 +125,20 @@ def request(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any]
         source=decision.source)
 
 
+def approved_paths(record: ToolRecord, shown: ApprovalRequest | None
+                   ) -> dict[str, tuple[tuple[str, ...], ...]] | None:
+    """The workspace paths (as parts, by access) a person's yes on ``shown`` lets the call
+    reach where the policy would ask first (``.git/``, an ask rule's paths); None when the
+    yes is not bound to paths: the call showed none of that access, or runs code, which
+    goes wherever its text does and is bounded by the sandbox instead."""
+    if shown is None or "x" in record.permissions:
+        return None
+    within: dict[str, list[tuple[str, ...]]] = {}
+    for use in shown.paths:
+        within.setdefault(use["access"], []).append(tuple(use["path"].split("/")))
+    return {access: tuple(paths) for access, paths in within.items()} or None
+
+
 def _plain(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments as JSON values, for the person and for an approval kept for later."""
     plain: dict[str, Any] = json.loads(json.dumps(dict(arguments), default=repr,
@@ -131,10 +146,22 @@ def _plain(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return plain
 
 
+class Admitted(NamedTuple):
+    """How the policy's decision on a call was settled."""
+
+    #: Whether a person approved the call.
+    approved: bool
+    #: The answer instead of running the call, or None to run it.
+    answer: dict[str, Any] | None
+    #: What the person approved, when they were asked about this very call (not when
+    #: the tool was approved "always"): the call may go where it showed, and no further.
+    shown: ApprovalRequest | None = None
+
+
 def admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
           call_id: str | None, decision: Decision,
-          approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
-    """(whether a person approved the call, the answer instead of running it or None)."""
+          approvals: Mapping[str, Any] | None) -> Admitted:
+    """Settle the decision: run the call, or the answer instead (see ``Admitted``)."""
     outcome = _admit(registry, record, arguments, call_id, decision, approvals)
     if decision.action == ASK:
         _settled(registry, record, arguments, call_id, decision, outcome)
@@ -143,22 +170,24 @@ def admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
 
 def _admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
            call_id: str | None, decision: Decision,
-           approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+           approvals: Mapping[str, Any] | None) -> Admitted:
     if decision.action == ALLOW:
-        return False, None
+        return Admitted(False, None)
     if decision.action == DENY:
-        return False, refusal(record.name, decision)
+        return Admitted(False, refusal(record.name, decision))
     asked = request(registry, record, arguments, call_id, decision)
     given = approvals.get(asked.id) if approvals else None
     if given is not None:
-        if not registry.take_pending(asked.id):
-            return False, failure(
+        taken = registry.take_pending(asked.id)
+        if not taken:
+            return Admitted(False, failure(
                 f"{record.name} was not run: the decision brought for {asked.id} is for no "
                 "call this registry asked about (or was used already); ask again",
-                APPROVAL_REQUIRED, tool=record.name, approval=_asked_again(registry, asked))
-        return _answer(record.name, asked, given)
+                APPROVAL_REQUIRED, tool=record.name, approval=_asked_again(registry, asked)))
+        # what the person was shown when it was asked, not what the paths lead to now
+        return _answer(record.name, taken, given)
     if record.name in registry.always_approved:
-        return True, None
+        return Admitted(True, None)
     approver = registry.approver
     if approver is not None:
         try:
@@ -166,22 +195,23 @@ def _admit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
             if hasattr(answer, "__await__"):
                 answer = registry.async_runner().run_coroutine(_awaited(answer), None)
         except Exception as exc:
-            return False, failure(f"{record.name} was not run: the approver failed "
-                                  f"({type(exc).__name__}: {exc}), which counts as a no",
-                                  APPROVAL_DECLINED, tool=record.name, approval=asked.as_json())
+            return Admitted(False, failure(
+                f"{record.name} was not run: the approver failed ({type(exc).__name__}: "
+                f"{exc}), which counts as a no", APPROVAL_DECLINED, tool=record.name,
+                approval=asked.as_json()))
         if answer == "always":
             registry.always_approved.add(record.name)
             answer = True
         return _answer(record.name, asked, answer)
-    return False, failure(
+    return Admitted(False, failure(
         f"{record.name} needs a person's approval: {decision.reason}. Nothing was done; "
         "the call runs once the person approves it", APPROVAL_REQUIRED, tool=record.name,
-        approval=_asked_again(registry, asked))
+        approval=_asked_again(registry, asked)))
 
 
 async def aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
                  call_id: str | None, decision: Decision,
-                 approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+                 approvals: Mapping[str, Any] | None) -> Admitted:
     """``admit`` on an event loop: an async approver is awaited here."""
     outcome = await _aadmit(registry, record, arguments, call_id, decision, approvals)
     if decision.action == ASK:
@@ -191,7 +221,7 @@ async def aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str,
 
 async def _aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
                   call_id: str | None, decision: Decision,
-                  approvals: Mapping[str, Any] | None) -> tuple[bool, dict[str, Any] | None]:
+                  approvals: Mapping[str, Any] | None) -> Admitted:
     approver = registry.approver
     import inspect
 
@@ -203,9 +233,10 @@ async def _aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str
     try:
         answer = await approver(asked)
     except Exception as exc:
-        return False, failure(f"{record.name} was not run: the approver failed "
-                              f"({type(exc).__name__}: {exc}), which counts as a no",
-                              APPROVAL_DECLINED, tool=record.name, approval=asked.as_json())
+        return Admitted(False, failure(
+            f"{record.name} was not run: the approver failed ({type(exc).__name__}: {exc}), "
+            "which counts as a no", APPROVAL_DECLINED, tool=record.name,
+            approval=asked.as_json()))
     if answer == "always":
         registry.always_approved.add(record.name)
         answer = True
@@ -214,7 +245,7 @@ async def _aadmit(registry: Registry, record: ToolRecord, arguments: Mapping[str
 
 def _settled(registry: Registry, record: ToolRecord, arguments: Mapping[str, Any],
              call_id: str | None, decision: Decision,
-             outcome: tuple[bool, dict[str, Any] | None]) -> None:
+             outcome: Admitted) -> None:
     """Show on the call's span how its ask was settled, when the registry's calls are
     traced (docs/tracing.md). Told from here, not read off the call's result: an
     approved call answers with the tool's result, which says nothing of the approval."""
@@ -233,10 +264,11 @@ def _asked_again(registry: Registry, asked: ApprovalRequest) -> dict[str, Any]:
     return asked.as_json()
 
 
-def _answer(name: str, asked: ApprovalRequest, answer: Any) -> tuple[bool, dict[str, Any] | None]:
+def _answer(name: str, asked: ApprovalRequest, answer: Any) -> Admitted:
     if answer is True:
-        return True, None
+        return Admitted(True, None, asked)
     said = f"the person declined it ({answer})" if isinstance(answer, str) and answer \
         else "the person declined it"
-    return False, failure(f"{name} was not run: {said}. Nothing was done; do not retry it "
-                          "unasked", APPROVAL_DECLINED, tool=name, approval=asked.as_json())
+    return Admitted(False, failure(f"{name} was not run: {said}. Nothing was done; do not "
+                                   "retry it unasked", APPROVAL_DECLINED, tool=name,
+                                   approval=asked.as_json()))

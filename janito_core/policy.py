@@ -420,10 +420,12 @@ class Policy:
         return Decision(ASK, f"mode {mode} ({self.mode_source}): {tool.name} "
                              f"{'runs code' if 'x' in tool.permissions else 'writes'}")
 
-    def guard(self, tool: ToolFacts, arguments: Mapping[str, Any], *,
-              approved: bool) -> PathGuard:
+    def guard(self, tool: ToolFacts, arguments: Mapping[str, Any], *, approved: bool,
+              within: Mapping[str, tuple[tuple[str, ...], ...]] | None = None) -> PathGuard:
         """What the tool may touch while it runs: the path patterns of the rules that
-        apply to this call, and janito's own places."""
+        apply to this call, and janito's own places. ``within``: the paths (as parts, by
+        access) a person approved the call for; for those accesses the approval lifts the
+        asks (``.git/`` and the ask rules) there only, and for the others everywhere."""
         denied: list[tuple[str, frozenset[str], Rule]] = []
         asked: list[tuple[str, frozenset[str], Rule]] = []
         for rule in self.rules:
@@ -434,8 +436,11 @@ class Policy:
             target = denied if rule.action == DENY else asked
             target.extend((pattern, rule.access, rule) for pattern in rule.paths)
         if approved:
-            asked = []
-        return PathGuard(tuple(denied), tuple(asked), git_writable=approved)
+            bound = frozenset(within or ())
+            asked = [(p, a & bound, r) for p, a, r in asked if a & bound]
+            return PathGuard(tuple(denied), tuple(asked), git_writable=WRITE not in bound,
+                             within=within)
+        return PathGuard(tuple(denied), tuple(asked), git_writable=False)
 
     # -- showing ------------------------------------------------------------------------
 
@@ -490,18 +495,23 @@ class PathGuard:
 
     ``check(parts, access)`` raises WorkspaceError (``denied_by_policy``) for a path a deny
     rule covers, one an ask rule covers when the call was not approved, a write inside
-    ``.janito/``, and a write inside ``.git/`` unless a person approved the call. Walks and
-    listings leave out what ``hides`` says a read may not see.
+    ``.janito/``, and a write inside ``.git/`` unless a person approved the call. An
+    approval given for paths the person was shown (``within``, parts by access) counts on
+    those, inside them and on the folders above them (made on the way) only: a link
+    swapped in after the question does not carry the call elsewhere. Walks and listings
+    leave out what ``hides`` says a read may not see.
     """
 
-    __slots__ = ("_index", "asked", "denied", "git_writable")
+    __slots__ = ("_index", "asked", "denied", "git_writable", "within")
 
     def __init__(self, denied: tuple[tuple[str, frozenset[str], Rule], ...] = (),
                  asked: tuple[tuple[str, frozenset[str], Rule], ...] = (), *,
-                 git_writable: bool = False) -> None:
+                 git_writable: bool = False,
+                 within: Mapping[str, tuple[tuple[str, ...], ...]] | None = None) -> None:
         self.denied = denied
         self.asked = asked
         self.git_writable = git_writable
+        self.within = dict(within or {})
         # Per access, what finds a path some pattern covers in a match or two, whatever
         # the number of rules: one expression for the patterns that match a name at any
         # depth (tried on each component), one per first folder for anchored patterns
@@ -517,7 +527,11 @@ class PathGuard:
         if access == WRITE and parts[0] == PROTECTED_FOLDER:
             return (f"{PROTECTED_FOLDER}/ holds janito's own settings for this workspace, "
                     "which no tool may change")
-        if access == WRITE and parts[0] == GIT_FOLDER and not self.git_writable:
+        approved = self._approved(parts, access)
+        if access == WRITE and parts[0] == GIT_FOLDER and not (self.git_writable or approved):
+            if access in self.within:
+                return (f"a write under {GIT_FOLDER}/ needs a person's approval, and the "
+                        f"person approved this call for {self._shown(access)} only")
             return (f"a write under {GIT_FOLDER}/ needs a person's approval, and this call "
                     "was not approved")
         index = self._index[access]
@@ -527,11 +541,23 @@ class PathGuard:
         for pattern, access_set, rule in self.denied:
             if access in access_set and path_regex(pattern).fullmatch(relative):
                 return f"the policy denies it ({rule.text}, {rule.source})"
+        if approved:
+            return None
         for pattern, access_set, rule in self.asked:
             if access in access_set and path_regex(pattern).fullmatch(relative):
                 return (f"the policy asks a person first ({rule.text}, {rule.source}), and "
                         "this call was not approved for it")
         return None
+
+    def _approved(self, parts: Sequence[str], access: str) -> bool:
+        for shown in self.within.get(access, ()):
+            common = min(len(shown), len(parts))
+            if tuple(parts[:common]) == shown[:common]:
+                return True
+        return False
+
+    def _shown(self, access: str) -> str:
+        return ", ".join(sorted({"/".join(p) for p in self.within[access]}))
 
     def hides(self, parts: Sequence[str]) -> bool:
         return self.problem(parts, READ) is not None

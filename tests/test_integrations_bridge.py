@@ -71,7 +71,11 @@ def test_request_says_what_the_person_is_asked_and_runs_nothing(tmp_path: Path) 
     asked = _bridge.request(registry, "Launch", {"target": "rocket"}, "c2")
     assert asked is not None
     assert (asked.tool, asked.arguments, asked.call_id) == ("Launch", {"target": "rocket"}, "c2")
-    assert asked.reason and registry.pending_approvals() == [] and RAN == []
+    assert asked.reason and RAN == []
+    # kept, so that the yes lets the call go where this request showed, and only there
+    assert registry.pending_approvals() == [asked]
+    assert _bridge.request(registry, "Launch", {"target": "rocket"}, "c2") == asked
+    assert registry.pending_approvals() == [asked]
     # a call that dispatch would refuse anyway is not put to anyone
     assert _bridge.request(registry, "Launch", {"tagret": "x"}, "c3") is None
     assert _bridge.request(registry, "Launch", "{not json", "c3") is None

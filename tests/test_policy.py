@@ -310,6 +310,56 @@ def test_a_tool_writing_git_as_a_side_effect_needs_the_approval_too(root: Path) 
     assert not (root / ".git" / "hooks-post").exists()
 
 
+def test_an_approval_is_for_the_paths_the_person_was_shown(root: Path) -> None:
+    """A link swapped in between the ask and the run (by code another call of the turn
+    ran) does not carry the approved write to where the person was not shown: .git/ or
+    a path an ask rule covers. Through the deferred decision, an approver, and a
+    framework's yes."""
+    from janito_core.integrations import _bridge
+
+    (root / "deploy").mkdir()
+    (root / "deploy" / "prod.yaml").write_text("prod\n")
+    policy = {"mode": "ask", "rules": [{"action": "ask", "paths": ["deploy/**"]}]}
+    shown: list[ApprovalRequest] = []
+
+    def swap(target: str) -> None:
+        (root / "notes.txt").unlink()
+        (root / "notes.txt").symlink_to(target)
+
+    def approver(request: ApprovalRequest) -> bool:
+        shown.append(request)
+        swap(".git/config")  # while the person reads the question
+        return True
+
+    for target in (".git/config", "deploy/prod.yaml"):
+        for how in ("deferred", "approver", "framework"):
+            (root / "notes.txt").unlink()
+            (root / "notes.txt").write_text("notes\n")
+            registry = _registry(root, policy, approver=approver if how == "approver" else None)
+            arguments = {"path": "notes.txt", "text": "pwned"}
+            if how == "deferred":
+                asked = call_tool("WriteThing", arguments, registry=registry, call_id="c1")
+                assert asked["approval"]["paths"] == [
+                    {"argument": "path", "path": "notes.txt", "access": "write"}]
+                swap(target)
+                result = call_tool("WriteThing", arguments, registry=registry, call_id="c1",
+                                   approvals={asked["approval"]["id"]: True})
+            elif how == "approver":
+                if target != ".git/config":
+                    continue
+                result = call_tool("WriteThing", arguments, registry=registry, call_id="c1")
+                assert [p["path"] for p in shown[-1].paths] == ["notes.txt"]
+            else:
+                request = _bridge.request(registry, "WriteThing", arguments, "c1")
+                assert request is not None and request.paths[0]["path"] == "notes.txt"
+                swap(target)
+                result = _bridge.call(registry, "WriteThing", arguments, "c1", decision=True)
+            assert result["success"] is False, (target, how, result)
+            assert result["error_type"] == "denied_by_policy", (target, how, result)
+            assert (root / ".git" / "config").read_text() == "[core]\n", (target, how)
+            assert (root / "deploy" / "prod.yaml").read_text() == "prod\n", (target, how)
+
+
 def test_deferred_approval_runs_exactly_the_approved_call(root: Path) -> None:
     registry = _registry(root, {"mode": "ask"})
     call = {"id": "call_1", "type": "function",

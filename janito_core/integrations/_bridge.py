@@ -100,12 +100,19 @@ def _asked(registry: Registry, name: str, arguments: Any, call_id: str | None) -
 def request(registry: Registry, name: str, arguments: Any,
             call_id: str | None) -> ApprovalRequest | None:
     """What the person is to be asked about this call, when janito's policy asks about it
-    (None: it runs or is refused without asking anyone). Nothing is run or kept."""
+    (None: it runs or is refused without asking anyone). Nothing is run. The request is
+    kept as a pending one (unless it is already, as when a framework asks again about the
+    same call), so that the person's yes, when it comes, lets the call go where this
+    request showed it goes: the real paths of now, not those a link swapped in later
+    leads to (the request a yes brings from elsewhere, another process, is made then)."""
     call = _asked(registry, name, arguments, call_id)
     if call is None:
         return None
     assert call.decision is not None
-    return _gate.request(registry, call.record, call.arguments, call_id, call.decision)
+    asked = _gate.request(registry, call.record, call.arguments, call_id, call.decision)
+    if not any(pending.id == asked.id for pending in registry.pending_approvals()):
+        registry.keep_pending(asked)
+    return asked
 
 
 def _settled(registry: Registry, name: str, arguments: Any, call_id: str | None,
