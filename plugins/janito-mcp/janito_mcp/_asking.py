@@ -9,7 +9,8 @@ same ``tools/call`` again with the answer and the state echoed back.
 The state is sealed by the SDK's ``RequestStateBoundary`` (AES-GCM, bound to the tool's
 name and arguments, with an expiry), so a client can neither read nor forge it, nor carry
 it over to another call. Inside it janito keeps what the seal cannot: the call it asked
-about (tool and validated arguments), when it asked, and a nonce. An answer is taken once:
+about (tool, validated arguments and the real paths they led to), when it asked, and a
+nonce. An answer is taken once:
 the server remembers the nonces it was answered with until they expire, so the same yes
 sent twice runs the call once. The nonces are kept where the tasks are (``_taskstore``):
 in Redis, every instance behind one address sees an answer another one took. Anything
@@ -108,7 +109,10 @@ def request_state_boundary(key: bytes | None, ask_timeout: float) -> Any:
 
 
 def _call_digest(request: ApprovalRequest) -> str:
-    text = json.dumps([request.tool, request.arguments], sort_keys=True, ensure_ascii=True)
+    # the real paths too: a yes is for where the call went when the person was asked, and
+    # a link swapped in before the answer comes back makes it another call
+    text = json.dumps([request.tool, request.arguments, request.paths], sort_keys=True,
+                      ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -185,6 +185,26 @@ def test_an_answer_for_other_arguments_runs_nothing(policed: Path,
     assert not (policed / "other.txt").exists() and not (policed / "note.txt").exists()
 
 
+def test_an_answer_after_a_link_was_swapped_in_runs_nothing(policed: Path,
+                                                             http_server: HttpServer) -> None:
+    """Between the question and the answer, note.txt became a link into .git/: the yes
+    was for writing note.txt, not .git/config."""
+    (policed / ".git").mkdir()
+    (policed / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+
+    async def steps(session: Any) -> Any:
+        first = await _asked(session)
+        (policed / "note.txt").symlink_to(".git/config")
+        again = await session.call_tool("WriteNote", NOTE, input_responses=YES,
+                                        request_state=first.request_state,
+                                        allow_input_required=True)
+        return again.structured_content
+
+    result = _rounds(http_server.url, steps)
+    assert result["success"] is False and "another call" in result["error"], result
+    assert (policed / ".git" / "config").read_text(encoding="utf-8") == "[core]\n"
+
+
 def test_a_forged_or_missing_state_asks_again(policed: Path, http_server: HttpServer) -> None:
     async def steps(session: Any) -> Any:
         first = await _asked(session)

@@ -5,7 +5,7 @@ from typing import Any
 from janito_core import BaseTool, WorkspaceError, tool
 
 
-@tool(permissions="w")
+@tool(permissions="w", writes_paths=("filepath",))
 class WriteNote(BaseTool):
     """Write a note file into the workspace."""
 
