@@ -87,7 +87,11 @@ def release(out: Path) -> list[Path]:
             shutil.copy2(sdist, out)
             for wheel in work.glob("*.whl"):
                 if wheel.name.endswith("-none-any.whl"):
-                    # No compiler here: the pure wheel is all this machine can offer.
+                    # No compiler here: the pure wheel is all this machine can offer,
+                    # and a release without the manylinux wheel must not pass unseen.
+                    print(f"release: {COMPILED} built without its compiled search steps (no C "
+                          "compiler found: apt-get install gcc libc6-dev, or bash .ci/run); "
+                          "only its pure-Python wheel is in the release", file=sys.stderr)
                     shutil.copy2(wheel, out)
                 else:
                     _run([*_tool("auditwheel"), "repair", "--wheel-dir", str(out), str(wheel)])
