@@ -458,19 +458,25 @@ _NEVER_COPIED = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "
 def _copy_suite(dist: Dist, dest: Path, *, skip_test_dirs: Sequence[str] = ()) -> Path:
     """Copy a distribution's folder without its import packages, out of the repository.
 
-    Tests, their data, the pytest configuration and files a test may read (README, docs)
-    come along; the packages do not, so every import resolves to the installed wheels.
+    Tests, their data, the pytest configuration and files a test may read (README, docs,
+    and at the root the plugins' READMEs, which tests/integration runs) come along; the
+    packages do not, so every import resolves to the installed wheels.
     """
     top = dist.path.resolve()
     tests = top / "tests"
+    plugins = top / "plugins"
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         here = Path(folder).resolve()
         skipped = {n for n in names if n in _NEVER_COPIED or n.endswith(".egg-info")}
         if here == top:
-            skipped |= {n for n in names if n in dist.packages or n == "plugins"}
+            skipped |= {n for n in names if n in dist.packages}
         if here == tests:
             skipped |= {n for n in names if n in skip_test_dirs}
+        if here == plugins:
+            skipped |= {n for n in names if not (here / n / "README.md").is_file()}
+        elif here.parent == plugins:
+            skipped |= {n for n in names if n != "README.md"}
         return skipped
 
     shutil.copytree(top, dest, ignore=ignore, symlinks=True)
