@@ -206,8 +206,9 @@ def plugin_graph(name: str, folder: Path) -> tuple[dict[str, set[str]], set[str]
 PLUGINS = plugin_packages()
 
 
-@pytest.mark.skipif(not (ROOT / "plugins").is_dir(),
-                    reason="a copy of the tests run against installed wheels has no plugins/")
+@pytest.mark.skipif(not (ROOT / "plugins" / "janito-files" / "pyproject.toml").is_file(),
+                    reason="a copy of the tests run against installed wheels has only the "
+                           "plugins' READMEs")
 def test_every_distribution_of_the_repository_is_read() -> None:
     names = {name for name, _ in PLUGINS}
     assert {"janito_files", "janito_system", "janito_mcp", "janito_skills"} <= names, names
