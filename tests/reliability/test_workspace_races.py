@@ -182,7 +182,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "ReadFile": {"filepath": "dir/a.txt"},
     "ReadMultipleFiles": {"filepaths": ["dir/a.txt", "dir/sub/deep.txt"]},
     "WordCount": {"filepath": "dir/a.txt"},
-    "SearchText": {"paths": ["dir"], "query": "SENTINEL", "max_depth": 0},
+    "SearchText": {"paths": ["dir"], "query": "SENTINEL", "max_depth": 5},
     "SearchRegex": {"paths": ["dir"], "pattern": "SENT[I]NEL", "exclude": "nothing-*"},
     "ListFiles": {"directory": "dir", "recursive": True},
     "FindFiles": {"paths": ["dir"], "pattern": "*.txt"},
