@@ -29,7 +29,7 @@ from .path_utils import norm_path
 from .privileges import Privileges
 from .registry import AUTOLOAD_TOOLSETS, Registry, default_registry
 from .reporter import Reporter
-from .results import failure
+from .results import Failure, failure
 
 if TYPE_CHECKING:
     from .dispatch import acall_tool, aexecute_tool_calls, call_tool, execute_tool_calls
@@ -44,6 +44,7 @@ __all__ = [
     "BaseTool",
     "CallCancelled",
     "CancelToken",
+    "Failure",
     "JanitoError",
     "PermissionStringError",
     "PluginValidationError",

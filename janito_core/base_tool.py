@@ -9,8 +9,17 @@ from .cancellation import current_token
 from .reporter import PREFIXES, ReportEvent, emit, permission_color
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Mapping
+    from typing import TypeAlias
+
+    from pydantic import BaseModel
+
     from .cancellation import CancelToken
     from .workspace import Workspace
+
+    #: What ``run()`` may return: a JSON object (a dict, or a TypedDict such as
+    #: ``Counted | Failure``), or a pydantic model answered as its JSON object.
+    Answer: TypeAlias = Mapping[str, Any] | BaseModel
 
 
 class BaseTool(ABC):
@@ -53,7 +62,7 @@ class BaseTool(ABC):
         self._workspace = workspace
 
     @abstractmethod
-    def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def run(self, *args: Any, **kwargs: Any) -> Answer | Awaitable[Answer]:
         """Do the tool's work and return a JSON-serialisable dict with ``success``."""
 
     @classmethod

@@ -6,7 +6,7 @@ dispatch machinery (and ``json``) when its toolset loads.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NewType
 
 INVALID_JSON = "invalid_json"
 INVALID_ARGUMENTS = "invalid_arguments"
@@ -25,9 +25,17 @@ APPROVAL_REQUIRED = "approval_required"
 APPROVAL_DECLINED = "approval_declined"
 
 
-def failure(error: str, error_type: str, **extra: Any) -> dict[str, Any]:
+#: A failed result, as ``failure()`` builds it: ``success`` false, ``error``, ``error_type``
+#: and whatever the tool adds. A tool that declares its result type returns ``Counted |
+#: Failure``: ``Counted`` what a success holds, ``Failure`` what ``failure()`` built, whose
+#: shape every output schema allows already. To a type checker it is a ``dict[str, Any]``
+#: that only ``failure()`` makes; at run time, a plain dict.
+Failure = NewType("Failure", dict[str, Any])
+
+
+def failure(error: str, error_type: str, **extra: Any) -> Failure:
     """A failed result: ``success`` false, one-sentence ``error``, its ``error_type``."""
-    return {"success": False, "error": error, "error_type": error_type, **extra}
+    return Failure({"success": False, "error": error, "error_type": error_type, **extra})
 
 
 def counted(count: float, noun: str, plural: str | None = None) -> str:

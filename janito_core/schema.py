@@ -15,6 +15,7 @@ from . import _constraints
 from ._annotations import type_hints
 from ._jsonschema import json_schema_info
 from ._types import (
+    _UNION_TYPES,
     TypeInfo,
     UnsupportedType,
     annotated_metadata,
@@ -24,6 +25,7 @@ from ._types import (
     nullable_schema,
     type_info,
 )
+from .results import Failure
 
 
 class _Missing:
@@ -355,6 +357,10 @@ def _result_schema(annotation: Any, diagnostics: list[str]) -> dict[str, Any] | 
         return None
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in _UNION_TYPES:
+        # ``Counted | Failure``: the failure shape is in every output schema already
+        declared = [a for a in typing.get_args(annotation) if a is not Failure]
+        annotation = declared[0] if len(declared) == 1 else annotation
     try:
         if is_typeddict(annotation):
             schema = type_info(annotation, _field_docs).schema

@@ -6,12 +6,12 @@ import dataclasses
 import enum
 import json
 import sys
-from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, TypedDict
+from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, TypedDict, Union
 
 import jsonschema
 import pytest
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.schema import AnnotationError, parse_param_docs, tool_schema
 
 if sys.version_info >= (3, 11):
@@ -659,3 +659,73 @@ def test_int_or_none_is_an_integer_not_a_string() -> None:
     assert accepts({"type": "object", "properties": p}, {"a": None})
     assert accepts({"type": "object", "properties": p}, {"a": 5})
     assert not accepts({"type": "object", "properties": p}, {"a": "5"})
+
+
+class Counted(TypedDict):
+    """What the counters answer.
+
+    Attributes:
+        words: How many words.
+    """
+
+    words: int
+
+
+class CountedTyped(TypedDict):
+    """What the counters answer.
+
+    Attributes:
+        words: How many words.
+    """
+
+    success: Literal[True]
+    words: int
+
+
+def test_a_result_declared_with_failure_has_the_schema_of_its_success() -> None:
+    """``-> Counted | Failure`` (what a type checker needs, with ``success: Literal[True]``
+    in Counted) declares what ``-> Counted`` declares: the failure shape is in every
+    output schema already."""
+    @tool()
+    class Loose(BaseTool):
+        """Count."""
+
+        def run(self, text: str) -> Counted:
+            """Count.
+
+            Args:
+                text: The text.
+            """
+            return {"words": len(text.split())}
+
+    @tool()
+    class Typed(BaseTool):
+        """Count."""
+
+        def run(self, text: str) -> CountedTyped | Failure:
+            """Count.
+
+            Args:
+                text: The text.
+            """
+            if not text:
+                return failure("no text", "invalid_arguments")
+            return {"success": True, "words": len(text.split())}
+
+    @tool()
+    class Spelled(BaseTool):
+        """Count."""
+
+        def run(self, text: str) -> Union[Failure, CountedTyped]:
+            """Count.
+
+            Args:
+                text: The text.
+            """
+            return {"success": True, "words": len(text.split())}
+
+    declared = checked(Loose).output_schema
+    assert declared is not None
+    VALIDATOR.check_schema(declared)
+    assert checked(Typed).output_schema == declared
+    assert checked(Spelled).output_schema == declared
