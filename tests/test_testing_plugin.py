@@ -6,11 +6,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import pytest
 
-from janito_core import BaseTool, Workspace, tool
+from janito_core import BaseTool, Failure, Workspace, failure, tool
 from janito_core.testing import ToolsetTester
 
 
@@ -103,6 +103,115 @@ def test_add_registers_function_and_class_tools_defined_in_the_test(janito: Tool
     assert janito.call("Ping") == {"success": True}
     with pytest.raises(TypeError, match="load"):
         janito.add(Ping, privileges="rw")
+
+
+class Counted(TypedDict):
+    """What Count answers.
+
+    Attributes:
+        words: How many words.
+    """
+
+    success: Literal[True]
+    words: int
+
+
+@tool()
+def count(text: str, say: str = "int") -> Counted | Failure:
+    """Count words, or answer what the result type does not describe.
+
+    Args:
+        text: The text.
+        say: How to give the count: int (as declared), str (not as declared) or fail.
+    """
+    if say == "fail":
+        return failure("asked to fail", "invalid_arguments", text=text)
+    words: Any = len(text.split()) if say == "int" else str(len(text.split()))
+    return {"success": True, "words": words}
+
+
+@tool()
+def undeclared(say: str) -> dict[str, Any]:
+    """Answer anything: no result type is declared.
+
+    Args:
+        say: What to answer.
+    """
+    return {"success": True, "said": say}
+
+
+def test_answers_are_held_to_the_declared_result_type(janito: ToolsetTester) -> None:
+    janito.add(count, undeclared)
+    assert janito.call("Count", text="one two") == {"success": True, "words": 2}
+    assert janito.call("Count", text="x", say="fail")["error_type"] == "invalid_arguments"
+    assert janito.call("Undeclared", say="anything")["said"] == "anything"
+    assert janito.call("Nothing")["error_type"] == "unknown_tool"
+    with pytest.raises(AssertionError) as caught:
+        janito.call("Count", text="one two", say="str")
+    said = str(caught.value)
+    assert said.startswith("Count: a successful result does not match the declared result "
+                           "type: result['words']: '2' is not of type 'integer'")
+    assert "answer: {'success': True, 'words': '2'}" in said
+    assert "janito.check_results = False" in said
+
+
+def test_a_test_may_look_at_an_answer_that_breaks_its_type(janito: ToolsetTester) -> None:
+    janito.check_results = False
+    janito.add(count)
+    assert janito.call("Count", text="one two", say="str") == {"success": True, "words": "2"}
+
+
+def test_without_jsonschema_the_test_is_told_answers_go_unchecked(janito: ToolsetTester) -> None:
+    janito._result_schemas.checking = False  # as where jsonschema is not installed
+    janito.add(count)
+    with pytest.warns(UserWarning, match="install jsonschema"):
+        assert janito.call("Count", text="one", say="str")["words"] == "1"
+
+
+WRONG_ANSWER_TEST = '''
+from typing import Literal, TypedDict
+
+from janito_core import Failure, tool
+
+
+class Stats(TypedDict):
+    success: Literal[True]
+    lines: int
+
+
+@tool()
+def line_count(text: str) -> Stats | Failure:
+    """Count lines.
+
+    Args:
+        text: The text.
+    """
+    return {"success": True, "lines": text.count("\\n"), "words": 0}
+
+
+def test_counts_lines(janito):
+    janito.add(line_count)
+    assert janito.call("LineCount", text="a\\nb\\n")["lines"] == 2
+
+
+def test_unchecked(janito):
+    janito.check_results = False
+    janito.add(line_count)
+    assert janito.call("LineCount", text="a\\nb\\n")["words"] == 0
+'''
+
+
+def test_a_wrong_answer_fails_the_author_s_test_saying_where(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_lines.py").write_text(WRONG_ANSWER_TEST, encoding="utf-8")
+    done = _pytest_in(project, "-q", path=[])
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "1 failed, 1 passed" in out
+    assert ("AssertionError: LineCount: a successful result does not match the declared result "
+            "type: result: Additional properties are not allowed ('words' was unexpected)") in out
+    assert "FAILED test_lines.py::test_counts_lines" in out
 
 
 def _pytest_in(folder: Path, *args: str, path: list[Path]) -> subprocess.CompletedProcess[str]:

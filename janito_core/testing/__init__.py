@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ._results import ResultSchemas
 from .conformance import ConformanceError, Finding, Report, check, check_toolset
 from .races import FolderSwapper
 from .tester import ToolsetTester
 
-__all__ = ["ConformanceError", "Finding", "FolderSwapper", "Report", "ResultSchemas",
-           "ToolsetTester", "check", "check_toolset"]
+__all__ = ["ConformanceError", "Finding", "FolderSwapper", "Report", "ToolsetTester", "check",
+           "check_toolset"]

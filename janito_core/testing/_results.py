@@ -8,6 +8,7 @@ must match it: a success the declared shape, a failure janito's failure shape.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from ..schema import result_branches
@@ -21,6 +22,8 @@ class ResultSchemas:
 
     def __init__(self) -> None:
         self._validators: dict[int, tuple[Any, Any] | None] = {}
+        #: Whether answers are checked at all: jsonschema can be imported.
+        self.checking = importlib.util.find_spec("jsonschema") is not None
 
     def problem(self, output_schema: dict[str, Any] | None, result: Any) -> str | None:
         """Where ``result`` breaks ``output_schema``, in one sentence; None when it matches
@@ -43,7 +46,7 @@ class ResultSchemas:
         where = "".join(f"[{step!r}]" for step in error.absolute_path)
         kind = "a successful result" if succeeded else "a failure"
         return (f"{kind} does not match the declared result type: result{where}: "
-                f"{_shorten(error.message)}")
+                f"{shorten(error.message)}")
 
 
 def _validators(output_schema: dict[str, Any]) -> tuple[Any, Any] | None:
@@ -55,5 +58,5 @@ def _validators(output_schema: dict[str, Any]) -> tuple[Any, Any] | None:
     return (jsonschema.Draft202012Validator(success), jsonschema.Draft202012Validator(failed))
 
 
-def _shorten(text: str, limit: int = 200) -> str:
+def shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -3,7 +3,9 @@
 Fixtures:
 
 - ``janito``: a :class:`ToolsetTester` with a temporary workspace; ``janito.load(...)``,
-  ``janito.add(...)``, ``janito.call(...)`` and ``janito.check(...)``.
+  ``janito.add(...)``, ``janito.call(...)`` and ``janito.check(...)``. Every answer
+  ``janito.call`` gets is held to the result type its tool declares; a test that means to
+  see one that breaks it sets ``janito.check_results = False``.
 - ``janito_workspace``: the temporary workspace folder.
 - ``janito_isolated``: a private configuration folder and no keyring.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,7 @@ from ..dispatch import call_tool
 from ..privileges import Privileges
 from ..registry import Registry
 from ..workspace import Workspace
+from ._results import ResultSchemas, shorten
 
 if TYPE_CHECKING:
     from ..journal import Journal
@@ -21,13 +23,20 @@ class ToolsetTester:
     ``load("files")`` builds a fresh registry with those toolsets (and only those), rooted
     in the temporary ``workspace``; ``add(tool, ...)`` registers tools defined in the test
     itself; ``call(name, ...)`` sends a call through dispatch as a model would, so
-    validation, privileges and hooks all apply; ``check(toolset)`` runs the conformance
-    check.
+    validation, privileges and hooks all apply, and holds the answer to the result type
+    the tool declares (``check_results``); ``check(toolset)`` runs the conformance check.
     """
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, check_results: bool = True) -> None:
         self.workspace = workspace
         self.registry: Registry | None = None
+        #: Whether ``call()`` fails, with an AssertionError saying where, on an answer that
+        #: the result type its tool's ``run()`` declares (a TypedDict or a pydantic model)
+        #: does not describe: each success held to that type, each failure to janito's.
+        #: A test that means to look at such an answer sets it to False.
+        self.check_results = check_results
+        self._result_schemas = ResultSchemas()
+        self._unchecked_said = False
 
     def load(self, *toolsets: str, privileges: str | Privileges | None = None,
              confined: bool = True, journal: bool = False) -> Registry:
@@ -75,7 +84,33 @@ class ToolsetTester:
             arguments = kwargs
         elif kwargs:
             raise TypeError("pass the arguments either as one value or as keywords, not both")
-        return call_tool(name, arguments, registry=self.registry)
+        result = call_tool(name, arguments, registry=self.registry)
+        if self.check_results:
+            self._hold_to_declared_type(self.registry, name, result)
+        return result
+
+    def _hold_to_declared_type(self, registry: Registry, name: str,
+                               result: dict[str, Any]) -> None:
+        record = registry.record(name)
+        if record is None or record.status != "loaded":
+            return  # no such tool here: the answer is dispatch's failure, nothing declared
+        declared = registry.schema(name).output_schema
+        if declared is None:
+            return
+        if not self._result_schemas.checking:
+            if not self._unchecked_said:
+                self._unchecked_said = True
+                warnings.warn(f"{name} declares its result type, but answers are not held to "
+                              "it: install jsonschema (janito-core's test extra has it)",
+                              stacklevel=3)
+            return
+        problem = self._result_schemas.problem(declared, result)
+        if problem is not None:
+            raise AssertionError(
+                f"{name}: {problem}\n  answer: {shorten(repr(result), 2000)}\n  fix: make "
+                "run()'s result type describe every result it returns (NotRequired for a key "
+                "that is not always there); a test that means to see such an answer sets "
+                "janito.check_results = False")
 
     @property
     def journal(self) -> Journal:

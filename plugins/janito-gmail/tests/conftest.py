@@ -31,26 +31,6 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-@pytest.fixture(autouse=True)
-def results_match_their_types(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every answer a test gets through ``janito.call`` matches the result type its tool
-    declares (the MCP output schema: the success shape, or janito's failure shape), so
-    every branch the suite reaches checks the declared types."""
-    from janito_core.testing import ResultSchemas, ToolsetTester
-
-    schemas = ResultSchemas()
-    call = ToolsetTester.call
-
-    def checked(self: ToolsetTester, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
-        result = call(self, name, arguments, **kwargs)
-        if self.registry is not None and self.registry.get(name) is not None:
-            problem = schemas.problem(self.registry.schema(name).output_schema, result)
-            assert problem is None, f"{name}: {problem}\n{result}"
-        return result
-
-    monkeypatch.setattr(ToolsetTester, "call", checked)
-
-
 @pytest.fixture(scope="session")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """One self-signed certificate for 127.0.0.1 that every test server presents."""

@@ -17,26 +17,6 @@ from fake_graph import FakeGraph, make_tls_files
 CLIENT_ID = "3c5d8b6e-1f7a-4c2b-9e0d-7a6b5c4d3e2f"
 
 
-@pytest.fixture(autouse=True)
-def results_match_their_types(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every answer a test gets through ``janito.call`` matches the result type its tool
-    declares (the MCP output schema: the success shape, or janito's failure shape), so
-    every branch the suite reaches checks the declared types."""
-    from janito_core.testing import ResultSchemas, ToolsetTester
-
-    schemas = ResultSchemas()
-    call = ToolsetTester.call
-
-    def checked(self: ToolsetTester, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
-        result = call(self, name, arguments, **kwargs)
-        if self.registry is not None and self.registry.get(name) is not None:
-            problem = schemas.problem(self.registry.schema(name).output_schema, result)
-            assert problem is None, f"{name}: {problem}\n{result}"
-        return result
-
-    monkeypatch.setattr(ToolsetTester, "call", checked)
-
-
 @pytest.fixture(scope="session")
 def tls_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     return make_tls_files(tmp_path_factory.mktemp("tls"))
