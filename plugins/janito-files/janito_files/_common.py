@@ -19,7 +19,7 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import NotRequired as NotRequired
     from typing_extensions import TypedDict as TypedDict
 
-from janito_core import WorkspaceError, failure
+from janito_core import Failure, WorkspaceError, failure
 from janito_core.cancellation import current_token
 
 if TYPE_CHECKING:
@@ -74,12 +74,12 @@ def check_cancelled() -> None:
         token.check()
 
 
-def outside(exc: WorkspaceError, **echo: Any) -> dict[str, Any]:
+def outside(exc: WorkspaceError, **echo: Any) -> Failure:
     """The failure for a path the workspace refuses: outside it, or no path at all."""
     return failure(f"refused: {exc.reason}", exc.error_type, **echo)
 
 
-def os_failure(exc: OSError, action: str, **echo: Any) -> dict[str, Any]:
+def os_failure(exc: OSError, action: str, **echo: Any) -> Failure:
     """The failure for an operating-system error, typed by its errno."""
     from janito_core._atomic import ReadOnly
     from janito_core.workspace import NotRegularFile
@@ -94,14 +94,14 @@ def os_failure(exc: OSError, action: str, **echo: Any) -> dict[str, Any]:
     return failure(f"could not {action}: {reason}", kind, **echo)
 
 
-def read_only_failure(action: str, why: str | None, **echo: Any) -> dict[str, Any]:
+def read_only_failure(action: str, why: str | None, **echo: Any) -> Failure:
     """The failure for a file whose mode marks it read-only: a person made it so, and a
     tool never replaces it silently (the file is left as it is)."""
     return failure(f"could not {action}: {why or 'the file is marked read-only'}; make it "
                    "writable first if it should change", "read_only_file", **echo)
 
 
-def invalid(message: str, **echo: Any) -> dict[str, Any]:
+def invalid(message: str, **echo: Any) -> Failure:
     return failure(message, "invalid_arguments", **echo)
 
 
@@ -150,8 +150,8 @@ def too_long(text: str) -> str | None:
 
 
 def locate(tool: BaseTool, path: str, name: str, *, follow: bool = True,
-           make_parents: bool = False, action: str = "open") -> tuple[Location | None,
-                                                                     dict[str, Any] | None]:
+           make_parents: bool = False, action: str = "open"
+           ) -> tuple[Location | None, Failure | None]:
     """(where ``path`` leads, None) or (None, the failure) for a path a model sent as
     parameter ``name``; the failure echoes the path under ``name``.
 
@@ -173,7 +173,7 @@ def locate(tool: BaseTool, path: str, name: str, *, follow: bool = True,
 
 
 def open_for_reading(tool: BaseTool, path: str, name: str
-                     ) -> tuple[tuple[int, os.stat_result, str] | None, dict[str, Any] | None]:
+                     ) -> tuple[tuple[int, os.stat_result, str] | None, Failure | None]:
     """((descriptor, stat, shown path), None) of a regular file a model named as parameter
     ``name``, or (None, the failure): outside the workspace, missing, a folder, a FIFO or a
     device (never opened in a way that could block). The caller closes the descriptor."""

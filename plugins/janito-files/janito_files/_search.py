@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
@@ -542,6 +542,7 @@ class _Searched(TypedDict):
         errors: Paths that could not be searched, and why.
     """
 
+    success: Literal[True]
     paths: str | list[str]
     matches: NotRequired[list[Match]]
     count: NotRequired[int]

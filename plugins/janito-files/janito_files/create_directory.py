@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 
 from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
 
@@ -20,6 +20,7 @@ class CreatedDirectory(TypedDict):
         created: False when the folder existed already.
     """
 
+    success: Literal[True]
     directory: str
     path: str
     created: bool
@@ -37,7 +38,7 @@ class CreateDirectory(BaseTool):
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, parents: bool = True, exist_ok: bool = True
-            ) -> CreatedDirectory:
+            ) -> CreatedDirectory | Failure:
         """Create a folder.
 
         Args:

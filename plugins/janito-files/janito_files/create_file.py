@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.results import counted
 
 from ._common import TypedDict, echoed, invalid, locate, os_failure, safe_text
@@ -24,6 +24,7 @@ class CreatedFile(TypedDict):
         lines: Lines written.
     """
 
+    success: Literal[True]
     filepath: str
     path: str
     created: bool
@@ -43,7 +44,7 @@ class CreateFile(BaseTool):
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
     def run(self, filepath: str, content: str | None = None, overwrite: bool = False
-            ) -> CreatedFile:
+            ) -> CreatedFile | Failure:
         """Write "content" to a file.
 
         Args:

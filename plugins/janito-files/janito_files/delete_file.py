@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 
 from ._common import NotRequired, TypedDict, echoed, invalid, locate, os_failure, safe_text
 
@@ -23,6 +23,7 @@ class DeletedFile(TypedDict):
         was_directory: True when it was an empty folder (force).
     """
 
+    success: Literal[True]
     filepath: str
     force: NotRequired[bool]
     path: str
@@ -41,7 +42,7 @@ class DeleteFile(BaseTool):
 
     writes_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str, force: bool = False) -> DeletedFile:
+    def run(self, filepath: str, force: bool = False) -> DeletedFile | Failure:
         """Delete one file.
 
         Args:

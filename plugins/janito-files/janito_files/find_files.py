@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
 from ._common import NotRequired, PathProblem, TypedDict, echoed, invalid, safe_text
@@ -104,6 +104,7 @@ class Found(TypedDict):
         unreadable: Folders that could not be read (at most 50).
     """
 
+    success: Literal[True]
     paths: str | list[str]
     pattern: str | None
     files: list[str]
@@ -149,7 +150,7 @@ class FindFiles(BaseTool):
         sort_by: SortBy | None = "name",
         respect_gitignore: bool = True,
         case_sensitive: bool = True,
-    ) -> Found:
+    ) -> Found | Failure:
         """Find files and folders matching every criterion given.
 
         Args:

@@ -6,9 +6,9 @@ import fnmatch
 import re
 import sys
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, Pattern
 
 from ._common import NotRequired, PathProblem, TypedDict, echoed, safe_text
@@ -35,6 +35,7 @@ class Listing(TypedDict):
         unreadable: Folders that could not be read (at most 50).
     """
 
+    success: Literal[True]
     directory: str
     entries: list[str]
     count: int
@@ -71,7 +72,7 @@ class ListFiles(BaseTool):
         max_depth: Annotated[int, Ge(0)] | None = None,
         respect_gitignore: bool = True,
         max_results: Annotated[int, Interval(ge=1, le=MAX_RESULTS_LIMIT)] | None = 1000,
-    ) -> Listing:
+    ) -> Listing | Failure:
         """List a folder.
 
         Args:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import errno
 import stat
 import sys
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core._atomic import read_only
 
 from ._common import TypedDict, echoed, invalid, kind_of, locate, os_failure, read_only_failure, safe_text
@@ -24,6 +24,7 @@ class MovedFile(TypedDict):
         method: "rename", or "copy" when it was copied across filesystems and removed.
     """
 
+    success: Literal[True]
     source: str
     destination: str
     kind: str
@@ -52,7 +53,7 @@ class MoveFile(BaseTool):
     }
 
     def run(self, source: str, destination: str, overwrite: bool = False,
-            create_dirs: bool = False, preserve_metadata: bool = True) -> MovedFile:
+            create_dirs: bool = False, preserve_metadata: bool = True) -> MovedFile | Failure:
         """Move "source" to "destination".
 
         Args:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, Le
 from janito_core.results import counted
 
@@ -32,6 +32,7 @@ class ReadText(TypedDict):
         note: What to know about the text.
     """
 
+    success: Literal[True]
     filepath: str
     path: str
     content: str
@@ -65,7 +66,7 @@ class ReadFile(BaseTool):
         max_lines: Annotated[int, Ge(1)] | None = None,
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
         line_numbers: bool = False,
-    ) -> ReadText:
+    ) -> ReadText | Failure:
         """Read lines of a text file.
 
         Args:

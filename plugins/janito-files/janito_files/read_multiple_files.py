@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import Ge, Interval, Len, Pattern
 from janito_core.results import counted
 
@@ -88,6 +88,7 @@ class FilesRead(TypedDict):
         failed: How many were not.
     """
 
+    success: Literal[True]
     filepaths: str | list[str]
     files: list[FileText | FileNotRead]
     read: int
@@ -112,7 +113,7 @@ class ReadMultipleFiles(BaseTool):
         | Annotated[list[Annotated[str, Pattern(r"\S")]], Len(1, MAX_FILES)],
         max_lines: Annotated[int, Ge(1)] | None = None,
         max_bytes: Annotated[int, Interval(ge=1, le=MAX_BYTES_LIMIT)] = DEFAULT_MAX_BYTES,
-    ) -> FilesRead:
+    ) -> FilesRead | Failure:
         """Read several files.
 
         Args:

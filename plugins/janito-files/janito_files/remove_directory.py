@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import stat
 import sys
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 
 from ._common import NotRequired, TypedDict, echoed, invalid, locate, os_failure, safe_text
 
@@ -23,6 +23,7 @@ class RemovedDirectory(TypedDict):
         existed: False when force found nothing to remove.
     """
 
+    success: Literal[True]
     directory: str
     recursive: bool
     path: str
@@ -44,7 +45,7 @@ class RemoveDirectory(BaseTool):
     renamed_parameters: ClassVar[dict[str, str]] = {"path": "renamed to 'directory'"}
 
     def run(self, directory: str, recursive: bool = False, force: bool = False
-            ) -> RemovedDirectory:
+            ) -> RemovedDirectory | Failure:
         """Remove a folder.
 
         Args:

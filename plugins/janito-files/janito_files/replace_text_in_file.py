@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import MinLen
 from janito_core.results import counted
 
@@ -81,6 +81,7 @@ class Replaced(TypedDict):
         note: What to know about the edit.
     """
 
+    success: Literal[True]
     filepath: str
     path: str
     replacements: int
@@ -116,7 +117,7 @@ class ReplaceTextInFile(BaseTool):
         old_str: Annotated[str, MinLen(1)],
         new_str: str,
         replace_all: bool = False,
-    ) -> Replaced:
+    ) -> Replaced | Failure:
         """Replace "old_str" with "new_str" in a file.
 
         Args:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated, ClassVar
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
 from ._search import MAX_DEPTH_CHANGE, MAX_RESULTS_LIMIT, TextSearched, search, search_echo
@@ -42,7 +42,7 @@ class SearchText(BaseTool):
         count_only: bool = False,
         respect_gitignore: bool = True,
         exclude: str | list[str] | None = None,
-    ) -> TextSearched:
+    ) -> TextSearched | Failure:
         """Search for text in files.
 
         Args:

@@ -6,9 +6,9 @@ import codecs
 import os
 import sys
 import time
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import Ge
 from janito_core.results import CANCELLED, TIMEOUT, counted
 
@@ -47,6 +47,7 @@ class Counts(TypedDict):
         note: What to know about the counts.
     """
 
+    success: Literal[True]
     filepath: str
     path: str
     lines: int
@@ -70,7 +71,7 @@ class WordCount(BaseTool):
 
     reads_paths: ClassVar[tuple[str, ...]] = ("filepath",)
 
-    def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> Counts:
+    def run(self, filepath: str, max_bytes: Annotated[int, Ge(1)] | None = None) -> Counts | Failure:
         """Count words, lines and characters in a text file.
 
         Args:

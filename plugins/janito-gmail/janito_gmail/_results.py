@@ -82,6 +82,7 @@ class Selected(TypedDict):
 class Changed(Selected):
     """What a tool that changes messages answers (MarkEmails, MoveEmails, ...)."""
 
+    success: Literal[True]
     folder: Annotated[str, "The folder of the messages."]
     dry_run: Annotated[bool, "True when nothing changed: the messages are those that would."]
     count: Annotated[int, "The messages changed (on a dry run: that would be)."]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.results import counted
 
 from ._base import MailTool
@@ -15,6 +15,7 @@ from ._settings import Settings
 
 
 class Counted(Selected):
+    success: Literal[True]
     folder: str
     count: Annotated[int, "The messages counted."]
     total: NotRequired[Annotated[int, "Every message of the folder (without a search)."]]
@@ -27,7 +28,7 @@ class CountEmails(MailTool):
 
     def run(self, folder: Folder = "INBOX", unread_only: bool = False, query: Query = None,
             sender: Sender = None, subject: Subject = None, since: Since = None,
-            before: Before = None) -> Counted:
+            before: Before = None) -> Counted | Failure:
         """Count messages without reading them.
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import Pattern
 
 from . import _compose, _drafts
@@ -16,6 +16,7 @@ from ._settings import Settings
 
 
 class DraftCreated(DraftSaved):
+    success: Literal[True]
     message_id: Annotated[str, "The draft's Message-ID."]
     to: Recipients
     cc: list[str]
@@ -35,7 +36,7 @@ class CreateDraft(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: Folder = "INBOX") -> DraftCreated:
+            reply_folder: Folder = "INBOX") -> DraftCreated | Failure:
         """Save a draft; SendDraft sends it, UpdateDraft changes it. Recipients may be
         left for later.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from ._base import MailTool
 from ._changes import run_change
@@ -26,7 +26,7 @@ class DeleteEmails(MailTool):
     def run(self, folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> Changed:
+            dry_run: bool = False) -> Changed | Failure:
         """Delete the chosen messages permanently; only they are expunged.
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import MinLen
 
 from . import _compose, _drafts, _smtp
@@ -16,6 +16,7 @@ from ._settings import Settings
 
 
 class Forwarded(SentOrSaved):
+    success: Literal[True]
     id: Annotated[int, "The message forwarded."]
     folder: str
     message_id: Annotated[str, "The forward's Message-ID."]
@@ -34,7 +35,7 @@ class ForwardEmail(MailTool):
     def run(self, id: MessageId, to: Annotated[Addresses, MinLen(1)], body: str = "",
             folder: Folder = "INBOX", cc: Addresses | None = None, bcc: Addresses | None = None,
             include_attachments: bool = True, attachments: Attachments | None = None,
-            draft: bool = False) -> Forwarded:
+            draft: bool = False) -> Forwarded | Failure:
         """Forward a message: the note, then the original's headers and text, as mail
         programs do; the subject is "Fwd: " and the original's. An attachment whose name
         holds a line break goes under a safe name (the result's renamed lists it).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import AtLeastOneOf, MinLen
 
 from . import _labels
@@ -32,7 +32,7 @@ class LabelEmails(MailTool):
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> Labelled:
+            dry_run: bool = False) -> Labelled | Failure:
         """Change the labels of the chosen messages (Gmail only; a label that does not
         exist yet is created). Inbox, Starred and Important name Gmail's own labels:
         removing Inbox archives.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import Interval
 
 from . import _drafts, _reading
@@ -19,6 +19,7 @@ MAX_BODY_CHARS = 100_000
 
 
 class Drafts(TypedDict):
+    success: Literal[True]
     drafts_folder: str
     count: int
     total: Annotated[int, "Every draft in the folder."]
@@ -34,7 +35,7 @@ class ListDrafts(MailTool):
     def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
             before_id: MessageId | None = None,
             max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 500,
-            ) -> Drafts:
+            ) -> Drafts | Failure:
         """List the drafts of the Drafts folder; their ids are what UpdateDraft and
         SendDraft take.
 

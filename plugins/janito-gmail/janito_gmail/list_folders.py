@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.results import counted
 
 from ._base import MailTool
@@ -24,6 +24,7 @@ class FolderRow(TypedDict):
 
 
 class Folders(TypedDict):
+    success: Literal[True]
     include_counts: bool
     gmail: Annotated[bool, "Whether the server is Gmail (folders are labels there)."]
     count: int
@@ -34,7 +35,7 @@ class Folders(TypedDict):
 class ListFolders(MailTool):
     """List the mail folders (on Gmail, labels and [Gmail] folders), optionally with counts."""
 
-    def run(self, include_counts: bool = False) -> Folders:
+    def run(self, include_counts: bool = False) -> Folders | Failure:
         """List every folder of the mailbox with its special use (inbox, sent, trash, ...).
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from . import _labels
 from ._base import MailTool
@@ -24,6 +24,7 @@ class SystemLabel(Label):
 
 
 class Labels(TypedDict):
+    success: Literal[True]
     count: Annotated[int, "Your own labels."]
     labels: Annotated[list[Label], "Your own labels."]
     system: Annotated[list[SystemLabel], "Gmail's own folders (Inbox, Sent Mail, ...)."]
@@ -33,7 +34,7 @@ class Labels(TypedDict):
 class ListLabels(MailTool):
     """List the Gmail labels of the account: your own labels, and Gmail's system folders."""
 
-    def run(self, include_counts: bool = False) -> Labels:
+    def run(self, include_counts: bool = False) -> Labels | Failure:
         """List the labels (Gmail only; other servers have folders: ListFolders).
 
         Args:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from ._base import MailTool
 from ._changes import run_change
@@ -34,7 +34,7 @@ class MarkEmails(MailTool):
             folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> Marked:
+            dry_run: bool = False) -> Marked | Failure:
         """Set or clear the read or flagged state of the chosen messages.
 
         Give ids, or at least one search criterion: a call that would choose every

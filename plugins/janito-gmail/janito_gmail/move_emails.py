@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import Pattern
 
 from ._base import MailTool
@@ -38,7 +38,7 @@ class MoveEmails(MailTool):
             ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> Moved:
+            dry_run: bool = False) -> Moved | Failure:
         """Move the chosen messages to the destination folder, which must exist.
 
         Give ids, or at least one search criterion: a call that would choose every

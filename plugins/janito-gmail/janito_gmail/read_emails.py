@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import Interval
 from janito_core.results import counted
 
@@ -22,6 +22,7 @@ MAX_BODY_CHARS = 100_000
 
 
 class Emails(Selected):
+    success: Literal[True]
     folder: Annotated[str, "The folder read."]
     count: Annotated[int, "The messages returned."]
     matching: Annotated[int, "Every message the choice matches (the whole conversation)."]
@@ -47,7 +48,7 @@ class ReadEmails(MailTool):
             since: Since = None, before: Before = None, ids: Ids = None,
             before_id: MessageId | None = None, thread_of: MessageId | None = None,
             max_body_chars: Annotated[int, Interval(ge=0, le=MAX_BODY_CHARS)] = 2000,
-            ) -> Emails:
+            ) -> Emails | Failure:
         """Read messages without marking them read; the newest come first.
 
         Args:

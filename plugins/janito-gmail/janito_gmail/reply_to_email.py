@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
@@ -15,6 +15,7 @@ from ._settings import Settings
 
 
 class Reply(SentOrSaved):
+    success: Literal[True]
     id: Annotated[int, "The message answered."]
     folder: str
     reply_all: bool
@@ -36,7 +37,7 @@ class ReplyToEmail(MailTool):
     def run(self, id: MessageId, body: str, folder: Folder = "INBOX", reply_all: bool = False,
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
-            quote: bool = True, draft: bool = False) -> Reply:
+            quote: bool = True, draft: bool = False) -> Reply | Failure:
         """Answer a message: to its author (Reply-To, else From), or with reply_all to
         everyone it was sent to as well, leaving out the account's own address (and any
         address no header can carry, listed in left_out).

@@ -6,9 +6,9 @@ import errno
 import os
 import re
 import stat
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import Ge
 from janito_core.results import counted
 
@@ -22,6 +22,7 @@ from ._settings import Settings
 
 
 class Saved(TypedDict):
+    success: Literal[True]
     id: Annotated[int, "The message."]
     folder: str
     filename: Annotated[str, "The attachment's name in the message."]
@@ -44,7 +45,7 @@ class SaveAttachment(MailTool):
 
     def run(self, id: MessageId, folder: Folder = "INBOX", filename: str | None = None,
             index: Annotated[int, Ge(1)] | None = None, path: str | None = None,
-            overwrite: bool = False) -> Saved:
+            overwrite: bool = False) -> Saved | Failure:
         """Write one attachment of a message to a file inside the workspace.
 
         Choose the attachment by filename or by index (as ReadEmails lists them); a

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import email.utils
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from . import _compose, _drafts, _smtp
 from ._base import MailTool
@@ -17,6 +17,7 @@ from ._settings import Settings
 
 
 class DraftSent(TypedDict):
+    success: Literal[True]
     id: Annotated[int, "The draft sent, now removed."]
     drafts_folder: str
     sent: bool
@@ -34,7 +35,7 @@ class DraftSent(TypedDict):
 class SendDraft(MailTool):
     """Send a draft from the Drafts folder to its recipients; the draft is removed once sent."""
 
-    def run(self, id: MessageId) -> DraftSent:
+    def run(self, id: MessageId) -> DraftSent | Failure:
         """Send the draft as it is (UpdateDraft changes it first).
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 from janito_core.constraints import MinLen, Pattern
 
 from . import _compose, _smtp
@@ -21,6 +21,7 @@ class Attached(TypedDict):
 
 
 Sent = TypedDict("Sent", {
+    "success": Literal[True],
     "message_id": Annotated[str, "The Message-ID it was sent with."],
     "from": str,
     "to": Recipients,
@@ -45,7 +46,7 @@ class SendEmail(MailTool):
             cc: Addresses | None = None, bcc: Addresses | None = None,
             html_body: str | None = None, attachments: Attachments | None = None,
             in_reply_to: Annotated[str, Pattern(MESSAGE_REFERENCE)] | None = None,
-            reply_folder: Folder = "INBOX") -> Sent:
+            reply_folder: Folder = "INBOX") -> Sent | Failure:
         """Send a message through the account's SMTP server.
 
         Args:

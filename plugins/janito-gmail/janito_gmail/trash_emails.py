@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from ._base import MailTool
 from ._changes import run_change
@@ -27,7 +27,7 @@ class TrashEmails(MailTool):
     def run(self, folder: Folder = "INBOX", ids: Ids = None,
             query: Query = None, sender: Sender = None, subject: Subject = None,
             since: Since = None, before: Before = None, unread_only: UnreadOnly = False,
-            dry_run: bool = False) -> Trashed:
+            dry_run: bool = False) -> Trashed | Failure:
         """Move the chosen messages to Trash (on Gmail, [Gmail]/Trash).
 
         Give ids, or at least one search criterion: a call that would choose every

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from janito_core import tool
+from janito_core import Failure, tool
 
 from . import _compose, _drafts
 from ._base import MailTool
@@ -15,6 +15,7 @@ from ._settings import Settings
 
 
 class DraftUpdated(DraftSaved):
+    success: Literal[True]
     id: Annotated[int, "The draft's old id, removed."]
     message_id: Annotated[str, "The draft's Message-ID (kept)."]
     to: Recipients
@@ -35,7 +36,7 @@ class UpdateDraft(MailTool):
     def run(self, id: MessageId, to: Addresses | None = None, subject: OneLine | None = None,
             body: str | None = None, cc: Addresses | None = None,
             bcc: Addresses | None = None, html_body: str | None = None,
-            attachments: Attachments | None = None) -> DraftUpdated:
+            attachments: Attachments | None = None) -> DraftUpdated | Failure:
         """Replace parts of a draft. The draft is saved anew, so it gets a new id (in
         the result); the old one is removed.
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from janito_core import Failure, failure
+
 if TYPE_CHECKING:
     from ._graph import GraphClient
 
@@ -25,8 +27,8 @@ def client() -> GraphClient:
     return GraphClient(MsalTokenProvider())
 
 
-def invalid(message: str, **echo: Any) -> dict[str, Any]:
-    return {"success": False, "error": message, "error_type": "invalid_arguments", **echo}
+def invalid(message: str, **echo: Any) -> Failure:
+    return failure(message, "invalid_arguments", **echo)
 
 
 def guarded(tool: Any, body: Callable[[], dict[str, Any]], **echo: Any) -> dict[str, Any]:
@@ -43,7 +45,7 @@ def guarded(tool: Any, body: Callable[[], dict[str, Any]], **echo: Any) -> dict[
         text = str(exc).strip()
         message = redact(f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""))
         _report_error(tool, message)
-        return {"success": False, "error": message, "error_type": "tool_exception", **echo}
+        return failure(message, "tool_exception", **echo)
 
 
 def _report_error(tool: Any, message: str) -> None:

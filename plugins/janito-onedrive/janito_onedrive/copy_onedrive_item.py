@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
@@ -30,6 +30,7 @@ class Copied(TypedDict):
         note: What a copy still running means.
     """
 
+    success: Literal[True]
     path: str
     destination_folder: str | None
     new_name: str | None
@@ -54,7 +55,7 @@ class CopyOneDriveItem(BaseTool):
     def run(self, path: str, destination_folder: str | None = None, new_name: str | None = None,
             conflict_behavior: ConflictBehavior = "fail",
             wait_seconds: Annotated[int, Interval(ge=0, le=MAX_WAIT)] = DEFAULT_WAIT,
-            ) -> Copied:
+            ) -> Copied | Failure:
         """Copy an item; OneDrive copies in the background and this waits for it to finish.
 
         Args:

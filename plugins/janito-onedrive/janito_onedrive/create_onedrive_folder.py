@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 
 from ._common import gate, guarded, invalid
 from ._items import ConflictBehavior, DriveItem, TypedDict
@@ -20,6 +20,7 @@ class FolderMade(TypedDict):
         conflict_behavior: What was asked for when the name was taken.
     """
 
+    success: Literal[True]
     path: str
     folder: DriveItem
     created: bool
@@ -37,7 +38,7 @@ class CreateOneDriveFolder(BaseTool):
         return gate(cls)
 
     def run(self, path: str,
-            conflict_behavior: Literal["fail", "replace", "rename"] = "fail") -> FolderMade:
+            conflict_behavior: Literal["fail", "replace", "rename"] = "fail") -> FolderMade | Failure:
         """Create a folder; its parent folder must already exist.
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 
 from ._common import gate, guarded, invalid
 from ._items import DriveItem, TypedDict
@@ -20,6 +20,7 @@ class Deleted(TypedDict):
         item: The item as it was.
     """
 
+    success: Literal[True]
     path: str
     dry_run: bool
     deleted: bool
@@ -36,7 +37,7 @@ class DeleteOneDriveFile(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, path: str, dry_run: bool = False) -> Deleted:
+    def run(self, path: str, dry_run: bool = False) -> Deleted | Failure:
         """Delete a file or a folder with everything in it; dry_run only shows what would go.
 
         Args:

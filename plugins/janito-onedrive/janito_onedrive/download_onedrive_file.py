@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
-from janito_core import BaseTool, WorkspaceError, tool
+from janito_core import BaseTool, Failure, WorkspaceError, tool
 from janito_core.results import counted
 
 from ._common import gate, guarded, invalid
@@ -27,6 +27,7 @@ class Downloaded(TypedDict):
         file: The file on OneDrive.
     """
 
+    success: Literal[True]
     path: str
     output_path: str | None
     local_path: str
@@ -45,7 +46,7 @@ class DownloadOneDriveFile(BaseTool):
         return gate(cls)
 
     def run(self, path: str, output_path: str | None = None,
-            overwrite: bool = False, drive_id: str | None = None) -> Downloaded:
+            overwrite: bool = False, drive_id: str | None = None) -> Downloaded | Failure:
         """Download a file from OneDrive into the workspace (never outside it).
 
         Args:

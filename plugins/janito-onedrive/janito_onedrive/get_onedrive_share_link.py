@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval, MinLen
 
 from ._common import gate, guarded, invalid
@@ -27,6 +27,7 @@ class ShareLink(TypedDict):
         created: False when an existing link was reused.
     """
 
+    success: Literal[True]
     path: str
     link_type: str
     scope: str
@@ -53,7 +54,7 @@ class GetOneDriveShareLink(BaseTool):
     def run(self, path: str, link_type: Literal["view", "edit", "embed"] = "view",
             scope: Literal["anonymous", "organization", "users"] = "anonymous",
             expires_in_days: Annotated[int, Interval(ge=1, le=730)] | None = None,
-            password: Annotated[str, MinLen(1)] | None = None) -> ShareLink:
+            password: Annotated[str, MinLen(1)] | None = None) -> ShareLink | Failure:
         """Create or reuse a sharing link, optionally expiring or protected by a password.
 
         Args:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded, invalid
@@ -35,6 +35,7 @@ class FolderListing(TypedDict):
         note: How far a local sort went.
     """
 
+    success: Literal[True]
     path: str
     drive_id: NotRequired[str]
     items: list[DriveItem]
@@ -58,7 +59,7 @@ class ListOneDriveFiles(BaseTool):
 
     def run(self, path: str = "", limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50,
             order_by: OrderBy = "name",
-            folder_only: bool = False, drive_id: str | None = None) -> FolderListing:
+            folder_only: bool = False, drive_id: str | None = None) -> FolderListing | Failure:
         """List the items of a OneDrive folder with their size, dates and web link.
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval
 
 from ._common import gate, guarded
@@ -22,6 +22,7 @@ class SharedListing(TypedDict):
         has_more: Whether more were shared than were returned.
     """
 
+    success: Literal[True]
     items: list[SharedItem]
     total_count: int
     has_more: bool
@@ -37,7 +38,7 @@ class ListOneDriveSharedWithMe(BaseTool):
     def should_load(cls) -> bool:
         return gate(cls)
 
-    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50) -> SharedListing:
+    def run(self, limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 50) -> SharedListing | Failure:
         """List items shared with you; read one with its drive_id and path in the other tools.
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import AtLeastOneOf, Pattern
 
 from ._common import gate, guarded, invalid
@@ -23,6 +23,7 @@ class Moved(TypedDict):
         item: The item where it is now.
     """
 
+    success: Literal[True]
     path: str
     destination_folder: str | None
     new_name: str | None
@@ -44,7 +45,7 @@ class MoveOneDriveItem(BaseTool):
     def run(self, path: str,
             destination_folder: Annotated[str | None, AtLeastOneOf("change")] = None,
             new_name: Annotated[str | None, Pattern(r"\S"), AtLeastOneOf("change")] = None,
-            conflict_behavior: ConflictBehavior = "fail") -> Moved:
+            conflict_behavior: ConflictBehavior = "fail") -> Moved | Failure:
         """Move and/or rename an item in one step; at least one of destination_folder and new_name.
 
         Args:

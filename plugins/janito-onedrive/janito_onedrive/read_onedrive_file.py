@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval
 from janito_core.results import counted
 
@@ -70,6 +70,7 @@ class FileRead(TypedDict):
         content_skipped: Why the text was not read (binary, too large, not UTF-8).
     """
 
+    success: Literal[True]
     path: str
     file: DriveItem
     content: NotRequired[str]
@@ -91,7 +92,7 @@ class ReadOneDriveFile(BaseTool):
 
     def run(self, path: str, include_content: bool = True,
             max_content_length: Annotated[int, Interval(ge=1, le=HARD_MAX)] = DEFAULT_MAX,
-            drive_id: str | None = None) -> FileRead:
+            drive_id: str | None = None) -> FileRead | Failure:
         """Read a file's metadata and its text; Word, Excel and PowerPoint files are read as text.
 
         Args:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Interval, Pattern
 
 from ._common import gate, guarded, invalid
@@ -31,6 +31,7 @@ class Found(TypedDict):
         has_more: Whether OneDrive has more matches.
     """
 
+    success: Literal[True]
     query: str
     folder_path: str | None
     file_type_filter: str | None
@@ -52,7 +53,7 @@ class SearchOneDriveFiles(BaseTool):
     def run(self, query: Annotated[str, Pattern(r"\S")], folder_path: str | None = None,
             file_type_filter: Annotated[str, Pattern(EXTENSION)] | None = None,
             limit: Annotated[int, Interval(ge=1, le=MAX_LIMIT)] = 20,
-            drive_id: str | None = None) -> Found:
+            drive_id: str | None = None) -> Found | Failure:
         """Search OneDrive; OneDrive matches names, metadata and file content.
 
         Args:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from janito_core import BaseTool, WorkspaceError, tool
+from janito_core import BaseTool, Failure, WorkspaceError, tool
 from janito_core.constraints import ExactlyOneOf
 from janito_core.results import counted
 
@@ -30,6 +30,7 @@ class Uploaded(TypedDict):
         local_path: The workspace file uploaded.
     """
 
+    success: Literal[True]
     path: str
     size: int
     method: Literal["simple", "session"]
@@ -57,7 +58,7 @@ class UploadOneDriveFile(BaseTool):
             local_path: Annotated[str | None, ExactlyOneOf("source")] = None,
             overwrite: bool = False,
             conflict_behavior: ConflictBehavior | None = None,
-            ) -> Uploaded:
+            ) -> Uploaded | Failure:
         """Upload to OneDrive: give either content (text) or local_path (a workspace file).
 
         Args:

@@ -45,6 +45,7 @@ else:  # pragma: no cover - Python 3.10
 from ._frontmatter import SKILL_FILE, SkillFileError, open_skill_file, read_front_matter
 
 if TYPE_CHECKING:
+    from janito_core import Failure
     from janito_core.workspace import Workspace
 
 ENTRY_POINT_GROUP = "janito.skills"
@@ -660,8 +661,9 @@ def report_diagnostics(index: SkillIndex) -> None:
             report_warning(f"Skill warning: {diagnostic.text(root)}")
 
 
-def missing_skill(index: SkillIndex, name: str) -> dict[str, Any]:
-    """The failure result for a skill name that is not available, saying why."""
+def missing_skill(index: SkillIndex, name: str, **echo: Any) -> Failure:
+    """The failure result for a skill name that is not available, saying why (with
+    ``echo``, the arguments of the call)."""
     import difflib
 
     from janito_core.dispatch import failure
@@ -672,18 +674,17 @@ def missing_skill(index: SkillIndex, name: str) -> dict[str, Any]:
         return failure(
             f"Skill {name!r} comes with this project, whose skills are not offered until the "
             "user trusts its folder (the user can run `janito skills trust` there).",
-            "not_trusted", name=name, path=display(waiting.folder, root))
+            "not_trusted", name=name, path=display(waiting.folder, root), **echo)
     problem = index.problem_for(name)
     if problem is not None:
         return failure(
             f"Skill {name!r} cannot be loaded: {problem.text(root)}.", "invalid_skill",
-            name=name, path=display(problem.path, root),
-        )
+            name=name, path=display(problem.path, root), **echo)
     names = list(index.skills)
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return failure(f"There is no skill named {name!r}.{hint}", "not_found",
-                   name=name, available=names[:100], suggestions=close)
+                   name=name, available=names[:100], suggestions=close, **echo)
 
 
 def _once(roots: list[SkillRoot]) -> list[SkillRoot]:

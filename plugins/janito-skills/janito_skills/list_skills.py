@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 
 from ._index import PRECEDENCE, DiagnosticRow, NotRequired, SkillRow, Source, TypedDict, discover
 
@@ -50,6 +50,7 @@ class SkillListing(TypedDict):
         note: Why some skills are not offered.
     """
 
+    success: Literal[True]
     count: int
     skills: list[SkillRow]
     shadowed: list[ShadowedSkill]
@@ -70,12 +71,12 @@ class ListSkills(BaseTool):
     cannot be used are reported under ``diagnostics``.
     """
 
-    def run(self) -> SkillListing:
+    def run(self) -> SkillListing | Failure:
         """List every skill by reading only the front matter of each SKILL.md."""
         root = self.workspace.root
         index = discover(root, report=True)
         skills = [skill.as_row(root) for skill in index.skills.values()]
-        shadowed = [
+        shadowed: list[ShadowedSkill] = [
             {
                 "name": hidden.name,
                 "source": hidden.source,
@@ -84,7 +85,7 @@ class ListSkills(BaseTool):
             }
             for hidden, winner in index.shadowed
         ]
-        result: dict[str, Any] = {
+        result: SkillListing = {
             "success": True,
             "count": len(skills),
             "skills": skills,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from janito_core import BaseTool, WorkspaceError, tool
+from janito_core import BaseTool, Failure, WorkspaceError, tool
 
 from ._frontmatter import SkillFileError, open_skill_file, read_body
 from ._index import NotRequired, Source, TypedDict, discover, display, missing_skill
@@ -30,6 +30,7 @@ class LoadedSkill(TypedDict):
         hint: How to read a resource.
     """
 
+    success: Literal[True]
     name: str
     description: str
     source: Source
@@ -56,7 +57,7 @@ class LoadSkill(BaseTool):
 
         return refine(schema, registry, "name", listing=True)
 
-    def run(self, name: str) -> LoadedSkill:
+    def run(self, name: str) -> LoadedSkill | Failure:
         """Return the instructions of skill ``name`` (the body of its SKILL.md).
 
         Args:
@@ -86,7 +87,7 @@ class LoadSkill(BaseTool):
             resources, more = list_resources(folder)
         report_info(f"Loaded skill {name!r} ({skill.source}) from {display(skill.folder, root)}"
                     f" with {len(resources)} resource file{'' if len(resources) == 1 else 's'}")
-        result: dict[str, Any] = {
+        result: LoadedSkill = {
             "success": True,
             "name": skill.name,
             "description": skill.description,

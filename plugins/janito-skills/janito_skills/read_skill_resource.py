@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Annotated, Any, Literal
 
-from janito_core import BaseTool, WorkspaceError, tool
+from janito_core import BaseTool, Failure, WorkspaceError, tool
 from janito_core.constraints import Interval, Pattern
 from janito_core.results import counted
 
@@ -29,6 +29,7 @@ class SkillResource(TypedDict):
         truncated: Whether the content stops at max_bytes.
     """
 
+    success: Literal[True]
     skill_name: str
     resource_path: str
     path: str
@@ -52,7 +53,7 @@ class ReadSkillResource(BaseTool):
     def run(self, skill_name: str,
             resource_path: Annotated[str, Pattern(r"^[^\x00]*[^\s\x00][^\x00]*$")],
             max_bytes: Annotated[int, Interval(ge=1, le=LIMIT_MAX_BYTES)] = DEFAULT_MAX_BYTES,
-            ) -> SkillResource:
+            ) -> SkillResource | Failure:
         """Read one file inside the folder of skill ``skill_name``.
 
         Args:
@@ -70,7 +71,7 @@ class ReadSkillResource(BaseTool):
         index = discover(self.workspace)
         skill = index.get(skill_name)
         if skill is None:
-            return {**missing_skill(index, skill_name), **echo}
+            return missing_skill(index, skill_name, **echo)
         try:
             relative = clean_resource_path(resource)
         except ResourceError as exc:
@@ -111,7 +112,8 @@ class ReadSkillResource(BaseTool):
         self.report_result(f"Read {resource} of skill {skill_name} ({counted(len(data), 'byte')})")
         return {
             "success": True,
-            **echo,
+            "skill_name": skill_name,
+            "resource_path": resource,
             "path": display(os.path.join(skill.folder, shown), root),
             "encoding": encoding,
             "content": content,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 # The result types of the tools (their MCP output schemas) mark the keys a result may
 # leave out with NotRequired, which typing has from 3.11 on.
@@ -15,7 +15,7 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import NotRequired as NotRequired
     from typing_extensions import TypedDict as TypedDict
 
-from janito_core import WorkspaceError, failure
+from janito_core import Failure, WorkspaceError, failure
 from janito_core.results import CANCELLED, counted
 
 from ._process import PROCESS_GROUP, run_process
@@ -137,6 +137,7 @@ class Ran(TypedDict):
         not_applied: Changes that were not made, and why.
     """
 
+    success: Literal[True]
     code: NotRequired[str]
     file_path: NotRequired[str]
     timeout: float
@@ -188,11 +189,11 @@ class RunCall:
         echo.update((key, value) for key, value in optional.items() if value is not None)
         self.echo = echo
 
-    def fail(self, error: str, error_type: str) -> dict[str, Any]:
+    def fail(self, error: str, error_type: str) -> Failure:
         """A failed result that repeats the inputs."""
         return failure(error, error_type, **self.echo)
 
-    def folder(self, tool: BaseTool) -> str | dict[str, Any]:
+    def folder(self, tool: BaseTool) -> str | Failure:
         """The absolute working folder (by default the workspace root), or the failure.
 
         The folder is found through the workspace (a link is followed only while it stays
@@ -230,7 +231,7 @@ class RunCall:
         return real
 
     def python_place(self, tool: BaseTool, python_executable: str | None
-                     ) -> tuple[str, str] | dict[str, Any]:
+                     ) -> tuple[str, str] | Failure:
         """(working folder, interpreter) of a Python run, or the failure."""
         cwd = self.folder(tool)
         if isinstance(cwd, dict):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any, Callable, TypeVar
 
-from janito_core import BaseTool, failure
+from janito_core import BaseTool, Failure, failure
 
-RunMethod = TypeVar("RunMethod", bound=Callable[..., dict[str, Any]])
+RunMethod = TypeVar("RunMethod", bound=Callable[..., Mapping[str, Any]])
 
 
-def unexpected(tool: BaseTool, exc: BaseException, echo: dict[str, Any]) -> dict[str, Any]:
+def unexpected(tool: BaseTool, exc: BaseException, echo: dict[str, Any]) -> Failure:
     """A failed result for an exception no code path expected (a bug, or a broken system)."""
     text = str(exc) or type(exc).__name__
     name = type(tool).__name__
@@ -32,7 +33,7 @@ def guarded(*echoed: str) -> Callable[[RunMethod], RunMethod]:
 
     def decorate(run: RunMethod) -> RunMethod:
         @functools.wraps(run)
-        def guarded_run(self: BaseTool, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        def guarded_run(self: BaseTool, *args: Any, **kwargs: Any) -> Mapping[str, Any]:
             try:
                 return run(self, *args, **kwargs)
             except Exception as exc:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Annotated, TextIO
+from typing import Annotated, Literal, TextIO
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import Pattern
 
 from ._common import TypedDict
@@ -32,6 +32,7 @@ class Answered(TypedDict):
         answer: What the person typed.
     """
 
+    success: Literal[True]
     question: str
     answer: str
 
@@ -45,7 +46,7 @@ class AskUser(BaseTool):
     """
 
     @guarded("question")
-    def run(self, question: Annotated[str, Pattern(r"\S")]) -> Answered:
+    def run(self, question: Annotated[str, Pattern(r"\S")]) -> Answered | Failure:
         """Show a question to the user and wait for a one-line answer.
 
         Args:

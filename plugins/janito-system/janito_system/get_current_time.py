@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import Len, MinLen, Pattern
 
 from ._common import NotRequired, TypedDict
@@ -44,6 +44,7 @@ class CurrentTime(TypedDict):
         formatted: The time written with format.
     """
 
+    success: Literal[True]
     utc: bool
     timezone: str | None
     format: str | None
@@ -69,7 +70,7 @@ class GetCurrentTime(BaseTool):
         utc: bool = False,
         timezone: Annotated[str, Len(1, 100)] | None = None,
         format: Annotated[str, MinLen(1), Pattern(NO_NUL)] | None = None,
-    ) -> CurrentTime:
+    ) -> CurrentTime | Failure:
         """Return the current date and time.
 
         Args:

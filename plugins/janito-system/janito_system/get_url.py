@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from janito_core import BaseTool, failure, tool
+from janito_core import BaseTool, Failure, failure, tool
 from janito_core.constraints import Ge, Gt, Interval
 from janito_core.results import counted
 
@@ -103,6 +103,7 @@ class Fetched(TypedDict):
         duration_ms: How long it took.
     """
 
+    success: Literal[True]
     url: str
     max_length: int | None
     max_lines: int | None
@@ -157,7 +158,7 @@ class GetUrl(BaseTool):
         include_links: bool = True,
         check_llms_txt: bool = False,
         threshold: int | None = None,
-    ) -> Fetched:
+    ) -> Fetched | Failure:
         """Fetch a URL and return its content as text.
 
         Args:

@@ -6,7 +6,7 @@ import os
 import shutil
 from typing import Annotated, Any
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Pattern
 
 from ._common import (
@@ -56,7 +56,7 @@ class RunBashCode(BaseTool):
         capture_output: CaptureOutput = True,
         capture_errors: CaptureErrors = True,
         bash_executable: str | None = None,
-    ) -> Ran:
+    ) -> Ran | Failure:
         """Run shell code and return its exit code, standard output and standard error.
 
         Args:

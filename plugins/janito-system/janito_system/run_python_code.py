@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from janito_core import BaseTool, tool
+from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Pattern
 
 from ._common import (
@@ -53,7 +53,7 @@ class RunPythonCode(BaseTool):
         capture_output: CaptureOutput = True,
         capture_errors: CaptureErrors = True,
         python_executable: PythonExecutable = None,
-    ) -> Ran:
+    ) -> Ran | Failure:
         """Run Python code and return its exit code, standard output and standard error.
 
         Args:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
-from janito_core import BaseTool, WorkspaceError, tool
+from janito_core import BaseTool, Failure, WorkspaceError, tool
 from janito_core.constraints import Pattern
 
 from ._common import (
@@ -85,7 +85,7 @@ class RunPythonFile(BaseTool):
         capture_errors: CaptureErrors = True,
         python_executable: PythonExecutable = None,
         additional_args: list[Annotated[str, Pattern(NO_NUL)]] | None = None,
-    ) -> Ran:
+    ) -> Ran | Failure:
         """Run a Python file and return its exit code, standard output and standard error.
 
         Args:
@@ -113,7 +113,7 @@ class RunPythonFile(BaseTool):
                             cwd=cwd, env=child_env(PYTHON_ENV), input_data=source)
 
     def _read_script(self, file_path: str, call: RunCall
-                     ) -> tuple[str, str, bytes] | dict[str, Any]:
+                     ) -> tuple[str, str, bytes] | Failure:
         """(absolute real path, path as shown, content) of the script, or the failure."""
         from janito_core.workspace import NotRegularFile, read_fd
 
