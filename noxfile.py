@@ -14,7 +14,7 @@ Sessions
                           served by a package index on loopback
     integrations(python)  tests/frameworks: janito's tools inside pydantic-ai, the OpenAI
                           Agents SDK, LangChain and llm, on the oldest and newest Python
-    lint, typecheck       ruff on everything, strict mypy on janito_core
+    lint, typecheck       ruff on everything, strict mypy on janito_core and janito-skills
     release               every sdist and wheel, index-ready, in dist/ (not run by default)
     stress                the race and timing tests, many times, with every core busy
                           (not run by default)
@@ -85,7 +85,7 @@ PYPISERVER = "pypiserver>=2.3"
 # these are the versions the development machines carry.
 RUFF = "ruff==0.17.6"
 MYPY = "mypy==2.4.1"
-TYPE_STUBS = ("types-jsonschema",)
+TYPE_STUBS = ("types-jsonschema", "types-PyYAML")
 
 nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -1012,7 +1012,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=[OLDEST])
 @_timed
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict (per pyproject) on janito_core."""
+    """mypy --strict (per pyproject) on janito_core and janito-skills."""
     # mypy checks for Python 3.10 (pyproject) whatever runs it, so it follows the 3.10
     # branch to tomli even where the oldest interpreter found is newer (Debian 12: 3.11).
     session.install(MYPY, *TYPE_STUBS, "tomli>=2.0", CORE.test_req)
