@@ -57,6 +57,14 @@ class Setup:
         return sorted(((line["tool"], line.get("error_type"), line.get("approved"))
                        for line in self.audit()), key=repr)
 
+    def assert_conversation_logged(self, caller: str) -> None:
+        """What the conversation every framework's test holds leaves behind: the approved
+        check ran, the declined one did not, and janito logged the four calls as
+        ``caller``'s."""
+        assert RUNS == ["lint"]
+        assert self.outcomes() == EXPECTED_OUTCOMES
+        assert self.callers() == {caller}
+
 
 #: What janito logs of the conversation every test holds: the read, the refused write,
 #: the asked call approved, the asked call declined.

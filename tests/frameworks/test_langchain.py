@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
-    EXPECTED_OUTCOMES,
     RUNS,
     Setup,
     forecast_registry,
@@ -68,9 +67,7 @@ def check_the_conversation(setup: Setup, final: dict[str, Any],
     declined = parsed(got["c4"].content)
     assert declined["error_type"] == "approval_declined" and "not today" in declined["error"]
     assert final["messages"][-1].content == "done"
-    assert RUNS == ["lint"]
-    assert setup.outcomes() == EXPECTED_OUTCOMES
-    assert setup.callers() == {"langchain"}
+    setup.assert_conversation_logged("langchain")
 
 
 def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup) -> None:

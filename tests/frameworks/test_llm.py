@@ -17,7 +17,6 @@ import llm
 import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
-    EXPECTED_OUTCOMES,
     RUNS,
     Setup,
     forecast_registry,
@@ -66,9 +65,7 @@ def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup
     assert declined["error_type"] == "approval_declined" and "not today" in declined["error"]
     assert [(a.tool, a.arguments) for a in asked] == [("RunCheck", {"check": "lint"}),
                                                       ("RunCheck", {"check": "deploy"})]
-    assert RUNS == ["lint"]
-    assert setup.outcomes() == EXPECTED_OUTCOMES
-    assert setup.callers() == {"llm"}
+    setup.assert_conversation_logged("llm")
 
 
 def test_without_before_call_an_asked_call_is_not_run(setup: Setup) -> None:

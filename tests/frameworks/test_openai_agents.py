@@ -11,7 +11,6 @@ from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 from framework_setup import (
     EXPECTED_FORECAST,
-    EXPECTED_OUTCOMES,
     RUNS,
     Setup,
     forecast_registry,
@@ -64,9 +63,7 @@ def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup
     assert answers["c3"] == {"success": True, "ran": "lint"}
     assert answers["c4"]["error_type"] == "approval_declined"
     assert answers["c4"]["approval"]["arguments"] == {"check": "deploy"}
-    assert RUNS == ["lint"]
-    assert setup.outcomes() == EXPECTED_OUTCOMES
-    assert setup.callers() == {"openai-agents"}
+    setup.assert_conversation_logged("openai-agents")
 
 
 def test_a_reason_for_the_no_reaches_the_model(setup: Setup) -> None:

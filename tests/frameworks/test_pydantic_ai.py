@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from framework_setup import (
     EXPECTED_FORECAST,
-    EXPECTED_OUTCOMES,
     RUNS,
     Setup,
     forecast_registry,
@@ -86,9 +85,7 @@ def test_a_conversation_reads_is_refused_a_write_and_is_asked_twice(setup: Setup
     assert declined["error_type"] == "approval_declined"
     assert declined["approval"]["arguments"] == {"check": "deploy"}
     assert answers["c4"].outcome == "denied"
-    assert RUNS == ["lint"]
-    assert setup.outcomes() == EXPECTED_OUTCOMES
-    assert setup.callers() == {"pydantic-ai"}
+    setup.assert_conversation_logged("pydantic-ai")
 
 
 def test_the_ask_answered_in_the_run_by_a_handler(setup: Setup) -> None:
