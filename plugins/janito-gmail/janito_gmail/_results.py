@@ -93,6 +93,19 @@ class Changed(Selected):
     note: NotRequired[str]
 
 
+#: The files a message written by a tool carries.
+AttachedFiles = Annotated[list[str], "The files attached."]
+
+
+class Addressed(TypedDict):
+    """Whom a message a tool wrote goes to, and its subject."""
+
+    to: Recipients
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+
+
 class Renamed(TypedDict):
     filename: Annotated[str, "The name it was sent under."]
     original: Annotated[str, "Its name in the message, which held a line break."]

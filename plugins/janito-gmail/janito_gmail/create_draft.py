@@ -11,18 +11,14 @@ from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import MESSAGE_REFERENCE, Addresses, Attachments, Folder, OneLine
-from ._results import DraftSaved, NotRequired, Recipients
+from ._results import Addressed, AttachedFiles, DraftSaved, NotRequired
 from ._settings import Settings
 
 
-class DraftCreated(DraftSaved):
+class DraftCreated(Addressed, DraftSaved):
     success: Literal[True]
     message_id: Annotated[str, "The draft's Message-ID."]
-    to: Recipients
-    cc: list[str]
-    bcc: list[str]
-    subject: str
-    attachments: Annotated[list[str], "The files attached."]
+    attachments: AttachedFiles
     in_reply_to: NotRequired[Annotated[str, "The Message-ID it answers."]]
 
 

@@ -11,20 +11,16 @@ from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, Folder, MessageId
-from ._results import NotRequired, Recipients, Renamed, SentOrSaved
+from ._results import Addressed, AttachedFiles, NotRequired, Renamed, SentOrSaved
 from ._settings import Settings
 
 
-class Forwarded(SentOrSaved):
+class Forwarded(Addressed, SentOrSaved):
     success: Literal[True]
     id: Annotated[int, "The message forwarded."]
     folder: str
     message_id: Annotated[str, "The forward's Message-ID."]
-    to: Recipients
-    cc: list[str]
-    bcc: list[str]
-    subject: str
-    attachments: Annotated[list[str], "The files attached."]
+    attachments: AttachedFiles
     renamed: NotRequired[Annotated[list[Renamed], "Attachments sent under a safe name."]]
 
 

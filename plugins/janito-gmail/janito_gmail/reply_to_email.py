@@ -10,23 +10,19 @@ from . import _compose, _drafts, _smtp
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, Folder, MessageId
-from ._results import LeftOut, NotRequired, Recipients, SentOrSaved
+from ._results import Addressed, AttachedFiles, LeftOut, NotRequired, SentOrSaved
 from ._settings import Settings
 
 
-class Reply(SentOrSaved):
+class Reply(Addressed, SentOrSaved):
     success: Literal[True]
     id: Annotated[int, "The message answered."]
     folder: str
     reply_all: bool
     message_id: Annotated[str, "The reply's Message-ID."]
-    to: Recipients
-    cc: list[str]
-    bcc: list[str]
-    subject: str
     in_reply_to: Annotated[str, "The Message-ID it answers."]
     references: Annotated[list[str], "The conversation's Message-IDs."]
-    attachments: NotRequired[Annotated[list[str], "The files attached."]]
+    attachments: NotRequired[AttachedFiles]
     left_out: NotRequired[LeftOut]
 
 

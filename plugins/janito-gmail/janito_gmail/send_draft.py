@@ -12,20 +12,16 @@ from ._base import MailTool
 from ._errors import INVALID_ARGUMENTS, MailError
 from ._imap import imap_session
 from ._params import MessageId
-from ._results import LeftOut, NotRequired, Recipients, Refused, TypedDict
+from ._results import Addressed, LeftOut, NotRequired, Refused
 from ._settings import Settings
 
 
-class DraftSent(TypedDict):
+class DraftSent(Addressed):
     success: Literal[True]
     id: Annotated[int, "The draft sent, now removed."]
     drafts_folder: str
     sent: bool
     message_id: Annotated[str, "The Message-ID it was sent with."]
-    to: Recipients
-    cc: list[str]
-    bcc: list[str]
-    subject: str
     recipients: Annotated[int, "The recipients the server took."]
     left_out: NotRequired[LeftOut]
     refused: NotRequired[Refused]

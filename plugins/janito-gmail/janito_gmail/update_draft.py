@@ -10,19 +10,15 @@ from . import _compose, _drafts
 from ._base import MailTool
 from ._imap import imap_session
 from ._params import Addresses, Attachments, MessageId, OneLine
-from ._results import DraftSaved, LeftOut, NotRequired, Recipients, Renamed
+from ._results import Addressed, AttachedFiles, DraftSaved, LeftOut, NotRequired, Renamed
 from ._settings import Settings
 
 
-class DraftUpdated(DraftSaved):
+class DraftUpdated(Addressed, DraftSaved):
     success: Literal[True]
     id: Annotated[int, "The draft's old id, removed."]
     message_id: Annotated[str, "The draft's Message-ID (kept)."]
-    to: Recipients
-    cc: list[str]
-    bcc: list[str]
-    subject: str
-    attachments: Annotated[list[str], "The files attached."]
+    attachments: AttachedFiles
     renamed: NotRequired[Annotated[list[Renamed], "Attachments kept under a safe name."]]
     left_out: NotRequired[LeftOut]
 
