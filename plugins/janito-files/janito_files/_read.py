@@ -3,16 +3,38 @@
 from __future__ import annotations
 
 import os
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO
 
 from janito_core import failure
 from janito_core.results import counted
 
-from ._common import SNIFF_BYTES, check_cancelled, decode, is_binary
+from ._common import SNIFF_BYTES, NotRequired, TypedDict, check_cancelled, decode, is_binary
 
 # Past this size the lines after the shown range are not counted (total_lines is None).
 COUNT_LIMIT = 256 * 1024 * 1024
 MAX_BYTES_LIMIT = 10_000_000
+
+
+class TextRead(TypedDict):
+    """The text of one file as ``read_range`` gives it, with the path: what ReadFile answers
+    and each file ReadMultipleFiles read. The descriptions are in ``Annotated``, which a
+    TypedDict built on this one keeps (its docstring it would not, before Python 3.12)."""
+
+    filepath: Annotated[str, "The path as given."]
+    path: Annotated[str, "The file, as the workspace shows it."]
+    content: Annotated[str, "The lines, ending with a marker saying where to continue when "
+                            "cut."]
+    start_line: Annotated[int, "The first line shown."]
+    end_line: Annotated[int, "The last line shown (0 when none)."]
+    total_lines: Annotated[int | None, "Lines in the file (null for a file too large to "
+                                       "count)."]
+    size: Annotated[int, "The file's size in bytes."]
+    truncated: Annotated[bool, "Whether the content was cut (max_lines, max_bytes)."]
+    next_start_line: NotRequired[Annotated[int, "The start_line to continue from when cut."]]
+    decode_errors: NotRequired[Annotated[int, "Byte sequences that are not UTF-8 (shown as "
+                                              "U+FFFD)."]]
+    first_decode_error_line: NotRequired[Annotated[int, "The line of the first of them."]]
+    note: NotRequired[Annotated[str, "What to know about the text."]]
 
 
 def _count_lines(handle: BinaryIO) -> int:

@@ -9,43 +9,19 @@ from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, Le
 from janito_core.results import counted
 
-from ._common import DEFAULT_MAX_BYTES, NotRequired, TypedDict, echoed, invalid, open_for_reading, safe_text
-from ._read import MAX_BYTES_LIMIT, read_range
+from ._common import DEFAULT_MAX_BYTES, NotRequired, echoed, invalid, open_for_reading, safe_text
+from ._read import MAX_BYTES_LIMIT, TextRead, read_range
 
 
-class ReadText(TypedDict):
+class ReadText(TextRead):
     """What ReadFile answers.
 
     Attributes:
-        filepath: The path as given.
-        path: The file, as the workspace shows it.
-        content: The lines, ending with a marker saying where to continue when cut.
-        start_line: The first line shown.
-        end_line: The last line shown (0 when none).
-        total_lines: Lines in the file (null for a file too large to count).
-        size: The file's size in bytes.
-        truncated: Whether the content was cut (max_lines, max_bytes).
         from_end: The count of last lines asked for (a negative start_line).
-        next_start_line: Where to continue when cut.
-        decode_errors: Byte sequences that are not UTF-8 (shown as U+FFFD).
-        first_decode_error_line: The line of the first of them.
-        note: What to know about the text.
     """
 
     success: Literal[True]
-    filepath: str
-    path: str
-    content: str
-    start_line: int
-    end_line: int
-    total_lines: int | None
-    size: int
-    truncated: bool
     from_end: NotRequired[int]
-    next_start_line: NotRequired[int]
-    decode_errors: NotRequired[int]
-    first_decode_error_line: NotRequired[int]
-    note: NotRequired[str]
 
 
 @tool(permissions="r")

@@ -19,42 +19,15 @@ from ._common import (
     safe_text,
     split_paths_in,
 )
-from ._read import MAX_BYTES_LIMIT, read_range
+from ._read import MAX_BYTES_LIMIT, TextRead, read_range
 
 MAX_FILES = 100
 
 
-class FileText(TypedDict):
-    """A file that was read (its keys are ReadFile's).
+class FileText(TextRead):
+    """A file that was read (its keys are ReadFile's)."""
 
-    Attributes:
-        filepath: The path as given.
-        path: The file, as the workspace shows it.
-        content: Its lines, ending with a marker saying where to continue when cut.
-        start_line: The first line shown (1).
-        end_line: The last line shown (0 when none).
-        total_lines: Lines in the file (null for a file too large to count).
-        size: The file's size in bytes.
-        truncated: Whether the content was cut.
-        next_start_line: Where ReadFile would continue when cut.
-        decode_errors: Byte sequences that are not UTF-8 (shown as U+FFFD).
-        first_decode_error_line: The line of the first of them.
-        note: What to know about the text.
-    """
-
-    filepath: str
-    path: str
     success: bool
-    content: str
-    start_line: int
-    end_line: int
-    total_lines: int | None
-    size: int
-    truncated: bool
-    next_start_line: NotRequired[int]
-    decode_errors: NotRequired[int]
-    first_decode_error_line: NotRequired[int]
-    note: NotRequired[str]
 
 
 class FileNotRead(TypedDict):
