@@ -6,11 +6,21 @@ import itertools
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from janito_core import failure
 
-from ._common import invalid, kind_of, locate, os_failure, safe_text, split_paths_in
+from ._common import (
+    NotRequired,
+    PathProblem,
+    TypedDict,
+    invalid,
+    kind_of,
+    locate,
+    os_failure,
+    safe_text,
+    split_paths_in,
+)
 from ._walk import Exclude, walk
 
 if TYPE_CHECKING:
@@ -115,6 +125,20 @@ def walked(tool: BaseTool, starts: list[Start], limit: int | None, respect_gitig
         for entry in walk(tool, shown, max_depth=limit, gitignore=respect_gitignore,
                           errors=unreadable, exclude=exclude):
             yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:], entry
+
+
+class ListingResult(TypedDict):
+    """What ``listing_result`` gives every listing besides its paths (ListFiles' and
+    FindFiles' answers build on it). The descriptions are in ``Annotated``, which a
+    TypedDict built on this one keeps (its docstring it would not, before Python 3.12)."""
+
+    count: Annotated[int, "How many are listed."]
+    truncated: Annotated[bool, "Whether the listing stopped at max_results."]
+    note: NotRequired[Annotated[str, "What to do when it was cut."]]
+    errors: NotRequired[Annotated[list[PathProblem], "Paths that could not be listed, and "
+                                                     "why (the others were)."]]
+    unreadable: NotRequired[Annotated[list[str], "Folders that could not be read (at most "
+                                                 "50)."]]
 
 
 def listing_result(echo: dict[str, Any], key: str, found: Iterator[str], max_results: int,

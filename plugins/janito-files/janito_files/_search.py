@@ -41,7 +41,15 @@ from ._common import (
     safe_text,
 )
 from ._listing import Start, walk_roots
-from ._steps import CANDIDATES, FILTER, LITERAL, Searcher, literal_lines, scan_files
+from ._steps import (
+    CANDIDATES,
+    FILTER,
+    LITERAL,
+    Searcher,
+    count_lines,
+    literal_lines,
+    scan_files,
+)
 from ._walk import Exclude, parse_exclude, walk
 
 if TYPE_CHECKING:
@@ -160,17 +168,7 @@ class BytesMatcher:
 
     def count(self, data: bytes, later: bool = False) -> int:
         """How many lines of ``data`` match."""
-        hay = data.lower() if self.fold else data
-        needle = self.needle
-        at = hay.find(needle)
-        lines = 0
-        while at >= 0:
-            lines += 1
-            end = hay.find(b"\n", at)
-            if end < 0:
-                break
-            at = hay.find(needle, end + 1)
-        return lines
+        return count_lines(data.lower() if self.fold else data, self.needle)
 
     def long_line(self, shown: bool) -> LongLine:
         """What follows one line longer than LINE_BYTES; ``shown``: the result shows it."""

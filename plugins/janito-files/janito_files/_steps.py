@@ -123,7 +123,8 @@ LITERAL, CANDIDATES, FILTER = 0, 1, 2
 _WORD = struct.calcsize("n")
 
 
-def _count_py(hay: bytes, needle: bytes) -> int:
+def count_lines(hay: bytes, needle: bytes) -> int:
+    """How many lines of ``hay`` hold ``needle`` (each counted once)."""
     at = hay.find(needle)
     lines = 0
     while at >= 0:
@@ -204,7 +205,7 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
         assert needle is not None
         has_nul = b"\x00" in data
         if mode == LITERAL and count_only:
-            count = _count_py(hay, needle)
+            count = count_lines(hay, needle)
             if not count:
                 codes += b"n"
             elif has_nul:

@@ -15,10 +15,11 @@ from typing import Annotated, Any, ClassVar, Literal
 from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, MinLen, Pattern
 
-from ._common import NotRequired, PathProblem, TypedDict, echoed, invalid, safe_text
+from ._common import NotRequired, TypedDict, echoed, invalid, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
     Listed,
+    ListingResult,
     entry_text,
     listing_result,
     walk_roots,
@@ -89,31 +90,21 @@ class FoundFile(TypedDict):
     modified: str
 
 
-class Found(TypedDict):
+class Found(ListingResult):
     """What FindFiles answers.
 
     Attributes:
         paths: The paths as given.
         pattern: The pattern as given.
         files: Matches; folders end with "/", links with "@".
-        count: How many are listed.
-        truncated: Whether the search stopped at max_results.
-        note: What to do when it was cut.
         details: The size and age of each match, when a size or date was asked about.
-        errors: Paths that could not be searched, and why.
-        unreadable: Folders that could not be read (at most 50).
     """
 
     success: Literal[True]
     paths: str | list[str]
     pattern: str | None
     files: list[str]
-    count: int
-    truncated: bool
-    note: NotRequired[str]
     details: NotRequired[list[FoundFile]]
-    errors: NotRequired[list[PathProblem]]
-    unreadable: NotRequired[list[str]]
 
 
 @tool(permissions="r")

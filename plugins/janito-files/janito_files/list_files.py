@@ -11,9 +11,10 @@ from typing import Annotated, Any, ClassVar, Literal
 from janito_core import BaseTool, Failure, tool
 from janito_core.constraints import Ge, Interval, Pattern
 
-from ._common import NotRequired, PathProblem, TypedDict, echoed, safe_text
+from ._common import echoed, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
+    ListingResult,
     entry_text,
     listing_result,
     walk_roots,
@@ -22,27 +23,17 @@ from ._listing import (
 from ._walk import listing_levels
 
 
-class Listing(TypedDict):
+class Listing(ListingResult):
     """What ListFiles answers.
 
     Attributes:
         directory: The folder as given.
         entries: Paths below the workspace root; folders end with "/", links with "@".
-        count: How many entries are listed.
-        truncated: Whether the listing stopped at max_results.
-        note: What to do when it was cut.
-        errors: A path that could not be listed, and why.
-        unreadable: Folders that could not be read (at most 50).
     """
 
     success: Literal[True]
     directory: str
     entries: list[str]
-    count: int
-    truncated: bool
-    note: NotRequired[str]
-    errors: NotRequired[list[PathProblem]]
-    unreadable: NotRequired[list[str]]
 
 
 @tool(permissions="r")
