@@ -589,10 +589,6 @@ class Registry:
         when there is none. Nothing is imported: a toolset has the tool when its package
         holds the module named after it (``ReadEmails`` in ``read_emails.py``, the
         convention of one tool class per module), which is how the tool is found."""
-        import os
-
-        from .discovery import package_location
-
         wanted = name.lower()
         if not wanted.isidentifier():
             return None
@@ -600,13 +596,7 @@ class Registry:
         for spec in self._discover().toolsets.values():
             if spec.name in loaded or not self.is_allowed(spec.name):
                 continue
-            folder = package_location(spec.module)
-            try:
-                files = os.listdir(folder) if folder and os.path.isdir(folder) else []
-            except OSError:
-                continue
-            if any(f.endswith(".py") and not f.startswith("_")
-                   and f[:-3].replace("_", "").lower() == wanted for f in files):
+            if _holds_module_of(spec.module, wanted):
                 return spec
         return None
 
@@ -619,10 +609,6 @@ class Registry:
         one-tool-per-module convention (``ReadEmails`` in ``read_emails.py``): that module
         failed to import, or its package did and holds such a file. Nothing is imported.
         """
-        import os
-
-        from .discovery import package_location
-
         wanted = name.lower()
         loaded = self._loaded
         found = [
@@ -638,13 +624,7 @@ class Registry:
                 continue
             if error.module.rsplit(".", 1)[-1].replace("_", "").lower() == wanted:
                 return error, [error]
-            folder = package_location(error.module)
-            try:
-                files = os.listdir(folder) if folder and os.path.isdir(folder) else []
-            except OSError:
-                continue
-            if any(f.endswith(".py") and not f.startswith("_")
-                   and f[:-3].replace("_", "").lower() == wanted for f in files):
+            if _holds_module_of(error.module, wanted):
                 return error, [error]
         return None, found
 
@@ -664,6 +644,23 @@ class Registry:
     def __repr__(self) -> str:
         state = counted(len(self._by_name), "tool") if self._initialized else "not loaded yet"
         return f"<Registry {state}, privileges {self._privileges}>"
+
+
+def _holds_module_of(module: str, wanted: str) -> bool:
+    """Whether the package folder of ``module`` holds a public module named after tool
+    ``wanted`` (lower case, ``ReadEmails`` in ``read_emails.py``: one tool class per
+    module). Nothing is imported."""
+    import os
+
+    from .discovery import package_location
+
+    folder = package_location(module)
+    try:
+        files = os.listdir(folder) if folder and os.path.isdir(folder) else []
+    except OSError:
+        return False
+    return any(f.endswith(".py") and not f.startswith("_")
+               and f[:-3].replace("_", "").lower() == wanted for f in files)
 
 
 _default: Registry | None = None
