@@ -549,18 +549,8 @@ def test_an_inner_ask_stays_off_the_enclosing_span(tmp_path: Path) -> None:
     assert seen[0].tool == "Delegate"
 
 
-BLOCKED = r"""
-import importlib.abc, json, sys
-
-class Block(importlib.abc.MetaPathFinder):
-    tried = 0
-    def find_spec(self, name, path=None, target=None):
-        if name == "opentelemetry" or name.startswith("opentelemetry."):
-            Block.tried += 1
-            raise ImportError(f"no {name} here")
-        return None
-
-sys.meta_path.insert(0, Block())
+#: The scripts below run in an interpreter of their own: a registry of one tool, Ping.
+PING = """
 from janito_core import BaseTool, Registry, tool
 from janito_core.dispatch import call_tool
 
@@ -573,6 +563,21 @@ class Ping(BaseTool):
 
 registry = Registry(autoload=())
 registry.add_tool(Ping)
+"""
+
+BLOCKED = r"""
+import importlib.abc, json, sys
+
+class Block(importlib.abc.MetaPathFinder):
+    tried = 0
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            Block.tried += 1
+            raise ImportError(f"no {name} here")
+        return None
+
+sys.meta_path.insert(0, Block())
+""" + PING + r"""
 first = call_tool("Ping", None, registry=registry)
 tried = Block.tried
 for _ in range(3):
@@ -595,18 +600,7 @@ def test_without_opentelemetry_a_call_imports_nothing_and_tries_nothing() -> Non
 
 LATE = """
 import json, sys
-from janito_core import BaseTool, Registry, tool
-from janito_core.dispatch import call_tool
-
-@tool(permissions="r")
-class Ping(BaseTool):
-    '''Answer.'''
-    def run(self):
-        '''Answer.'''
-        return {"success": True}
-
-registry = Registry(autoload=())
-registry.add_tool(Ping)
+""" + PING + """
 call_tool("Ping", None, registry=registry)
 before = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
 from opentelemetry import trace
