@@ -65,8 +65,8 @@ class Workspace:
     ``OSError`` of the operation (FileNotFoundError, NotADirectoryError, ...).
     """
 
-    __slots__ = ("_durable", "_fd", "_guard", "_journal", "_lock", "_pinned", "_resolver",
-                 "confined", "given", "root")
+    __slots__ = ("_durable", "_fd", "_guard", "_journal", "_lock", "_owner", "_pinned",
+                 "_resolver", "confined", "given", "root")
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, confined: bool = True) -> None:
         base = os.getcwd() if root is None else os.fspath(root)
@@ -80,6 +80,8 @@ class Workspace:
         self._guard: Guard | None = None
         self._journal: Recording | None = None
         self._durable = True
+        # a view's workspace, kept alive while the view is: it owns the root's descriptor
+        self._owner: Workspace | None = None
 
     @classmethod
     def unconfined(cls, root: str | os.PathLike[str] | None = None) -> Workspace:
@@ -174,6 +176,7 @@ class Workspace:
         view._guard = self._guard
         view._journal = self._journal
         view._durable = self._durable
+        view._owner = self._owner or self
         return view
 
     @property
@@ -299,6 +302,7 @@ class Workspace:
         inner._guard = None if self._guard is None else _Below(self._guard, parts)
         inner._journal = self._journal
         inner._durable = self._durable
+        inner._owner = None  # its descriptor is its own
         return inner
 
     def __enter__(self) -> Workspace:

@@ -272,3 +272,20 @@ def test_within_confines_to_a_folder_opened_through_the_walk(layout: tuple[Path,
         workspace.within("sub-moved/inside.txt")
     with pytest.raises(FileNotFoundError):
         workspace.within("missing")
+
+
+def test_a_view_outlives_the_workspace_it_was_made_of(tmp_path: Path) -> None:
+    """A view shares its workspace's root descriptor: the workspace dropped, the view
+    keeps it open (it was closed under the view, which then wrote nowhere)."""
+    import gc
+
+    view = Workspace(tmp_path).deferred()
+    gc.collect()
+    # what a closed root's number would be handed to
+    others = [os.open(os.devnull, os.O_RDONLY) for _ in range(8)]
+    try:
+        view.write_file("kept.txt", b"kept")
+    finally:
+        for fd in others:
+            os.close(fd)
+    assert (tmp_path / "kept.txt").read_bytes() == b"kept"
