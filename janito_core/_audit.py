@@ -5,6 +5,11 @@
 log holds at most ``max_bytes * (keep + 1)``. Lines are appended with ``O_APPEND`` in one
 write each, so processes sharing the log never interleave inside a line; the rotation
 itself takes a lock file so two processes never rotate at once.
+
+A process keeps the log open between lines (an open and a close a call fewer). After each
+line it looks the log up by name: when another process rotated it meanwhile, the line went
+to the rotated file, which is still part of the log, or, rotated out of it, is written
+again to the new one; either way the log is opened afresh for the next line.
 """
 
 from __future__ import annotations
@@ -12,13 +17,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 DEFAULT_MAX_BYTES = 16 << 20
 DEFAULT_KEEP = 3
+_NAME = "audit.jsonl"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 class AuditLog:
@@ -29,6 +38,10 @@ class AuditLog:
         self.folder = folder
         self.max_bytes = max_bytes
         self.keep = keep
+        self._lock = threading.Lock()
+        self._open: _Open | None = None
+        # a line cut short (a full disk) is ended before the next, which would join it
+        self._cut = False
 
     @property
     def path(self) -> Path:
@@ -37,21 +50,48 @@ class AuditLog:
     def _rotated(self, number: int) -> Path:
         return self.folder / f"audit.{number}.jsonl"
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "replace")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
-        try:
-            fd = os.open(self.path, flags, 0o600)
-        except FileNotFoundError:  # the first line: the folder is made only then
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self.path, flags, 0o600)
-        try:
-            os.write(fd, line + b"\n")
-            size = os.fstat(fd).st_size
-        finally:
-            os.close(fd)
+    def append(self, record: Mapping[str, Any], arguments: str | None = None) -> None:
+        """Append ``record`` as one line; ``arguments``, JSON text, as its last field."""
+        text = _ENCODE(record)
+        if arguments is not None:
+            text = f'{text[:-1]}, "arguments": {arguments}}}' if text != "{}" else \
+                f'{{"arguments": {arguments}}}'
+        line = text.encode("utf-8", "replace") + b"\n"
+        with self._lock:
+            log = self._log()
+            if self._cut:
+                line = b"\n" + line
+            self._cut = True
+            _write_all(log.fd, line)
+            self._cut = False
+            try:
+                now = os.stat(_NAME, dir_fd=log.folder_fd)
+            except FileNotFoundError:
+                now = None
+            if now is None or now.st_ino != log.ino:
+                # rotated by another process since it was opened: from the next line on,
+                # the new file; this one is written there too if it went nowhere
+                lost = os.fstat(log.fd).st_nlink == 0
+                self.close()
+                if lost:
+                    log = self._log()
+                    _write_all(log.fd, line)
+                    now = os.fstat(log.fd)
+            size = now.st_size if now is not None else 0
         if size > self.max_bytes:
             self._rotate()
+
+    def _log(self) -> _Open:
+        """The log as this process holds it open (opened here after a fork)."""
+        log = self._open
+        if log is None or log.pid != os.getpid():
+            log = self._open = _Open.of(self.folder)
+        return log
+
+    def close(self) -> None:
+        log, self._open = self._open, None
+        if log is not None and log.pid == os.getpid():
+            log.close()
 
     def _rotate(self) -> None:
         with _locked(self.folder / ".audit.lock"):
@@ -69,6 +109,8 @@ class AuditLog:
                 self.path.rename(self._rotated(1))
             else:
                 self.path.unlink()
+        with self._lock:
+            self.close()
 
     def lines(self, since: float | None = None) -> Iterator[dict[str, Any]]:
         """Every line, oldest first (those at or after time ``since`` only, when given)."""
@@ -103,3 +145,40 @@ def _locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+class _Open:
+    """The log open for appending in one process: its descriptor, its inode, and a
+    descriptor of its folder to look its name up in."""
+
+    __slots__ = ("fd", "folder_fd", "ino", "pid")
+
+    def __init__(self, folder_fd: int, fd: int) -> None:
+        self.folder_fd, self.fd = folder_fd, fd
+        self.ino, self.pid = os.fstat(fd).st_ino, os.getpid()
+
+    @classmethod
+    def of(cls, folder: Path) -> _Open:
+        try:
+            folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        except FileNotFoundError:  # the first line: the folder is made only then
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        try:
+            fd = os.open(_NAME, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC, 0o600,
+                         dir_fd=folder_fd)
+        except BaseException:
+            os.close(folder_fd)
+            raise
+        return cls(folder_fd, fd)
+
+    def close(self) -> None:
+        for fd in (self.fd, self.folder_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:  # one write in practice: O_APPEND keeps concurrent lines whole
+        view = view[os.write(fd, view):]

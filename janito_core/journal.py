@@ -56,6 +56,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
 _LOG_SUFFIX = ".jsonl"
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
 #: Changed paths one audit line lists (a call of code may change thousands; the journal
 #: entry keeps them all).
 AUDIT_CHANGES = 1000
@@ -107,6 +108,7 @@ class Journal:
         self._trim_due = 0.0
         self._fds: tuple[int, int] | None = None  # (logs, images) folders
         self._writer: _Log | None = None
+        self._audit: AuditLog | None = None
 
     def __repr__(self) -> str:
         return f"Journal({str(self.folder)!r})"
@@ -140,9 +142,9 @@ class Journal:
         """A descriptor of the folder of before-images."""
         return self._folders()[1]
 
-    def _log_fd(self, size: int) -> int:
-        """The descriptor of this process's log, to append ``size`` more bytes to (a new
-        log after a fork, or once the log is past LOG_ROTATE_BYTES)."""
+    def _log_for(self, size: int) -> _Log:
+        """This process's log, to append ``size`` more bytes to (a new log after a fork,
+        or once the log is past LOG_ROTATE_BYTES)."""
         logs = self._folders()[0]
         with self._lock:
             log = self._writer
@@ -151,16 +153,19 @@ class Journal:
                     log.close()
                 log = self._writer = _Log.open(logs)
             log.size += size
-            return log.fd
+            return log
 
     def close(self) -> None:
         with self._lock:
             fds, self._fds = self._fds, None
             log, self._writer = self._writer, None
+            audit = self._audit
         if log is not None and log.pid == os.getpid():
             log.close()
         for fd in fds or ():
             os.close(fd)
+        if audit is not None:
+            audit.close()
 
     def __del__(self, _close: Callable[[int], None] = os.close) -> None:
         log = getattr(self, "_writer", None)
@@ -171,15 +176,20 @@ class Journal:
             with contextlib.suppress(OSError):
                 _close(fd)
 
-    def append(self, ident: str, records: Iterable[Mapping[str, Any]]) -> None:
-        """Append records of entry ``ident`` to this process's log, in one write."""
-        line = b"".join(json.dumps({"e": ident, **record}, ensure_ascii=False,
-                                   default=str).encode("utf-8", "replace") + b"\n"
-                        for record in records)
-        fd = self._log_fd(len(line))
+    def append(self, ident: str, records: Iterable[Mapping[str, Any] | str]) -> None:
+        """Append records of entry ``ident`` to this process's log, in one write (a record
+        may be given as the JSON text of an object)."""
+        named = '{"e": ' + _ENCODE(ident)
+        line = "".join(_named(named, record if isinstance(record, str) else _ENCODE(record))
+                       for record in records).encode("utf-8", "replace")
+        log = self._log_for(len(line))
+        if log.cut:
+            line = b"\n" + line
+        log.cut = True
         data = memoryview(line)
         while data:  # one write in practice: O_APPEND keeps concurrent records whole
-            data = data[os.write(fd, data):]
+            data = data[os.write(log.fd, data):]
+        log.cut = False
 
     @property
     def scrubber(self) -> Scrubber:
@@ -212,9 +222,12 @@ class Journal:
     @property
     def audit_log(self) -> AuditLog:
         """The log of every call (``janito log``), beside the entries."""
-        from ._audit import AuditLog
+        audit = self._audit
+        if audit is None:
+            from ._audit import AuditLog
 
-        return AuditLog(self.folder)
+            audit = self._audit = AuditLog(self.folder)
+        return audit
 
     def ended(self, recording: Recording, call: ToolCall, result: dict[str, Any],
               started: float, duration: float) -> dict[str, Any]:
@@ -229,13 +242,13 @@ class Journal:
         decision = call.decision
         line = _audit_line(
             started, duration, call.id, recording.id, recording.header["caller"], call.name,
-            call.arguments, result, changed=recording.changed,
+            None, result, changed=recording.changed,
             decision=decision.as_json() if decision is not None else None,
             approved=call.approved if decision is not None and decision.action == "ask"
             else None)
         if recording.notices:
             line["not_undoable"] = list(recording.notices)
-        problem = self._log(line)
+        problem = self._log(line, recording.arguments())
         if problem:
             problems.append(problem)
         if problems:
@@ -252,13 +265,19 @@ class Journal:
             arguments if isinstance(arguments, (dict, str)) else repr(arguments),
             {"success": False, "error_type": result.get("error_type")}))
 
-    def _log(self, line: dict[str, Any]) -> str | None:
+    def _log(self, line: dict[str, Any], arguments: str | None = None) -> str | None:
+        """Append ``line`` to the audit log; ``arguments``: the call's arguments as its
+        entry keeps them (:meth:`Recording.arguments`), in place of the line's own."""
         # the whole line: a secret may be in a path or an error as well as the arguments;
         # scrubbed before it is shortened, so no secret is cut into a part left readable
-        line = self.scrubber.value(line)
-        line["arguments"] = _shortened(line.get("arguments"))
+        if arguments is None:
+            line = self.scrubber.value(line)
+            line["arguments"] = _shortened(line.get("arguments"))
+        else:
+            line.pop("arguments", None)
+            line = self.scrubber.value(line)
         try:
-            self.audit_log.append(line)
+            self.audit_log.append(line, arguments)
         except OSError as exc:
             return f"the audit log could not be written ({exc.strerror or exc})"
         return None
@@ -758,10 +777,24 @@ class Recording:
         # Records written with the next one, to save a write each: the header (the first
         # change's record follows before anything changes) and what changes looked like
         # after (undo of a killed call treats a change without it as perhaps made).
-        self._pending: list[Mapping[str, Any]] = []
+        self._pending: list[Mapping[str, Any] | str] = []
         self._count = 0
         self._kept = 0
         self._bytes = 0
+        # (the scrubber's generation, the arguments' JSON) once made: scrubbing and
+        # shortening a file's content is done once a call, for the entry and the audit log
+        self._arguments: tuple[int, str] | None = None
+        self._confined = bool(header.get("confined", True))
+
+    def arguments(self) -> str:
+        """The call's arguments as the journal and the audit log keep them, as JSON text:
+        scrubbed of the secrets, then each long string shortened."""
+        scrubber = self.journal.scrubber
+        kept = self._arguments
+        if kept is None or kept[0] != scrubber.generation:
+            value = _shortened(scrubber.value(self.header.get("arguments")))
+            kept = self._arguments = (scrubber.generation, _ENCODE(value))
+        return kept[1]
 
     # -- the entry's folder ---------------------------------------------------------------
 
@@ -770,14 +803,15 @@ class Recording:
         journal.opened_entry()
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
         ident = f"{stamp}-{os.urandom(3).hex()}"
-        header = dict(self.header)
-        header["arguments"] = _shortened(journal.scrubber.value(header.get("arguments")))
+        header = {key: value for key, value in self.header.items() if key != "arguments"}
+        text = _ENCODE(header)
+        text = f'{text[:-1]}, "arguments": {self.arguments()}}}'
         try:
             fd = journal.images_fd
         except OSError as exc:
             raise _unwritable(journal, exc) from None
         self._fd, self.id = fd, ident
-        self._pending.append(header)
+        self._pending.append(text)
 
     def _append(self, record: Mapping[str, Any]) -> None:
         """Write ``record`` now, after what is pending. Not synced here: the change's own
@@ -793,6 +827,10 @@ class Recording:
             raise _unwritable(self.journal, exc) from None
 
     def _path(self, where: Location) -> str:
+        """The path of ``where`` as the entry names it: from the workspace's root."""
+        parts = where.parts
+        if self._confined:  # a view of the recorded workspace: its parts are from its root
+            return "/".join(parts) if parts else "."
         absolute = where.absolute
         root = self.header["root"]
         if absolute == root:
@@ -800,15 +838,14 @@ class Recording:
         prefix = root.rstrip("/") + "/"
         return absolute[len(prefix):] if absolute.startswith(prefix) else absolute
 
-    def _record(self, op: str, where: Location, before: dict[str, Any],
-                **extra: Any) -> int:
-        """Write change ``op`` of ``where`` ahead of it; its number."""
+    def _record(self, op: str, path: str, before: dict[str, Any], **extra: Any) -> int:
+        """Write change ``op`` of ``path`` ahead of it; its number."""
         with self._lock:
             if self._fd < 0:
                 self._open()
             number = self._count
             self._count += 1
-            self._append({"n": number, "op": op, "path": self._path(where), "before": before,
+            self._append({"n": number, "op": op, "path": path, "before": before,
                           "t": time.time_ns(), **extra})
         return number
 
@@ -819,8 +856,10 @@ class Recording:
             self._kept += 1
             return f"{self.id}.i{self._kept}"
 
-    def _keep(self, where: Location, info: os.stat_result | None) -> dict[str, Any]:
-        """The before-image of what is at ``where`` now (``info``), kept in the entry."""
+    def _keep(self, where: Location, info: os.stat_result | None, path: str
+              ) -> dict[str, Any]:
+        """The before-image of what is at ``where`` (``path``) now (``info``), kept in the
+        entry."""
         if info is None:
             return {"kind": "absent"}
         mode = info.st_mode
@@ -834,7 +873,7 @@ class Recording:
         if info.st_size > self.journal.max_file:
             reason = (f"{info.st_size} bytes, more than the journal keeps of one file "
                       f"({self.journal.max_file})")
-            self.notices.append(f"{self._path(where)}: not kept for undo: {reason}")
+            self.notices.append(f"{path}: not kept for undo: {reason}")
             return {"kind": "file", "kept": False, "reason": reason, "mode": stat.S_IMODE(mode)}
         image = self._image()
         linked = _images.keep_file(where.dir_fd, where.name, info, self._fd, image)
@@ -867,12 +906,13 @@ class Recording:
         it there across file systems): (files and links, folders below it)."""
         from ._fswalk import remove_tree
 
+        path = self._path(where)
         counted = _images.tree_size(where.dir_fd, where.name, self.journal.max_file)
         if counted is None:
-            self.notices.append(f"{self._path(where)}: not kept for undo: the folder holds "
+            self.notices.append(f"{path}: not kept for undo: the folder holds "
                                 f"more than the journal keeps of one change "
                                 f"({self.journal.max_file} bytes)")
-            number = self._record("rmdir", where, {
+            number = self._record("rmdir", path, {
                 "kind": "tree", "kept": False, "reason": "the folder was too large to keep"})
             try:
                 counts = remove_tree(where.dir_fd, where.name, where.shown)
@@ -883,14 +923,14 @@ class Recording:
             return counts
         size, files, folders = counted
         image = self._image()
-        number = self._record("rmdir", where, {"kind": "tree", "image": image,
+        number = self._record("rmdir", path, {"kind": "tree", "image": image,
                                                "mode": stat.S_IMODE(info.st_mode)})
         moved = _images.keep_tree(where.dir_fd, where.name, self._fd, image)
         if not moved:
             remove_tree(where.dir_fd, where.name, where.shown)
         self._bytes += size
         self._done(number, None)
-        self.changed.append({"path": self._path(where), "op": "rmdir",
+        self.changed.append({"path": path, "op": "rmdir",
                              "before": {"kind": "tree", "files": files, "folders": folders},
                              "after": {"kind": "absent"}})
         return files, folders
@@ -918,7 +958,8 @@ class Change:
     when it raised.
     """
 
-    __slots__ = ("_hash", "_size", "before", "number", "op", "recording", "target", "where")
+    __slots__ = ("_hash", "_size", "before", "number", "op", "path", "recording", "target",
+                 "where")
 
     def __init__(self, recording: Recording, op: str, where: Location) -> None:
         self.recording = recording
@@ -926,6 +967,7 @@ class Change:
         self.where = where
         self.target: Location | None = None
         self.number = -1
+        self.path = ""  # of the target, as the entry names it
         self.before: dict[str, Any] | None = None
         self._hash: Any = None
         self._size = 0
@@ -946,17 +988,19 @@ class Change:
         recording = self.recording
         where = self.where
         if target is None:
-            self.before = recording._keep(where, where.lookup())
-            self.number = recording._record(self.op, where, self.before)
+            path = self.path = recording._path(where)
+            self.before = recording._keep(where, where.lookup(), path)
+            self.number = recording._record(self.op, path, self.before)
             return
         self.target = target
-        self.before = recording._keep(target, target.lookup())
+        path = self.path = recording._path(target)
+        self.before = recording._keep(target, target.lookup(), path)
         if _is_temp(where.name):
             # janito's own temporary entry put in place: only the target's state counts
-            self.number = recording._record(self.op, target, self.before)
+            self.number = recording._record(self.op, path, self.before)
             return
         self.number = recording._record(
-            self.op, target, self.before,
+            self.op, path, self.before,
             **{"from": recording._path(where), "moved": _images.fingerprint(where.lookup())})
 
     def done(self) -> None:
@@ -979,7 +1023,7 @@ class Change:
         recording._done(number, {"path": after})
         before = self.before or {}
         recording.changed.append({
-            "path": recording._path(at), "op": self.op,
+            "path": self.path, "op": self.op,
             "before": {"kind": before.get("kind"), "sha256": before.get("sha256")},
             "after": {"kind": _KINDS.get(str(after[0])) if after else "absent",
                       "sha256": digest}})
@@ -1002,6 +1046,12 @@ class Change:
 
 
 _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
+
+
+def _named(named: str, record: str) -> str:
+    """The log's line of ``record`` (an object's JSON text): ``named`` (the object's start
+    and its entry) first."""
+    return f"{named}, {record[1:]}\n" if record != "{}" else named + "}\n"
 
 
 def _is_temp(name: str) -> bool:
@@ -1055,12 +1105,15 @@ def _age(folder_fd: int, name: str, now: float) -> float:
 
 
 class _Log:
-    """This process's log: its descriptor, name and the bytes written to it."""
+    """This process's log: its descriptor, name and the bytes written to it; ``cut``
+    while a write may have left a line without its end (a full disk), which the next
+    write ends first."""
 
-    __slots__ = ("fd", "name", "pid", "size")
+    __slots__ = ("cut", "fd", "name", "pid", "size")
 
     def __init__(self, fd: int, name: str) -> None:
         self.fd, self.name, self.pid, self.size = fd, name, os.getpid(), 0
+        self.cut = False
 
     @classmethod
     def open(cls, logs_fd: int) -> _Log:

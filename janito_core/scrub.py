@@ -130,6 +130,9 @@ class Scrubber:
         # the next use after a change. Replaced whole, so a reader without the lock sees
         # one consistent set.
         self._matchers: tuple[_Matcher, _Matcher, _Matcher] | None = None
+        #: Counts the changes of the set of values: what was scrubbed with an older
+        #: generation may hold a value added since.
+        self.generation = 0
         self.add(*secrets)
 
     def add(self, *secrets: object) -> None:
@@ -146,6 +149,7 @@ class Scrubber:
                 while len(self._secrets) > self.capacity:
                     del self._secrets[next(iter(self._secrets))]
             self._matchers = None
+            self.generation += 1
 
     def __len__(self) -> int:
         return len(self._secrets)
