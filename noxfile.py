@@ -781,6 +781,9 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             "test_search_memory_stays_bounded_on_a_file_of_matches",
             "test_concurrent_edits_of_one_file_lose_nothing",
         ),
+        "tests/test_undo.py": (
+            "test_concurrent_calls_of_one_path_journal_in_the_order_they_change_it",
+        ),
         "tests/test_long_reads.py": (
             "test_word_count_stops_when_its_token_is_cancelled",
             "test_word_count_cancelled_from_another_thread",

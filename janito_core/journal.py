@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _images
 from ._atomic import TEMP_SUFFIX
+from ._ordering import PathOrder
 from .config import config_dir
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ class Journal:
         self._fds: tuple[int, int] | None = None  # (logs, images) folders
         self._writer: _Log | None = None
         self._audit: AuditLog | None = None
+        #: what makes the changes of one path go one at a time (docs/undo.md)
+        self.order = PathOrder(self.folder / "order.lock")
 
     def __repr__(self) -> str:
         return f"Journal({str(self.folder)!r})"
@@ -166,6 +169,7 @@ class Journal:
             os.close(fd)
         if audit is not None:
             audit.close()
+        self.order.close()
 
     def __del__(self, _close: Callable[[int], None] = os.close) -> None:
         log = getattr(self, "_writer", None)
@@ -849,6 +853,15 @@ class Recording:
                           "t": time.time_ns(), **extra})
         return number
 
+    def _hold(self, *paths: str) -> tuple[int, ...]:
+        """Wait for the absolute ``paths`` to be free of other changes, and hold them."""
+        journal = self.journal
+        try:
+            journal._folders()
+            return journal.order.hold(paths)
+        except OSError as exc:
+            raise _unwritable(journal, exc) from None
+
     def _image(self) -> str:
         with self._lock:
             if self._fd < 0:
@@ -904,6 +917,13 @@ class Recording:
     def remove_tree(self, where: Location, info: os.stat_result) -> tuple[int, int]:
         """Remove folder ``where`` and all in it by moving it into the entry (or copying
         it there across file systems): (files and links, folders below it)."""
+        held = self._hold(where.absolute)
+        try:
+            return self._remove_tree(where, info)
+        finally:
+            self.journal.order.release(held)
+
+    def _remove_tree(self, where: Location, info: os.stat_result) -> tuple[int, int]:
         from ._fswalk import remove_tree
 
         path = self._path(where)
@@ -958,8 +978,8 @@ class Change:
     when it raised.
     """
 
-    __slots__ = ("_hash", "_size", "before", "number", "op", "path", "recording", "target",
-                 "where")
+    __slots__ = ("_hash", "_held", "_size", "before", "number", "op", "path", "recording",
+                 "target", "where")
 
     def __init__(self, recording: Recording, op: str, where: Location) -> None:
         self.recording = recording
@@ -971,6 +991,7 @@ class Change:
         self.before: dict[str, Any] | None = None
         self._hash: Any = None
         self._size = 0
+        self._held: tuple[int, ...] = ()  # the path locks, from ahead to done or failed
 
     def written(self, chunk: bytes) -> None:
         """A chunk of the new content, hashed as it is written (not read back after)."""
@@ -988,22 +1009,38 @@ class Change:
         recording = self.recording
         where = self.where
         if target is None:
+            self._held = recording._hold(where.absolute)
             path = self.path = recording._path(where)
             self.before = recording._keep(where, where.lookup(), path)
             self.number = recording._record(self.op, path, self.before)
             return
         self.target = target
-        path = self.path = recording._path(target)
-        self.before = recording._keep(target, target.lookup(), path)
         if _is_temp(where.name):
             # janito's own temporary entry put in place: only the target's state counts
+            self._held = recording._hold(target.absolute)
+            path = self.path = recording._path(target)
+            self.before = recording._keep(target, target.lookup(), path)
             self.number = recording._record(self.op, path, self.before)
             return
+        self._held = recording._hold(where.absolute, target.absolute)
+        path = self.path = recording._path(target)
+        self.before = recording._keep(target, target.lookup(), path)
         self.number = recording._record(
             self.op, path, self.before,
             **{"from": recording._path(where), "moved": _images.fingerprint(where.lookup())})
 
     def done(self) -> None:
+        try:
+            self._done()
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        held, self._held = self._held, ()
+        if held:
+            self.recording.journal.order.release(held)
+
+    def _done(self) -> None:
         number, self.number = self.number, -1
         if number < 0:
             return
@@ -1029,11 +1066,14 @@ class Change:
                       "sha256": digest}})
 
     def failed(self) -> None:
-        number, self.number = self.number, -1
-        if number < 0:
-            return
-        with self.recording._lock:
-            self.recording._append({"failed": number})
+        try:
+            number, self.number = self.number, -1
+            if number < 0:
+                return
+            with self.recording._lock:
+                self.recording._append({"failed": number})
+        finally:
+            self._let_go()
 
     def __enter__(self) -> Change:
         return self

@@ -328,6 +328,68 @@ def test_a_turn_of_concurrent_calls_journals_in_order(seeded: Any, ws: Path) -> 
     assert tree(ws) == before
 
 
+def _overwrite_in_threads(tester: Any, name: str, go: int) -> None:
+    """Two threads overwriting ``shared.txt`` 10 times each, from when ``go`` is readable."""
+    import threading
+
+    def writer(number: int) -> None:
+        for turn in range(10):
+            result = tester.call("CreateFile", filepath="shared.txt",
+                                 content=f"{name}{number}-{turn}", overwrite=True)
+            assert result["success"], result
+
+    os.read(go, 1)
+    threads = [threading.Thread(target=writer, args=(number,)) for number in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_concurrent_calls_of_one_path_journal_in_the_order_they_change_it(
+        seeded: Any, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads here and two in another process (its own Journal of the same folder)
+    overwrite one file at once: each entry's before-image is what the entry before it
+    left, and undoing all of them brings back the first version."""
+    from janito_core import _images
+
+    keep_file = _images.keep_file
+
+    def keep_slowly(*args: Any) -> bool:
+        # between the before-image and the change: where another writer would cut in
+        kept = keep_file(*args)
+        time.sleep(0.002)
+        return kept
+
+    monkeypatch.setattr(_images, "keep_file", keep_slowly)
+    (ws / "shared.txt").write_text("first")
+    journal: Journal = seeded.journal
+    go_read, go_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other process
+        code = 1
+        try:
+            seeded.registry.journal = Journal(journal.folder)
+            _overwrite_in_threads(seeded, "child", go_read)
+            code = 0
+        finally:
+            os._exit(code)
+    os.write(go_write, b"gg")  # both processes at once
+    _overwrite_in_threads(seeded, "parent", go_read)
+    assert os.waitpid(pid, 0)[1] == 0
+    entries = sorted(journal.entries(str(ws)), key=lambda entry: entry.last)
+    assert len(entries) == 40
+    images = journal.folder / "images"
+    left = b"first"
+    for entry in entries:
+        (change,) = entry.changes
+        assert (images / change["before"]["image"]).read_bytes() == left, entry.id
+        left = entry.header["arguments"]["content"].encode()
+    assert (ws / "shared.txt").read_bytes() == left
+    journal.undo([entry.id for entry in entries])
+    assert (ws / "shared.txt").read_text() == "first"
+
+
 KILLS = int(os.environ.get("JANITO_UNDO_KILLS", "300"))
 
 
