@@ -24,6 +24,7 @@ from .results import (
     CANCELLED,
     INVALID_ARGUMENTS,
     INVALID_JSON,
+    NOT_JOURNALED,
     PERMISSION_DENIED,
     PLUGIN_ERROR,
     REFUSED,
@@ -193,6 +194,9 @@ def _failed(name: str, exc: BaseException) -> dict[str, Any]:
         return failure(str(exc), exc.error_type, tool=name)
     if isinstance(exc, CallCancelled):
         return failure(f"{name} stopped: {exc.reason}", CANCELLED, tool=name)
+    journal = sys.modules.get("janito_core.journal")  # unloaded: no journal could raise
+    if journal is not None and isinstance(exc, journal.JournalError):
+        return failure(str(exc), NOT_JOURNALED, tool=name)
     import logging
 
     logging.getLogger("janito.dispatch").debug("tool %s raised", name, exc_info=exc)
@@ -388,7 +392,7 @@ def _recorded(journal: Journal, call: ToolCall, run: Callable[[], dict[str, Any]
     try:
         result = run()
     except BaseException as exc:
-        recording.finish({"success": False, "error_type": type(exc).__name__})
+        _unfinished(recording, exc)
         raise
     return journal.ended(recording, call, result, *started.since())
 
@@ -400,9 +404,18 @@ async def _arecorded(journal: Journal, call: ToolCall,
     try:
         result = await run()
     except BaseException as exc:
-        recording.finish({"success": False, "error_type": type(exc).__name__})
+        _unfinished(recording, exc)
         raise
     return journal.ended(recording, call, result, *started.since())
+
+
+def _unfinished(recording: Recording, exc: BaseException) -> None:
+    """End the entry of a call that raised ``exc``; a journal that cannot be written
+    then leaves it without its end (undo allows for that), and ``exc`` is what is told."""
+    try:
+        recording.finish({"success": False, "error_type": type(exc).__name__})
+    except OSError:
+        pass
 
 
 class _Started:

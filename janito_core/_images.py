@@ -9,6 +9,7 @@ so an image stays intact for as long as its entry is kept.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -65,6 +66,8 @@ def keep_file(dir_fd: int, name: str, info: os.stat_result, into_fd: int, image:
 
 
 def _copy_into(source: int, into_fd: int, name: str, mode: int) -> None:
+    """Copy the file open as ``source`` to new file ``name`` of ``into_fd`` (removed
+    again when the copy fails part way: a full disk)."""
     target = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
                      mode, dir_fd=into_fd)
     try:
@@ -77,6 +80,10 @@ def _copy_into(source: int, into_fd: int, name: str, mode: int) -> None:
                 sent = _copy_by_reads(source, target)
             if not sent:
                 break
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=into_fd)
+        raise
     finally:
         os.close(target)
 
@@ -164,7 +171,12 @@ def keep_tree(dir_fd: int, name: str, into_fd: int, image: str) -> bool:
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.EBUSY, errno.EPERM):
             raise
-    copy_tree(dir_fd, name, into_fd, image)
+    try:
+        copy_tree(dir_fd, name, into_fd, image)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            remove_image(into_fd, image)  # what the copy made before it failed
+        raise
     return False
 
 

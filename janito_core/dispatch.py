@@ -27,6 +27,7 @@ from .results import (
     INVALID_ARGUMENTS,
     INVALID_JSON,
     INVALID_RESULT,
+    NOT_JOURNALED,
     OUTSIDE_WORKSPACE,
     PERMISSION_DENIED,
     PLUGIN_ERROR,
@@ -41,7 +42,7 @@ from .results import (
 __all__ = [
     "APPROVAL_DECLINED", "APPROVAL_REQUIRED", "CANCELLED", "DEFAULT_MAX_RESULT_CHARS",
     "DENIED_BY_POLICY", "INVALID_ARGUMENTS", "INVALID_JSON", "INVALID_RESULT", "MAX_CONCURRENCY",
-    "MAX_DEPTH", "OUTSIDE_WORKSPACE", "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT",
+    "MAX_DEPTH", "NOT_JOURNALED", "OUTSIDE_WORKSPACE", "PERMISSION_DENIED", "PLUGIN_ERROR", "REFUSED", "TIMEOUT",
     "TOOL_EXCEPTION", "UNAVAILABLE", "UNKNOWN_TOOL", "ToolCall", "_validate", "acall_tool",
     "aexecute_tool_calls", "call_tool", "execute_tool_calls", "failure", "normalise_result",
     "truncate_result", "utf8_text",

@@ -485,10 +485,17 @@ class Journal:
                 outcome = {"success": False, "error_type": type(exc).__name__}
                 raise
             finally:
-                recording.finish(outcome)
-                self._log(_audit_line(started, time.perf_counter() - clock, None,
-                                      recording.id, recording.header["caller"], "undo",
-                                      arguments, outcome, changed=recording.changed))
+                try:
+                    recording.finish(outcome)
+                except OSError as exc:
+                    if outcome["success"]:  # else the failure that stopped it is told
+                        raise JournalError(f"the undo was made, but its journal entry could "
+                                           f"not be ended ({exc.strerror or exc})",
+                                           str(self.folder)) from None
+                finally:
+                    self._log(_audit_line(started, time.perf_counter() - clock, None,
+                                          recording.id, recording.header["caller"], "undo",
+                                          arguments, outcome, changed=recording.changed))
             plan.recorded = recording.id
         return plan
 
@@ -821,14 +828,12 @@ class Recording:
         """Write ``record`` now, after what is pending. Not synced here: the change's own
         sync of its folder (every workspace change syncs the folder it changed) commits the
         file system's journal, which holds this record and the images too (ext4's ordered
-        mode)."""
+        mode). OSError when it cannot be written (what is pending is then lost: marks
+        whose absence undo allows for)."""
         assert self.id is not None
         pending, self._pending = self._pending, []
         pending.append(record)
-        try:
-            self.journal.append(self.id, pending)
-        except OSError as exc:
-            raise _unwritable(self.journal, exc) from None
+        self.journal.append(self.id, pending)
 
     def _path(self, where: Location) -> str:
         """The path of ``where`` as the entry names it: from the workspace's root."""
@@ -849,8 +854,11 @@ class Recording:
                 self._open()
             number = self._count
             self._count += 1
-            self._append({"n": number, "op": op, "path": path, "before": before,
-                          "t": time.time_ns(), **extra})
+            try:
+                self._append({"n": number, "op": op, "path": path, "before": before,
+                              "t": time.time_ns(), **extra})
+            except OSError as exc:
+                raise _unwritable(self.journal, exc) from None
         return number
 
     def _hold(self, *paths: str) -> tuple[int, ...]:
@@ -889,7 +897,12 @@ class Recording:
             self.notices.append(f"{path}: not kept for undo: {reason}")
             return {"kind": "file", "kept": False, "reason": reason, "mode": stat.S_IMODE(mode)}
         image = self._image()
-        linked = _images.keep_file(where.dir_fd, where.name, info, self._fd, image)
+        try:
+            linked = _images.keep_file(where.dir_fd, where.name, info, self._fd, image)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                raise _unwritable(self.journal, exc) from None
+            raise
         self._bytes += info.st_size
         return {"kind": "file", "image": image, "mode": stat.S_IMODE(mode),
                 "size": info.st_size, "linked": linked,
@@ -945,7 +958,14 @@ class Recording:
         image = self._image()
         number = self._record("rmdir", path, {"kind": "tree", "image": image,
                                                "mode": stat.S_IMODE(info.st_mode)})
-        moved = _images.keep_tree(where.dir_fd, where.name, self._fd, image)
+        try:
+            moved = _images.keep_tree(where.dir_fd, where.name, self._fd, image)
+        except OSError as exc:
+            with self._lock:  # not moved: the folder is where it was
+                self._pending.append({"failed": number})
+            if exc.errno in _FULL:
+                raise _unwritable(self.journal, exc) from None
+            raise
         if not moved:
             remove_tree(where.dir_fd, where.name, where.shown)
         self._bytes += size
@@ -960,7 +980,8 @@ class Recording:
             self._pending.append({"done": number, "after": after})
 
     def finish(self, result: Mapping[str, Any]) -> None:
-        """The call is over: its outcome ends the entry (when it changed anything)."""
+        """The call is over: its outcome ends the entry (when it changed anything).
+        OSError when the journal cannot be written."""
         with self._lock:
             if self._fd < 0:
                 return
@@ -1066,12 +1087,14 @@ class Change:
                       "sha256": digest}})
 
     def failed(self) -> None:
+        """The change was not made (it raised): said with the next record, as a done mark
+        is; without it, undo puts back the before-image, which is what is there."""
         try:
             number, self.number = self.number, -1
             if number < 0:
                 return
             with self.recording._lock:
-                self.recording._append({"failed": number})
+                self.recording._pending.append({"failed": number})
         finally:
             self._let_go()
 
@@ -1086,6 +1109,9 @@ class Change:
 
 
 _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
+# What keeping an image meets when the journal's file system is full or read-only: the
+# journal's failure, which refuses the change, not the workspace's.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 def _named(named: str, record: str) -> str:

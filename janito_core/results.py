@@ -23,6 +23,7 @@ CANCELLED = "cancelled"
 DENIED_BY_POLICY = "denied_by_policy"
 APPROVAL_REQUIRED = "approval_required"
 APPROVAL_DECLINED = "approval_declined"
+NOT_JOURNALED = "not_journaled"
 
 
 #: A failed result, as ``failure()`` builds it: ``success`` false, ``error``, ``error_type``

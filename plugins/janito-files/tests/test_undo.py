@@ -490,6 +490,104 @@ def test_a_journal_that_cannot_be_written_refuses_the_change(seeded: Any, ws: Pa
     assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
 
 
+FULL_DISK = r'''
+import json, os, sys
+from pathlib import Path
+from janito_core import Registry, Workspace
+from janito_core.dispatch import call_tool
+from janito_core.journal import Journal
+
+small, ws = Path(sys.argv[1]), Path(sys.argv[2])
+journal = Journal(small / "journal")
+registry = Registry(autoload=(), workspace=Workspace(ws), journal=journal, reports="off",
+                    allowed=None)
+registry.add_toolset("files")
+seen = {}
+
+
+def call(label, name, **arguments):
+    try:
+        seen[label] = call_tool(name, arguments, registry=registry)
+    except BaseException as exc:  # what must never happen: it raised out of janito
+        seen[label] = {"raised": repr(exc)}
+
+
+call("before", "CreateFile", filepath="a.txt", content="first", overwrite=True)
+filler = os.open(small / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+for size in (1 << 16, 1 << 12, 1):  # every byte of the small file system taken
+    while True:
+        try:
+            if os.write(filler, b"f" * size) < size:
+                break
+        except OSError:
+            break
+call("overwrite", "CreateFile", filepath="a.txt", content="second", overwrite=True)
+seen["created"] = []
+for number in range(100):  # each takes room in the log's last block, until none is left
+    call("create", "CreateFile", filepath=f"new{number}.txt", content="n" * 300)
+    if not seen["create"].get("success"):
+        break
+    seen["created"].append(f"new{number}.txt")
+call("delete", "DeleteFile", filepath="a.txt")
+call("remove", "RemoveDirectory", directory="tree", recursive=True)
+call("edit", "ReplaceTextInFile", filepath="a.txt", old_str="first", new_str="edited")
+seen["workspace"] = sorted(str(p.relative_to(ws)) for p in ws.rglob("*"))
+seen["a"] = (ws / "a.txt").read_text()
+os.close(filler)
+os.unlink(small / "filler")
+call("freed", "CreateFile", filepath="a.txt", content="third", overwrite=True)
+entries = journal.entries(str(ws))
+seen["entries"] = [entry.header["arguments"]["filepath"] for entry in entries]
+journal.undo([entry.id for entry in entries])
+seen["undone"] = sorted(str(p.relative_to(ws)) for p in ws.rglob("*"))
+seen["a undone"] = (ws / "a.txt").read_text()
+seen["log"] = [(line["tool"], line["success"]) for line in journal.log()]
+print(json.dumps(seen))
+'''
+
+
+def test_a_full_disk_refuses_the_change_not_the_journal_entry(files: Any, ws: Path,
+                                                              tmp_path: Path) -> None:
+    """The journal on a small file system of its own (a 256 KiB tmpfs, in a mount
+    namespace), filled to the last byte: a change whose record finds no room is refused
+    (``not_journaled``) and leaves the workspace as it was, one whose record fits is made
+    and journaled; nothing raises. Once there is room again, the journal reads whole (the
+    record the full disk cut short swallows nothing) and undo puts everything back."""
+    import shutil
+    import subprocess
+    import sys
+
+    unshare = shutil.which("unshare", path=os.environ.get("PATH", "") + ":/usr/bin:/bin")
+    if unshare is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    (ws / "a.txt").write_text("zero")
+    (ws / "tree").mkdir()
+    (ws / "tree" / "big.bin").write_bytes(os.urandom(64 << 10))
+    small = tmp_path / "small"
+    small.mkdir()
+    ran = subprocess.run(
+        [unshare, "--user", "--map-root-user", "--mount", "sh", "-c",
+         'mount -t tmpfs -o size=256k janito-full "$1" || exit 77; shift; exec "$@"',
+         "sh", str(small), sys.executable, "-c", FULL_DISK, str(small), str(ws)],
+        capture_output=True, text=True, timeout=120)
+    if ran.returncode == 77 or "unshare failed" in ran.stderr:
+        pytest.skip(f"no tmpfs of its own can be mounted here: {ran.stderr.strip()}")
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout)
+    assert seen["before"]["success"], seen
+    for label in ("overwrite", "create", "delete", "remove", "edit"):
+        result = seen[label]
+        assert result["success"] is False and result["error_type"] == "not_journaled", \
+            (label, result)
+        assert "No space left" in result["error"] and "change was not made" in result["error"]
+    assert seen["a"] == "first"
+    assert seen["workspace"] == sorted(["a.txt", "tree", "tree/big.bin", *seen["created"]])
+    assert seen["freed"]["success"], seen["freed"]
+    assert seen["entries"] == ["a.txt", *reversed(seen["created"]), "a.txt"]
+    assert seen["undone"] == ["a.txt", "tree", "tree/big.bin"] and seen["a undone"] == "zero"
+    assert [tool for tool, _ in seen["log"][:2]] == ["undo", "CreateFile"]
+
+
 def _overwrite(journal: Journal, root: Path, content: bytes) -> str:
     """One journaled overwrite of ``root/kept.txt``; its entry's id."""
     with Workspace(root) as workspace:
