@@ -388,7 +388,10 @@ def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | 
 def _recorded(journal: Journal, call: ToolCall, run: Callable[[], dict[str, Any]]
               ) -> dict[str, Any]:
     """``run()`` the call with its workspace journaled, then end its entry and log it."""
-    recording, started = _begin_recording(journal, call)
+    begun = _begin_recording(journal, call)
+    if isinstance(begun, dict):
+        return begun
+    recording, started = begun
     try:
         result = run()
     except BaseException as exc:
@@ -400,7 +403,10 @@ def _recorded(journal: Journal, call: ToolCall, run: Callable[[], dict[str, Any]
 async def _arecorded(journal: Journal, call: ToolCall,
                      run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     """``_recorded`` for a call awaited on an event loop."""
-    recording, started = _begin_recording(journal, call)
+    begun = _begin_recording(journal, call)
+    if isinstance(begun, dict):
+        return begun
+    recording, started = begun
     try:
         result = await run()
     except BaseException as exc:
@@ -435,13 +441,19 @@ class _Started:
         return self.wall, time.perf_counter() - self.clock
 
 
-def _begin_recording(journal: Journal, call: ToolCall) -> tuple[Recording, _Started]:
-    """The call's journal entry, its workspace journaled into it, and when it began."""
+def _begin_recording(journal: Journal, call: ToolCall
+                     ) -> tuple[Recording, _Started] | dict[str, Any]:
+    """The call's journal entry, its workspace journaled into it, and when it began; or
+    the failure that refuses the call when the journal may not record it."""
     from ._context import current_caller
+    from .journal import JournalError
 
     started = _Started()
-    recording = journal.begin(call.registry.workspace, call.name, call.arguments,
-                              caller=current_caller.get(), call_id=call.id)
+    try:
+        recording = journal.begin(call.registry.workspace, call.name, call.arguments,
+                                  caller=current_caller.get(), call_id=call.id)
+    except JournalError as exc:
+        return failure(str(exc), NOT_JOURNALED, tool=call.name)
     call.journal_into(recording)
     return recording, started
 
@@ -458,7 +470,7 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
         from ._context import current_caller
 
         journal.refused(name, arguments, call_id, current_caller.get(), call,  # type: ignore[arg-type]
-                        time.time(), 0.0)
+                        time.time(), 0.0, registry.workspace)
     return call
 
 

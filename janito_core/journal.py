@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from . import _images
 from ._atomic import TEMP_SUFFIX
 from ._ordering import PathOrder
-from .config import config_dir
+from .config import config_dir, state_folder
 
 if TYPE_CHECKING:
     from ._audit import AuditLog
@@ -112,6 +112,7 @@ class Journal:
         self._audit: AuditLog | None = None
         #: what makes the changes of one path go one at a time (docs/undo.md)
         self.order = PathOrder(self.folder / "order.lock")
+        self._beyond: set[str] = set()  # workspace roots from which the folder is hidden
 
     def __repr__(self) -> str:
         return f"Journal({str(self.folder)!r})"
@@ -211,7 +212,13 @@ class Journal:
     def begin(self, workspace: Workspace, tool: str, arguments: Mapping[str, Any], *,
               caller: Mapping[str, Any] | None = None, call_id: str | None = None,
               undoes: Sequence[str] = ()) -> Recording:
-        """A recording of one call in ``workspace``: its entry is made at its first change."""
+        """A recording of one call in ``workspace``: its entry is made at its first change.
+
+        JournalError when the journal's folder lies in ``workspace`` where its tools could
+        reach it (not in janito's state folder, which a workspace hides).
+        """
+        if workspace.root not in self._beyond:
+            self._check_beyond(workspace)
         header: dict[str, Any] = {
             "tool": tool, "root": workspace.root, "confined": workspace.confined,
             "started": time.time(), "caller": dict(caller or {"kind": "python"}),
@@ -220,6 +227,19 @@ class Journal:
         if undoes:
             header["undoes"] = list(undoes)
         return Recording(self, header)
+
+    def _check_beyond(self, workspace: Workspace) -> None:
+        real = os.path.realpath(self.folder)
+        root = workspace.root
+        if workspace.confined and (real == root or real.startswith(root.rstrip("/") + "/")):
+            state = state_folder(root).path
+            if not state or not (real == state or real.startswith(state.rstrip("/") + "/")):
+                raise JournalError(
+                    f"the journal folder {real} lies in the workspace, where tools and "
+                    "code could read and change it: nothing was run; give the journal a "
+                    "folder outside the workspace, or keep it in janito's state folder",
+                    real)
+        self._beyond.add(root)
 
     # -- the audit log --------------------------------------------------------------------
 
@@ -261,8 +281,14 @@ class Journal:
 
     def refused(self, tool: Any, arguments: Any, call_id: str | None,
                 caller: Mapping[str, Any] | None, result: Mapping[str, Any], started: float,
-                duration: float) -> None:
-        """Log a call refused before it ran (bad JSON, unknown tool, no privilege)."""
+                duration: float, workspace: Workspace | None = None) -> None:
+        """Log a call refused before it ran (bad JSON, unknown tool, no privilege); not
+        when the journal's folder lies in ``workspace`` (see :meth:`begin`)."""
+        if workspace is not None and workspace.root not in self._beyond:
+            try:
+                self._check_beyond(workspace)
+            except JournalError:
+                return
         self._log(_audit_line(
             started, duration, call_id, None, dict(caller or {"kind": "python"}),
             tool if isinstance(tool, str) else repr(tool),

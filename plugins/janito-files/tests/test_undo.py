@@ -232,6 +232,24 @@ def test_the_journal_is_beyond_every_file_tool(files: Any, ws: Path,
     assert (ws / "a.txt").read_text() == "a"
 
 
+def test_a_journal_given_a_folder_in_the_workspace_records_and_runs_nothing(
+        seeded: Any, ws: Path) -> None:
+    """Outside janito's state folder, which the workspace hides, a journal folder in the
+    workspace would be the model's to read (before-images hold what was overwritten) and
+    to change: every call is refused, and nothing is written there."""
+    seeded.registry.journal = Journal(ws / "docs" / "journal")
+    for tool, arguments in [("CreateFile", {"filepath": "notes.txt", "content": "x",
+                                            "overwrite": True}),
+                            ("ReadFile", {"filepath": "notes.txt"}),
+                            ("ListFiles", {"directory": "docs"})]:
+        result = seeded.call(tool, arguments)
+        assert result["success"] is False and result["error_type"] == "not_journaled", result
+        assert "lies in the workspace" in result["error"]
+    assert seeded.call("NoSuchTool", {})["error_type"] == "unknown_tool"  # no audit line
+    assert not (ws / "docs" / "journal").exists()
+    assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
+
+
 def test_the_audit_log_keeps_no_secret(files: Any, ws: Path) -> None:
     from janito_core.scrub import secret_forms
     from janito_core.secrets import set_secret
