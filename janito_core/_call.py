@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import _gate
 from ._arguments import _json_kind, _parse_json, _said, _unknown_tool, _validate
-from ._context import active_registry, current_call_id
+from ._context import active_registry, current_call_id, current_caller
 from ._shape import _refused, as_result, normalise_result
 from .base_tool import runs_async
 from .cancellation import CallCancelled, CancelToken, _current, current_token
-from .errors import WorkspaceError
+from .errors import JournalError, WorkspaceError
 from .registry import default_registry
 from .results import (
     CANCELLED,
@@ -194,8 +194,7 @@ def _failed(name: str, exc: BaseException) -> dict[str, Any]:
         return failure(str(exc), exc.error_type, tool=name)
     if isinstance(exc, CallCancelled):
         return failure(f"{name} stopped: {exc.reason}", CANCELLED, tool=name)
-    journal = sys.modules.get("janito_core.journal")  # unloaded: no journal could raise
-    if journal is not None and isinstance(exc, journal.JournalError):
+    if isinstance(exc, JournalError):
         return failure(str(exc), NOT_JOURNALED, tool=name)
     import logging
 
@@ -445,9 +444,6 @@ def _begin_recording(journal: Journal, call: ToolCall
                      ) -> tuple[Recording, _Started] | dict[str, Any]:
     """The call's journal entry, its workspace journaled into it, and when it began; or
     the failure that refuses the call when the journal may not record it."""
-    from ._context import current_caller
-    from .journal import JournalError
-
     started = _Started()
     try:
         recording = journal.begin(call.registry.workspace, call.name, call.arguments,
@@ -466,8 +462,6 @@ def _prepare(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regis
     journal = registry.journal
     if journal is not None and type(call) is not ToolCall:
         import time
-
-        from ._context import current_caller
 
         journal.refused(name, arguments, call_id, current_caller.get(), call,  # type: ignore[arg-type]
                         time.time(), 0.0, registry.workspace)

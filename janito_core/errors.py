@@ -66,3 +66,12 @@ class SecretStoreError(JanitoError):
 
 class PluginValidationError(JanitoError):
     """A hook implementation does not match any janito hook specification."""
+
+
+class JournalError(JanitoError):
+    """A journal operation that cannot be done; ``path`` names what stopped it
+    (``janito_core.journal``; a change the journal cannot record is not made)."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path

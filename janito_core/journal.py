@@ -38,6 +38,7 @@ from . import _images
 from ._atomic import TEMP_SUFFIX
 from ._ordering import PathOrder
 from .config import config_dir, state_folder
+from .errors import JournalError
 
 if TYPE_CHECKING:
     from ._audit import AuditLog
@@ -71,14 +72,6 @@ LOG_ROTATE_BYTES = 16 << 20
 TRIM_EVERY = 300.0
 # An entry without its end (its process may be running still) is let go only this old.
 _UNFINISHED_GRACE = 24 * 3600.0
-
-
-class JournalError(Exception):
-    """A journal operation that cannot be done; ``path`` names what stopped it."""
-
-    def __init__(self, message: str, path: str | None = None) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 class UndoConflict(JournalError):
@@ -1179,7 +1172,8 @@ def _shortened(value: Any, limit: int = ARGUMENT_CHARS) -> Any:
     if isinstance(value, str):
         if len(value) <= limit:
             return value
-        return f"{value[:limit]}\u2026 [{len(value) - limit} more characters]"
+        # "..." rather than an ellipsis: a line of ASCII is copied, not encoded, twice a call
+        return f"{value[:limit]}... [{len(value) - limit} more characters]"
     if isinstance(value, dict):
         return {key: _shortened(item, limit) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
