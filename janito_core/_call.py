@@ -349,11 +349,19 @@ def call_tool(
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
     call.approvals = approvals
-    if timeout is not None or cancel_token is not None or call.asks or \
-            registry.journal is not None:
+    if timeout is not None or cancel_token is not None or call.asks:
         return _complete(call, cancel_token, timeout, max_result_chars)
+    journal = registry.journal
+    if journal is not None:
+        return _recorded(journal, call, lambda: _plain(call, max_result_chars))
+    return _plain(call, max_result_chars)
+
+
+def _plain(call: ToolCall, max_result_chars: int | None) -> dict[str, Any]:
+    """Run a call with no timeout, token or ask on this thread; its normalised result."""
+    registry = call.registry
     registry_var = active_registry.set(registry)
-    call_var = current_call_id.set(call_id) if call_id is not None else None
+    call_var = current_call_id.set(call.id) if call.id is not None else None
     try:
         result = _hooked(call) if registry.plugins.call_hooks_present() else call.run()
     finally:
@@ -361,7 +369,7 @@ def call_tool(
         if call_var is not None:
             current_call_id.reset(call_var)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
-    return normalise_result(name, result, limit)
+    return normalise_result(call.name, result, limit)
 
 
 def _traced(span: Span, name: Any, arguments: str | bytes | Mapping[str, Any] | None,

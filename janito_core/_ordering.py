@@ -22,7 +22,7 @@ import contextlib
 import os
 import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 STRIPES = 256
@@ -51,11 +51,11 @@ class PathOrder:
                     self._fd, self._pid = fd, os.getpid()
         return self._locks, self._fd
 
-    def hold(self, keys: Iterable[str]) -> tuple[int, ...]:
+    def hold(self, keys: Sequence[str]) -> tuple[int, ...]:
         """Wait for the paths ``keys`` (absolute paths) and hold them; what to give
         :meth:`release`."""
         locks, fd = self._state()
-        stripes = sorted({stripe(key) for key in keys})
+        stripes = sorted({stripe(key) for key in keys}) if len(keys) > 1 else [stripe(keys[0])]
         held: list[int] = []
         try:
             for number in stripes:

@@ -3,13 +3,15 @@
 Each call that changes something gets an entry, named by its id
 (``20261203T101500-3f2a9c``, newest sorting last). Its records go to the log of the
 process that made it (``logs/<time>-<pid>-<random>.jsonl``, one line each, every line
-naming its entry): first what the call was (tool, arguments scrubbed of secrets, caller,
-workspace, time); then each change, appended *before* it is made, with the before-image
-of what it replaces or removes (``images/<id>.i<n>``, see :mod:`janito_core._images`),
-and once it is made, with what the path looks like after it. A process killed anywhere
-leaves an entry whose last change is either made or not, and undo handles both: the kept
-image is the state before. One log per process and one folder of images make a change's
-cost a hard link and a few appends (docs/performance.md): no folder or file per entry.
+naming its entry): each change, appended *before* it is made, with the before-image of
+what it replaces or removes (``images/<id>.i<n>``, see :mod:`janito_core._images`), the
+first also saying what the call was (tool, arguments scrubbed of secrets, caller,
+workspace, time); the marks of the changes made since (with what each path looks like
+after) or failed ride on the next record, and the call's end closes the entry. A process
+killed anywhere leaves an entry whose last change is either made or not, and undo handles
+both: the kept image is the state before. One log per process and one folder of images
+make a change's cost a hard link and two appends (docs/performance.md): no folder or file
+per entry.
 
 The journal lies in janito's state folder, which no tool may reach and sandboxed code does
 not see. It is bounded (``max_bytes``, ``max_age``: oldest entries go first) and a file
@@ -36,12 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import _images
 from ._atomic import TEMP_SUFFIX
+from ._audit import ENCODE as _ENCODE
+from ._audit import AuditLog
 from ._ordering import PathOrder
 from .config import config_dir, state_folder
 from .errors import JournalError
 
 if TYPE_CHECKING:
-    from ._audit import AuditLog
     from ._call import ToolCall
     from .scrub import Scrubber
     from .workspace import Location, Workspace
@@ -58,7 +61,6 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _CLOEXEC
 _LOG_SUFFIX = ".jsonl"
-_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
 #: Changed paths one audit line lists (a call of code may change thousands; the journal
 #: entry keeps them all).
 AUDIT_CHANGES = 1000
@@ -142,7 +144,7 @@ class Journal:
     def _log_for(self, size: int) -> _Log:
         """This process's log, to append ``size`` more bytes to (a new log after a fork,
         or once the log is past LOG_ROTATE_BYTES)."""
-        logs = self._folders()[0]
+        logs = (self._fds or self._folders())[0]
         with self._lock:
             log = self._writer
             if log is None or log.pid != os.getpid() or log.size > LOG_ROTATE_BYTES:
@@ -174,12 +176,11 @@ class Journal:
             with contextlib.suppress(OSError):
                 _close(fd)
 
-    def append(self, ident: str, records: Iterable[Mapping[str, Any] | str]) -> None:
-        """Append records of entry ``ident`` to this process's log, in one write (a record
-        may be given as the JSON text of an object)."""
-        named = '{"e": ' + _ENCODE(ident)
-        line = "".join(_named(named, record if isinstance(record, str) else _ENCODE(record))
-                       for record in records).encode("utf-8", "replace")
+    def append(self, ident: str, record: Mapping[str, Any] | str) -> None:
+        """Append a record of entry ``ident`` (an object, or its JSON text) to this
+        process's log, as one line in one write."""
+        text = record if isinstance(record, str) else _ENCODE(record)
+        line = f'{{"e": {_ENCODE(ident)}, {text[1:]}\n'.encode("utf-8", "replace")
         log = self._log_for(len(line))
         if log.cut:
             line = b"\n" + line
@@ -215,11 +216,11 @@ class Journal:
         header: dict[str, Any] = {
             "tool": tool, "root": workspace.root, "confined": workspace.confined,
             "started": time.time(), "caller": dict(caller or {"kind": "python"}),
-            "arguments": arguments, "call_id": call_id,
+            "call_id": call_id,
         }
         if undoes:
             header["undoes"] = list(undoes)
-        return Recording(self, header)
+        return Recording(self, header, arguments)
 
     def _check_beyond(self, workspace: Workspace) -> None:
         real = os.path.realpath(self.folder)
@@ -241,8 +242,6 @@ class Journal:
         """The log of every call (``janito log``), beside the entries."""
         audit = self._audit
         if audit is None:
-            from ._audit import AuditLog
-
             audit = self._audit = AuditLog(self.folder)
         return audit
 
@@ -559,14 +558,21 @@ class Entry:
         failed: set[int] = set()
         end = None
         for record in records:
+            # marks of changes made or failed ride on any record, the header's included
+            done, fail = record.get("done"), record.get("failed")
+            if isinstance(done, list):
+                for number, left in done:
+                    after[number] = left
+            elif done is not None:  # a record of its own (the journal's older form)
+                after[done] = record.get("after")
+            if isinstance(fail, list):
+                failed.update(fail)
+            elif fail is not None:
+                failed.add(fail)
             if header is None:
-                header = record
-            elif "op" in record:
+                header = record  # and the first change, when it carries one
+            if "op" in record:
                 changes.append(record)
-            elif "done" in record:
-                after[record["done"]] = record.get("after")
-            elif "failed" in record:
-                failed.add(record["failed"])
             elif "end" in record:
                 end = record["end"]
         if header is None:
@@ -796,18 +802,25 @@ class Recording:
     the first change, so a call that changes nothing costs a few attribute reads.
     """
 
-    def __init__(self, journal: Journal, header: dict[str, Any]) -> None:
+    def __init__(self, journal: Journal, header: dict[str, Any],
+                 arguments: Mapping[str, Any] | None = None) -> None:
         self.journal = journal
+        #: what the entry's first record says of the call (its arguments apart: as kept,
+        #: they are :meth:`arguments`)
         self.header = header
+        self.given = arguments
         self.id: str | None = None
         self.notices: list[str] = []
         self.changed: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._fd = -1  # the journal's folder of images, once the entry is made
-        # Records written with the next one, to save a write each: the header (the first
-        # change's record follows before anything changes) and what changes looked like
-        # after (undo of a killed call treats a change without it as perhaps made).
-        self._pending: list[Mapping[str, Any] | str] = []
+        # What goes into the next record, to save a record and a write each: the header
+        # (the first change's record carries it, before anything changes) and the marks
+        # of changes made (with what they left) or failed. Undo of a killed call treats a
+        # change without its mark as perhaps made.
+        self._header = ""  # JSON text of the header, without its closing brace
+        self._done_marks: list[list[Any]] = []
+        self._failed_marks: list[int] = []
         self._count = 0
         self._kept = 0
         self._bytes = 0
@@ -822,7 +835,7 @@ class Recording:
         scrubber = self.journal.scrubber
         kept = self._arguments
         if kept is None or kept[0] != scrubber.generation:
-            value = _shortened(scrubber.value(self.header.get("arguments")))
+            value = _shortened(scrubber.value(self.given))
             kept = self._arguments = (scrubber.generation, _ENCODE(value))
         return kept[1]
 
@@ -833,26 +846,29 @@ class Recording:
         journal.opened_entry()
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.header["started"]))
         ident = f"{stamp}-{os.urandom(3).hex()}"
-        header = {key: value for key, value in self.header.items() if key != "arguments"}
-        text = _ENCODE(header)
-        text = f'{text[:-1]}, "arguments": {self.arguments()}}}'
+        text = _ENCODE(self.header)
         try:
             fd = journal.images_fd
         except OSError as exc:
             raise _unwritable(journal, exc) from None
         self._fd, self.id = fd, ident
-        self._pending.append(text)
+        self._header = f'{text[:-1]}, "arguments": {self.arguments()}'
 
-    def _append(self, record: Mapping[str, Any]) -> None:
-        """Write ``record`` now, after what is pending. Not synced here: the change's own
-        sync of its folder (every workspace change syncs the folder it changed) commits the
-        file system's journal, which holds this record and the images too (ext4's ordered
-        mode). OSError when it cannot be written (what is pending is then lost: marks
-        whose absence undo allows for)."""
+    def _append(self, record: dict[str, Any]) -> None:
+        """Write ``record`` now, with the marks made since the last one (and the header,
+        before the first). Not synced here: the change's own sync of its folder (every
+        workspace change syncs the folder it changed) commits the file system's journal,
+        which holds this record and the images too (ext4's ordered mode). OSError when it
+        cannot be written (the marks are then lost: undo allows for their absence)."""
         assert self.id is not None
-        pending, self._pending = self._pending, []
-        pending.append(record)
-        self.journal.append(self.id, pending)
+        if self._done_marks:
+            record["done"], self._done_marks = self._done_marks, []
+        if self._failed_marks:
+            record["failed"], self._failed_marks = self._failed_marks, []
+        text = _ENCODE(record)
+        if self._header:
+            text, self._header = f"{self._header}, {text[1:]}", ""
+        self.journal.append(self.id, text)
 
     def _path(self, where: Location) -> str:
         """The path of ``where`` as the entry names it: from the workspace's root."""
@@ -884,7 +900,8 @@ class Recording:
         """Wait for the absolute ``paths`` to be free of other changes, and hold them."""
         journal = self.journal
         try:
-            journal._folders()
+            if self._fd < 0:  # the journal's folders, made before its first lock file
+                journal._folders()
             return journal.order.hold(paths)
         except OSError as exc:
             raise _unwritable(journal, exc) from None
@@ -981,7 +998,7 @@ class Recording:
             moved = _images.keep_tree(where.dir_fd, where.name, self._fd, image)
         except OSError as exc:
             with self._lock:  # not moved: the folder is where it was
-                self._pending.append({"failed": number})
+                self._failed_marks.append(number)
             if exc.errno in _FULL:
                 raise _unwritable(self.journal, exc) from None
             raise
@@ -996,7 +1013,7 @@ class Recording:
 
     def _done(self, number: int, after: dict[str, Any] | None) -> None:
         with self._lock:
-            self._pending.append({"done": number, "after": after})
+            self._done_marks.append([number, after])
 
     def finish(self, result: Mapping[str, Any]) -> None:
         """The call is over: its outcome ends the entry (when it changed anything).
@@ -1113,7 +1130,7 @@ class Change:
             if number < 0:
                 return
             with self.recording._lock:
-                self.recording._pending.append({"failed": number})
+                self.recording._failed_marks.append(number)
         finally:
             self._let_go()
 
@@ -1131,12 +1148,6 @@ _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
 # What keeping an image meets when the journal's file system is full or read-only: the
 # journal's failure, which refuses the change, not the workspace's.
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
-
-
-def _named(named: str, record: str) -> str:
-    """The log's line of ``record`` (an object's JSON text): ``named`` (the object's start
-    and its entry) first."""
-    return f"{named}, {record[1:]}\n" if record != "{}" else named + "}\n"
 
 
 def _is_temp(name: str) -> bool:
