@@ -114,15 +114,17 @@ def digest(dir_fd: int, name: str, size: int) -> str | None:
         # Reads sized by the stat: one read of DIGEST_LIMIT would allocate a MiB a call.
         # A regular file's read comes back short only at its end: the file read whole at
         # its stat's size in one read needs no second one to say so.
+        block = os.read(fd, size + 1)
+        if len(block) == size:  # the whole file in one read: the usual case
+            return hashlib.sha256(block).hexdigest()
         hashed, total, want = hashlib.sha256(), 0, size + 1
-        while block := os.read(fd, want):
+        while block:
             total += len(block)
             if total > DIGEST_LIMIT:
                 return None  # it grew past the limit since the stat
             hashed.update(block)
-            if len(block) < want and total == size:
-                break
             want = min(1 << 16, DIGEST_LIMIT + 1 - total)
+            block = os.read(fd, want)
         return hashed.hexdigest()
     except OSError:
         return None

@@ -180,14 +180,17 @@ class Journal:
         """Append a record of entry ``ident`` (an object, or its JSON text) to this
         process's log, as one line in one write."""
         text = record if isinstance(record, str) else _ENCODE(record)
-        line = f'{{"e": {_ENCODE(ident)}, {text[1:]}\n'.encode("utf-8", "replace")
+        # an id is digits, letters and "-" (see Recording._open): nothing to escape
+        line = f'{{"e": "{ident}", {text[1:]}\n'.encode("utf-8", "replace")
         log = self._log_for(len(line))
         if log.cut:
             line = b"\n" + line
         log.cut = True
-        data = memoryview(line)
-        while data:  # one write in practice: O_APPEND keeps concurrent records whole
-            data = data[os.write(log.fd, data):]
+        written = os.write(log.fd, line)
+        if written < len(line):  # one write in practice: O_APPEND keeps records whole
+            data = memoryview(line)[written:]
+            while data:
+                data = data[os.write(log.fd, data):]
         log.cut = False
 
     @property
