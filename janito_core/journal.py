@@ -468,56 +468,67 @@ class Journal:
         return plan
 
     def undo(self, idents: Iterable[str], *, force: bool = False, dry_run: bool = False,
-             caller: Mapping[str, Any] | None = None) -> UndoPlan:
+             caller: Mapping[str, Any] | None = None,
+             workspace: Workspace | None = None) -> UndoPlan:
         """Restore the paths of entries ``idents`` to their state before their calls.
 
         Raises :class:`UndoConflict` (and changes nothing) when a path changed since,
         unless ``force``; a path whose before-image was not kept is left as it is, and
         said so, only when forced as well. With ``dry_run`` nothing changes: the plan
         says what would be done. The undo is recorded as an entry of its own.
+        ``workspace``: what to undo through (a call's, with its policy), of the entries'
+        root; by default a workspace of that root, opened and closed here.
         """
         from .workspace import Workspace
 
         plan = self.plan(idents, force=force)
         root = plan.entries[0].root
-        workspace = Workspace(root) if plan.entries[0].confined else Workspace.unconfined(root)
-        with workspace:
-            newer: list[str] = []  # paths a newer entry of this undo changed: it goes first
+        if workspace is not None:
+            if workspace.root != root:
+                raise JournalError(f"these entries are of workspace {root}, not of "
+                                   f"{workspace.root}", root)
+            return self._undo(plan, workspace, force, dry_run, caller)
+        opened = Workspace(root) if plan.entries[0].confined else Workspace.unconfined(root)
+        with opened:
+            return self._undo(plan, opened, force, dry_run, caller)
+
+    def _undo(self, plan: UndoPlan, workspace: Workspace, force: bool, dry_run: bool,
+              caller: Mapping[str, Any] | None) -> UndoPlan:
+        newer: list[str] = []  # paths a newer entry of this undo changed: it goes first
+        for entry in plan.entries:
+            plan.conflicts.extend(entry.drifted(workspace, skip=newer))
+            newer.extend(entry.paths)
+        if (plan.conflicts or plan.not_kept) and not force:
+            first = (plan.conflicts or plan.not_kept)[0]
+            raise UndoConflict(f"{first[0]}: {first[1]}; nothing was undone (force "
+                               "undoes it anyway)", first[0])
+        if dry_run:
+            return plan
+        arguments = {"entries": [e.id for e in plan.entries], "force": force}
+        recording = self.begin(workspace, "undo", arguments, caller=caller or {"kind": "python"},
+                               undoes=[e.id for e in plan.entries])
+        view = workspace.journaled(recording)
+        started, clock = time.time(), time.perf_counter()
+        outcome: dict[str, Any] = {"success": True}
+        try:
             for entry in plan.entries:
-                plan.conflicts.extend(entry.drifted(workspace, skip=newer))
-                newer.extend(entry.paths)
-            if (plan.conflicts or plan.not_kept) and not force:
-                first = (plan.conflicts or plan.not_kept)[0]
-                raise UndoConflict(f"{first[0]}: {first[1]}; nothing was undone (force "
-                                   "undoes it anyway)", first[0])
-            if dry_run:
-                return plan
-            arguments = {"entries": [e.id for e in plan.entries], "force": force}
-            recording = self.begin(workspace, "undo", arguments,
-                                   caller=caller or {"kind": "python"},
-                                   undoes=[e.id for e in plan.entries])
-            view = workspace.journaled(recording)
-            started, clock = time.time(), time.perf_counter()
-            outcome: dict[str, Any] = {"success": True}
+                entry.revert(view, self, force=force)
+        except BaseException as exc:
+            outcome = {"success": False, "error_type": type(exc).__name__}
+            raise
+        finally:
             try:
-                for entry in plan.entries:
-                    entry.revert(view, self, force=force)
-            except BaseException as exc:
-                outcome = {"success": False, "error_type": type(exc).__name__}
-                raise
+                recording.finish(outcome)
+            except OSError as exc:
+                if outcome["success"]:  # else the failure that stopped it is told
+                    raise JournalError(f"the undo was made, but its journal entry could "
+                                       f"not be ended ({exc.strerror or exc})",
+                                       str(self.folder)) from None
             finally:
-                try:
-                    recording.finish(outcome)
-                except OSError as exc:
-                    if outcome["success"]:  # else the failure that stopped it is told
-                        raise JournalError(f"the undo was made, but its journal entry could "
-                                           f"not be ended ({exc.strerror or exc})",
-                                           str(self.folder)) from None
-                finally:
-                    self._log(_audit_line(started, time.perf_counter() - clock, None,
-                                          recording.id, recording.header["caller"], "undo",
-                                          arguments, outcome, changed=recording.changed))
-            plan.recorded = recording.id
+                self._log(_audit_line(started, time.perf_counter() - clock, None,
+                                      recording.id, recording.header["caller"], "undo",
+                                      arguments, outcome, changed=recording.changed))
+        plan.recorded = recording.id
         return plan
 
 

@@ -357,7 +357,7 @@ def service_environment() -> environment:
 
 # -- the registry ---------------------------------------------------------------------------
 
-ALL_TOOLSETS = ("files", "system", "skills", "gmail", "onedrive")
+ALL_TOOLSETS = ("files", "system", "skills", "gmail", "onedrive", "undo")
 PRIVILEGE_SETS = ("", "r", "w", "x", "rw", "rx", "wx", "rwx")
 
 

@@ -250,6 +250,64 @@ def test_a_journal_given_a_folder_in_the_workspace_records_and_runs_nothing(
     assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
 
 
+def _as(caller: dict[str, Any], tester: Any, tool: str, **arguments: Any) -> Any:
+    """``tester.call`` made by ``caller`` (as an MCP session names itself)."""
+    from janito_core._context import current_caller
+
+    token = current_caller.set(caller)
+    try:
+        return tester.call(tool, arguments)
+    finally:
+        current_caller.reset(token)
+
+
+def test_undo_is_offered_to_a_model_only_in_the_undo_toolset_and_only_for_its_calls(
+        seeded: Any, ws: Path) -> None:
+    """No toolset the person did not add offers undo. Added (``-t undo``), it takes back
+    only the calling session's own calls, never past a later change by someone else, and
+    the person can undo what it did."""
+    registry = seeded.registry
+    assert "UndoCalls" not in registry.names()
+    assert seeded.call("UndoCalls", {})["error_type"] == "unknown_tool"
+    registry.add_toolset("undo")
+    model = {"kind": "mcp", "client": "agent", "session": "s1"}
+    other = {"kind": "mcp", "client": "agent", "session": "s2"}
+    assert _as(model, seeded, "CreateFile", filepath="notes.txt", content="mine",
+               overwrite=True)["success"]
+    assert _as(model, seeded, "DeleteFile", filepath="run.sh")["success"]
+    assert _as(other, seeded, "CreateFile", filepath="docs/a.md", content="theirs",
+               overwrite=True)["success"]
+    dry = _as(model, seeded, "UndoCalls", dry_run=True)
+    assert dry["success"] and dry["undone"] == [{"tool": "DeleteFile", "paths": ["run.sh"]}]
+    assert not (ws / "run.sh").exists()
+    undone = _as(model, seeded, "UndoCalls", count=5)
+    assert undone["success"], undone
+    assert [u["tool"] for u in undone["undone"]] == ["DeleteFile", "CreateFile"]
+    assert (ws / "run.sh").read_bytes() == b"#!/bin/sh\necho hi\n"
+    assert (ws / "notes.txt").read_bytes() == b"first line\r\nsecond line\r\n"
+    assert (ws / "docs" / "a.md").read_text() == "theirs"  # the other session's, kept
+    assert _as(other, seeded, "UndoCalls", count=1)["undone"] == [
+        {"tool": "CreateFile", "paths": ["docs/a.md"]}]
+    # a later change by someone else: refused, named, nothing changed
+    assert _as(model, seeded, "CreateFile", filepath="notes.txt", content="again",
+               overwrite=True)["success"]
+    assert _as(other, seeded, "CreateFile", filepath="notes.txt", content="theirs now",
+               overwrite=True)["success"]
+    refused = _as(model, seeded, "UndoCalls")
+    assert refused["success"] is False and refused["error_type"] == "undo_refused", refused
+    assert refused["path"] == "notes.txt" and "changed since by call" in refused["error"]
+    assert (ws / "notes.txt").read_text() == "theirs now"
+    # what the model undid is the person's to put back
+    journal: Journal = seeded.journal
+    model_undo = next(entry for entry in journal.entries(str(ws))
+                      if entry.tool == "undo" and entry.header["caller"] == model)
+    assert model_undo.header["undoes"]
+    assert _as({"kind": "mcp", "session": "s3"}, seeded, "UndoCalls")["error_type"] == \
+        "nothing_to_undo"
+    registry.journal = None
+    assert seeded.call("UndoCalls", {})["error_type"] == "not_journaled"
+
+
 def test_the_audit_log_keeps_no_secret(files: Any, ws: Path) -> None:
     from janito_core.scrub import secret_forms
     from janito_core.secrets import set_secret
