@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _images
-from ._atomic import TEMP_SUFFIX
 from ._audit import ENCODE as _ENCODE
 from ._audit import AuditLog
 from ._ordering import PathOrder
@@ -795,6 +794,7 @@ def _put_in_place(where: Location, make: Callable[[int, str], None]) -> None:
     temp = temp_name(where.name)
     make(where.dir_fd, temp)
     holder = Location(where.workspace, os.dup(where.dir_fd), temp, [*where.parts[:-1], temp])
+    holder.temporary = True
     with holder:
         try:
             holder.rename_to(where, overwrite=True)
@@ -1086,7 +1086,7 @@ class Change:
             self.number = recording._record(self.op, path, self.before)
             return
         self.target = target
-        if _is_temp(where.name):
+        if where.temporary:
             # janito's own temporary entry put in place: only the target's state counts
             self._held = recording._hold(target.absolute)
             path = self.path = recording._path(target)
@@ -1162,10 +1162,6 @@ _KINDS = {"f": "file", "l": "link", "d": "folder", "o": "other"}
 # What keeping an image meets when the journal's file system is full or read-only: the
 # journal's failure, which refuses the change, not the workspace's.
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
-
-
-def _is_temp(name: str) -> bool:
-    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
 def _unwritable(journal: Journal, exc: OSError) -> JournalError:

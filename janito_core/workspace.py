@@ -566,12 +566,16 @@ class Location:
     descriptor, so it acts on what the walk found even if the path's folders are swapped
     for links meanwhile. The target need not exist. Close it (or use ``with``).
     ``parts`` are the names from the root to the target; the root itself has none.
+    ``temporary``: the entry is one janito made just now, to rename over another (a link,
+    a folder put back): a journal records only what the rename replaces, not the entry
+    itself, whose name alone (hidden, ``.tmp``) could be anyone's.
     """
 
-    __slots__ = ("dir_fd", "name", "parts", "workspace")
+    __slots__ = ("dir_fd", "name", "parts", "temporary", "workspace")
 
     def __init__(self, workspace: Workspace, dir_fd: int, name: str, parts: list[str]) -> None:
         self.workspace = workspace
+        self.temporary = False
         self.dir_fd = dir_fd
         self.name = name
         self.parts = parts
@@ -808,6 +812,7 @@ class Location:
         temp = temp_name(self.name)
         os.symlink(target, temp, dir_fd=self.dir_fd)
         holder = Location(self.workspace, os.dup(self.dir_fd), temp, [*self.parts[:-1], temp])
+        holder.temporary = True
         with holder:
             try:
                 holder.rename_to(self, overwrite=True)

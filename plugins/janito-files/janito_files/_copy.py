@@ -97,7 +97,9 @@ def copy_tree(workspace: Workspace, source_path: str, source: Location,
 def beside(target: Location) -> Location:
     """A fresh hidden name in the folder of ``target`` (for building a copy aside)."""
     name = f".{target.name[:200]}.{os.urandom(4).hex()}.tmp"
-    return Location(target.workspace, os.dup(target.dir_fd), name, [*target.parts[:-1], name])
+    aside = Location(target.workspace, os.dup(target.dir_fd), name, [*target.parts[:-1], name])
+    aside.temporary = True  # renamed over the target: a journal records what it replaces
+    return aside
 
 
 def _fill(workspace: Workspace, source_path: str, base: int) -> None:

@@ -90,10 +90,16 @@ CALLS = [
 ]
 
 
+CALLS.append(  # a hidden .tmp file of the person's: named like janito's own temporaries
+    ("MoveFile", {"source": ".session.tmp", "destination": "notes.txt", "overwrite": True}))
+
+
 @pytest.mark.parametrize(("tool", "arguments"), CALLS,
                          ids=[f"{tool}-{i}" for i, (tool, _) in enumerate(CALLS)])
 def test_each_file_tool_is_undone_byte_for_byte(seeded: Any, ws: Path, tool: str,
                                                 arguments: dict[str, Any]) -> None:
+    if arguments.get("source") == ".session.tmp":
+        (ws / ".session.tmp").write_bytes(b"the person's\n")
     before = tree(ws)
     result = seeded.call(tool, arguments)
     assert result["success"], result
