@@ -39,7 +39,8 @@ def launch(target: str) -> dict[str, Any]:
 
 def make(tmp_path: Path, **options: Any) -> Registry:
     RAN.clear()
-    registry = Registry(autoload=(), workspace=Workspace(str(tmp_path)), reports="off",
+    (tmp_path / "ws").mkdir()
+    registry = Registry(autoload=(), workspace=Workspace(str(tmp_path / "ws")), reports="off",
                         policy=options.pop("policy", {"mode": "ask"}),
                         journal=Journal(tmp_path / "journal"), **options)
     registry.add_tool(look)
