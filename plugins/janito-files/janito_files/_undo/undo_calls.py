@@ -3,13 +3,54 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Literal
 
-from janito_core import BaseTool, WorkspaceError, failure, tool
+from janito_core import BaseTool, Failure, WorkspaceError, failure, tool
 from janito_core.constraints import Interval
 from janito_core.errors import JournalError
 
+from .._common import TypedDict
+
 MAX_CALLS = 20
+
+
+class UndoneCall(TypedDict):
+    """One call taken back.
+
+    Attributes:
+        tool: The tool that was called.
+        paths: The paths it changed, relative to the workspace.
+    """
+
+    tool: str
+    paths: list[str]
+
+
+class UndoStep(TypedDict):
+    """One path put back.
+
+    Attributes:
+        path: The path, relative to the workspace.
+        action: What putting it back does to it.
+    """
+
+    path: str
+    action: str
+
+
+class UndoneCalls(TypedDict):
+    """What UndoCalls answers.
+
+    Attributes:
+        dry_run: True when nothing was changed, only said.
+        undone: The calls taken back, newest first.
+        steps: What was (or, in a dry run, would be) done to each path.
+    """
+
+    success: Literal[True]
+    dry_run: bool
+    undone: list[UndoneCall]
+    steps: list[UndoStep]
 
 
 @tool(permissions="w")
@@ -23,7 +64,7 @@ class UndoCalls(BaseTool):
     """
 
     def run(self, count: Annotated[int, Interval(ge=1, le=MAX_CALLS)] = 1,
-            dry_run: bool = False) -> dict[str, Any]:
+            dry_run: bool = False) -> UndoneCalls | Failure:
         """Undo your newest calls.
 
         Args:
