@@ -35,6 +35,7 @@ CALLS: list[tuple[str, dict[str, Any], bool | None]] = [
     ("RunPythonCode", {"code": "print(6 * 7)"}, None),
     ("RunBashCode", {"code": "echo hi >&2"}, None),
     ("RunPythonFile", {"file_path": "missing.py"}, False),
+    ("UndoCalls", {"count": 3, "dry_run": True}, True),
     # failures: the tools' own, and janito's before a tool runs
     ("ReadFile", {"filepath": "notes/a.txt"}, False),
     ("ListFiles", {"directory": "../"}, False),
@@ -56,7 +57,8 @@ def test_served_answers_match_the_output_schemas(tmp_path: Path,
     workspace.mkdir()
     env = rel.base_env(tmp_path / "config", secrets=True)
     command = rel.janito_command()
-    toolsets = [flag for name in ("skills", "gmail", "onedrive") for flag in ("-t", name)]
+    toolsets = [flag for name in ("skills", "gmail", "onedrive", "undo")
+                for flag in ("-t", name)]
     params = StdioServerParameters(command=command[0],
                                    args=[*command[1:], "mcp", "serve", "-w", "-x", *toolsets],
                                    cwd=str(workspace), env=env)
