@@ -53,7 +53,8 @@ def test_a_registry_does_nothing_until_first_use(sandbox: Path) -> None:
     assert seen["before"] == {"toolset": False, "metadata": False,
                               "repr": seen["before"]["repr"]}
     assert "not loaded yet" in seen["before"]["repr"]
-    assert seen["listed"] == {"names": ["lazy"], "toolset": False}
+    # the other toolsets installed beside janito-core (none in its own session) list too
+    assert "lazy" in seen["listed"]["names"] and seen["listed"]["toolset"] is False
     assert seen["after"] == {"names": ["LazyPing"], "toolset": True}
 
 
