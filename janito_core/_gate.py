@@ -22,8 +22,6 @@ person was shown it goes (``Admitted.shown``), not where a link swapped in meanw
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -104,6 +102,10 @@ def refusal(name: str, decision: Decision) -> dict[str, Any]:
 
 def approval_id(registry: Registry, name: str, arguments: Mapping[str, Any],
                 call_id: str | None) -> str:
+    # Imported here: only an asked call needs them, and hashlib loads OpenSSL (start-up).
+    import hashlib
+    import hmac
+
     text = json.dumps([name, dict(arguments), call_id], sort_keys=True, default=repr,
                       ensure_ascii=False)
     digest = hmac.new(registry.approval_key, text.encode("utf-8", "surrogatepass"),

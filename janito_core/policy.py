@@ -32,7 +32,6 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._globs import GlobError, first_literal, name_matches, name_pattern, path_regex
@@ -67,21 +66,83 @@ class PolicyError(ValueError):
         super().__init__(f"{source}: {problem}")
 
 
-@dataclass(frozen=True)
-class Rule:
+_put = object.__setattr__
+
+
+class _Value:
+    """An immutable value: equal, hashed and shown by its fields (``_fields``, in order).
+
+    What a frozen dataclass gives, written out: ``dataclasses`` imports ``inspect``, and
+    the policy is read on every start of ``janito`` (decision 0001).
+    """
+
+    __slots__: tuple[str, ...] = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a {type(self).__name__} "
+                             "does not change")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a {type(self).__name__} "
+                             "does not change")
+
+
+class Rule(_Value):
     """One rule; an empty criterion matches every call."""
 
+    __slots__ = (
+        "access",
+        "action",
+        "args",
+        "paths",
+        "permissions",
+        "reason",
+        "source",
+        "tools",
+        "toolsets",
+    )
+    _fields = ("action", "tools", "toolsets", "permissions", "args", "paths", "access",
+               "reason", "source")
     action: str
-    tools: tuple[str, ...] = ()
-    toolsets: tuple[str, ...] = ()
-    permissions: str = ""
-    args: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    paths: tuple[str, ...] = ()
-    access: frozenset[str] = frozenset((READ, WRITE))
-    reason: str = ""
-    source: str = "python"
+    tools: tuple[str, ...]
+    toolsets: tuple[str, ...]
+    permissions: str
+    args: tuple[tuple[str, tuple[str, ...]], ...]
+    paths: tuple[str, ...]
+    access: frozenset[str]
+    reason: str
+    source: str
 
-    def __post_init__(self) -> None:
+    def __init__(self, action: str, tools: tuple[str, ...] = (),
+                 toolsets: tuple[str, ...] = (), permissions: str = "",
+                 args: tuple[tuple[str, tuple[str, ...]], ...] = (),
+                 paths: tuple[str, ...] = (), access: frozenset[str] = frozenset((READ, WRITE)),
+                 reason: str = "", source: str = "python") -> None:
+        _put(self, "action", action)
+        _put(self, "tools", tools)
+        _put(self, "toolsets", toolsets)
+        _put(self, "permissions", permissions)
+        _put(self, "args", args)
+        _put(self, "paths", paths)
+        _put(self, "access", access)
+        _put(self, "reason", reason)
+        _put(self, "source", source)
         if self.action not in ACTIONS:
             raise PolicyError(self.source, f"action must be one of {', '.join(ACTIONS)}, "
                                            f"not {self.action!r}")
@@ -169,24 +230,36 @@ class _Plan:
         self.guards: tuple[PathGuard, PathGuard] | None = None
 
 
-@dataclass(frozen=True)
-class PathUse:
+class PathUse(_Value):
     """A path a call names: the argument, where it leads in the workspace (None: it does
     not lead inside), and whether the tool reads or writes it."""
 
+    __slots__ = ("access", "argument", "relative")
+    _fields = ("argument", "relative", "access")
     argument: str
     relative: str | None
     access: str
 
+    def __init__(self, argument: str, relative: str | None, access: str) -> None:
+        _put(self, "argument", argument)
+        _put(self, "relative", relative)
+        _put(self, "access", access)
 
-@dataclass(frozen=True)
-class Decision:
+
+class Decision(_Value):
     """What the policy says of one call: ``action`` (allow, ask, deny), the rule that
     decided (None when the mode did), and why, in a sentence."""
 
+    __slots__ = ("action", "reason", "rule")
+    _fields = ("action", "reason", "rule")
     action: str
     reason: str
-    rule: Rule | None = None
+    rule: Rule | None
+
+    def __init__(self, action: str, reason: str, rule: Rule | None = None) -> None:
+        _put(self, "action", action)
+        _put(self, "reason", reason)
+        _put(self, "rule", rule)
 
     @property
     def source(self) -> str:
@@ -197,24 +270,35 @@ class Decision:
                 "source": self.source, "reason": self.reason}
 
 
-@dataclass
 class Policy:
     """A mode and rules (see the module's docstring). ``Policy()`` is ``full-auto`` with no
     rule: only janito's own places are guarded."""
 
-    mode: str = FULL_AUTO
-    rules: list[Rule] = field(default_factory=list)
-    #: Where the mode was set (a file, or "python"), for ``janito policy show``.
-    mode_source: str = "default"
-    #: The files read, for ``janito policy show``.
-    files: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
+    def __init__(self, mode: str = FULL_AUTO, rules: list[Rule] | None = None,
+                 mode_source: str = "default", files: list[str] | None = None) -> None:
+        self.mode = mode
+        self.rules: list[Rule] = [] if rules is None else rules
+        #: Where the mode was set (a file, or "python"), for ``janito policy show``.
+        self.mode_source = mode_source
+        #: The files read, for ``janito policy show``.
+        self.files: list[str] = [] if files is None else files
         if self.mode not in MODES:
             raise PolicyError(self.mode_source, f"mode must be one of {', '.join(MODES)}, "
                                                 f"not {self.mode!r}")
         self._by_tool: dict[ToolFacts, tuple[Decision | None, bool]] = {}
         self._plans: dict[ToolFacts, _Plan] = {}
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.mode, self.rules, self.mode_source, self.files) == (
+            other.mode, other.rules, other.mode_source, other.files)
+
+    __hash__ = None  # type: ignore[assignment]  # it changes: rules may be added
+
+    def __repr__(self) -> str:
+        return (f"Policy(mode={self.mode!r}, rules={self.rules!r}, "
+                f"mode_source={self.mode_source!r}, files={self.files!r})")
 
     # -- reading ------------------------------------------------------------------------
 
@@ -454,8 +538,7 @@ class Policy:
         }
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
+class ApprovalRequest(_Value):
     """What a person is asked to approve: one call, exactly as it would run.
 
     ``arguments`` are the validated arguments (what the tool will get), ``paths`` the
@@ -464,6 +547,20 @@ class ApprovalRequest:
     binds a decision to this call: bring ``{id: True}`` (or False) back to run it (or not).
     """
 
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "id",
+        "paths",
+        "permissions",
+        "reason",
+        "rule",
+        "source",
+        "tool",
+        "toolset",
+    )
+    _fields = ("id", "tool", "toolset", "permissions", "arguments", "paths", "call_id",
+               "reason", "rule", "source")
     id: str
     tool: str
     toolset: str
@@ -474,6 +571,20 @@ class ApprovalRequest:
     reason: str
     rule: str | None
     source: str
+
+    def __init__(self, id: str, tool: str, toolset: str, permissions: str,
+                 arguments: dict[str, Any], paths: list[dict[str, Any]], call_id: str | None,
+                 reason: str, rule: str | None, source: str) -> None:
+        _put(self, "id", id)
+        _put(self, "tool", tool)
+        _put(self, "toolset", toolset)
+        _put(self, "permissions", permissions)
+        _put(self, "arguments", arguments)
+        _put(self, "paths", paths)
+        _put(self, "call_id", call_id)
+        _put(self, "reason", reason)
+        _put(self, "rule", rule)
+        _put(self, "source", source)
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "tool": self.tool, "toolset": self.toolset,
