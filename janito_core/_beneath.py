@@ -476,10 +476,11 @@ class _Openat2:
 
     def __init__(self) -> None:
         import ctypes
-        import ctypes.util
 
         self.number = _SYS_OPENAT2.get(os.uname().machine, 0)
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        # The symbols the interpreter is linked with, libc's among them. Not
+        # ctypes.util.find_library("c"), which runs ldconfig, or a compiler found on PATH.
+        libc = ctypes.CDLL(None, use_errno=True)
         self.call: Any = libc.syscall
         self.call.restype = ctypes.c_long
 
