@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from ._text import first_line
 from .results import APPROVAL_REQUIRED
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class Span:
             span.set_attribute("gen_ai.tool.call.id", call_id)
         # "function": the model names the call and its arguments, the host runs it
         span.set_attribute("gen_ai.tool.type", "function")
-        description = _first_line(record.cls.__doc__)
+        description = first_line(record.cls.__doc__)
         if description:
             span.set_attribute("gen_ai.tool.description", description)
         span.set_attribute("janito.tool.permissions", record.permissions)
@@ -209,14 +210,6 @@ def _globals() -> tuple[Any, Any] | None:
             or getattr(_internal, "_METER_PROVIDER", ...) is not None):
         return None
     return trace, _internal
-
-
-def _first_line(text: str | None) -> str:
-    if not text:
-        return ""
-    for line in text.strip().splitlines():
-        return line.strip()
-    return ""
 
 
 def _version() -> str | None:

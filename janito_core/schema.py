@@ -8,12 +8,14 @@ docstring (Google, NumPy or reST), else the class docstring's parameter section,
 from __future__ import annotations
 
 import enum
+import types
 import typing
 from typing import Any, NamedTuple
 
 from . import _constraints
 from ._annotations import type_hints
 from ._jsonschema import json_schema_info
+from ._text import first_line as first_line  # where it was: janito_core.schema
 from ._types import (
     _UNION_TYPES,
     TypeInfo,
@@ -101,15 +103,6 @@ class ToolSchema(NamedTuple):
         }
 
 
-def first_line(doc: str | None) -> str:
-    if not doc:
-        return ""
-    for line in doc.strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
 def parse_param_docs(doc: str | None) -> dict[str, str]:
     """{parameter name: description} documented in ``doc`` (Google, NumPy or reST style)."""
     # Imported on first use: its patterns cost about 1.5 ms to compile, which the start-up
@@ -166,11 +159,9 @@ def _build(cls: type) -> ToolSchema:
     explicit = cls.__dict__.get("input_schema")
     if isinstance(explicit, dict):
         return _from_json_schema(cls, explicit)
-    import inspect
-
     hints = resolve_hints(cls)
     run = cls.run  # type: ignore[attr-defined]
-    signature = inspect.signature(run)
+    signature = _parameters(run)
     diagnostics: list[str] = []
     run_docs = parse_param_docs(run.__doc__)
     class_docs = parse_param_docs(cls.__doc__)
@@ -181,16 +172,16 @@ def _build(cls: type) -> ToolSchema:
 
     params: dict[str, Parameter] = {}
     grouped: dict[str, list[tuple[str, str, bool]]] = {}
-    for index, (name, param) in enumerate(signature.parameters.items()):
+    for index, (name, kind, default) in enumerate(signature):
         if index == 0 and name in ("self", "cls"):
             continue
-        if param.kind is param.VAR_POSITIONAL:
+        if kind == _VAR_POSITIONAL:
             diagnostics.append(f"*{name} cannot be sent by a model and is ignored")
             continue
-        if param.kind is param.VAR_KEYWORD:
+        if kind == _VAR_KEYWORD:
             diagnostics.append(f"**{name} cannot be described to a model and is ignored")
             continue
-        if param.kind is param.POSITIONAL_ONLY:
+        if kind == _POSITIONAL_ONLY:
             raise AnnotationError(f"{cls.__name__}.run() parameter {name!r} is positional-only")
         if name not in hints:
             diagnostics.append(f"parameter {name!r} has no type annotation: any value is accepted")
@@ -201,7 +192,6 @@ def _build(cls: type) -> ToolSchema:
         doc = run_docs.get(name) or class_docs.get(name) or info.schema.get("description")
         if not doc:
             diagnostics.append(f"parameter {name!r} is not documented in run()'s docstring")
-        default = _MISSING if param.default is param.empty else param.default
         required = default is _MISSING and not info.nullable
         rules = _constraints.read(annotated_metadata(hints[name])) if name in hints else None
         if rules is not None:
@@ -223,8 +213,9 @@ def _build(cls: type) -> ToolSchema:
             params[member] = p._replace(description=text)
 
     supplied = getattr(cls, "_injected", None) or {}  # a function tool's workspace, reporter...
+    taken = {name for name, _, _ in signature}
     for documented in sorted((set(run_docs) | set(class_docs)) - set(params)):
-        if documented in signature.parameters or documented in supplied:
+        if documented in taken or documented in supplied:
             continue
         diagnostics.append(f"the docstring documents {documented!r}, which run() does not take")
 
@@ -289,6 +280,59 @@ def _build(cls: type) -> ToolSchema:
         groups=groups,
         output_schema=_result_schema(hints.get("return"), diagnostics),
     )
+
+
+_POSITIONAL_ONLY = "positional-only"
+_VAR_POSITIONAL = "*"
+_KEYWORD = "keyword"
+_VAR_KEYWORD = "**"
+_CO_VARARGS = 0x04
+_CO_VARKEYWORDS = 0x08
+
+
+def _parameters(function: Any) -> list[tuple[str, str, Any]]:
+    """(name, kind, default or MISSING) of each parameter of ``function``, in order.
+
+    A plain function's are read from its code, without importing ``inspect`` (about a
+    tenth of ``janito``'s start-up); anything else (a wrapped or bound function, a
+    callable object, a declared ``__signature__``) is read by ``inspect.signature``, which
+    knows every way a callable can say what it takes.
+    """
+    code = getattr(function, "__code__", None)
+    if (type(function) is not types.FunctionType or code is None
+            or "__wrapped__" in function.__dict__ or "__signature__" in function.__dict__):
+        return _inspected(function)
+    names = code.co_varnames
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    defaults = function.__defaults__ or ()
+    keyword_defaults = function.__kwdefaults__ or {}
+    first_default = positional - len(defaults)
+    found: list[tuple[str, str, Any]] = []
+    for index in range(positional):
+        kind = _POSITIONAL_ONLY if index < code.co_posonlyargcount else _KEYWORD
+        default = defaults[index - first_default] if index >= first_default else _MISSING
+        found.append((names[index], kind, default))
+    extra = positional + keyword_only
+    if code.co_flags & _CO_VARARGS:
+        found.append((names[extra], _VAR_POSITIONAL, _MISSING))
+        extra += 1
+    for name in names[positional:positional + keyword_only]:
+        found.append((name, _KEYWORD, keyword_defaults.get(name, _MISSING)))
+    if code.co_flags & _CO_VARKEYWORDS:
+        found.append((names[extra], _VAR_KEYWORD, _MISSING))
+    return found
+
+
+def _inspected(function: Any) -> list[tuple[str, str, Any]]:
+    import inspect
+
+    kinds: dict[Any, str] = {inspect.Parameter.POSITIONAL_ONLY: _POSITIONAL_ONLY,
+                             inspect.Parameter.VAR_POSITIONAL: _VAR_POSITIONAL,
+                             inspect.Parameter.VAR_KEYWORD: _VAR_KEYWORD}
+    return [(name, kinds.get(param.kind, _KEYWORD),
+             _MISSING if param.default is param.empty else param.default)
+            for name, param in inspect.signature(function).parameters.items()]
 
 
 def _breaks(info: TypeInfo, default: Any) -> bool:

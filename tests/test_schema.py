@@ -729,3 +729,60 @@ def test_a_result_declared_with_failure_has_the_schema_of_its_success() -> None:
     VALIDATOR.check_schema(declared)
     assert checked(Typed).output_schema == declared
     assert checked(Spelled).output_schema == declared
+
+
+# -- parameters read without inspect ------------------------------------------------------
+
+
+def _shapes() -> list[Any]:
+    import functools
+
+    def plain(self, a, b: int = 1, *, c, d: str = "x"): ...  # type: ignore[no-untyped-def]
+    def star(self, a, /, b, *args, c=3, **kwargs): ...  # type: ignore[no-untyped-def]
+    def only_kwargs(self, **options): ...  # type: ignore[no-untyped-def]
+    def no_self(): ...  # type: ignore[no-untyped-def]
+    def defaults_all(self, a=None, b=(), c=frozenset()): ...  # type: ignore[no-untyped-def]
+    def keyword_no_default(self, *, a, b=2, c): ...  # type: ignore[no-untyped-def]
+    def with_locals(self, a, b=1):  # type: ignore[no-untyped-def]
+        inner = a + b
+        return inner
+
+    @functools.wraps(plain)
+    def wrapped(*args, **kwargs): ...  # type: ignore[no-untyped-def]
+
+    def declared(self, *anything): ...  # type: ignore[no-untyped-def]
+
+    import inspect
+
+    declared.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+         inspect.Parameter("given", inspect.Parameter.KEYWORD_ONLY, default=5)])
+    return [plain, star, only_kwargs, no_self, defaults_all, keyword_no_default, with_locals,
+            wrapped, declared, functools.partial(plain, None)]
+
+
+@pytest.mark.parametrize("function", _shapes(), ids=lambda f: getattr(f, "__name__", "partial"))
+def test_parameters_read_from_code_are_those_inspect_sees(function: Any) -> None:
+    from janito_core.schema import _inspected, _parameters
+
+    assert _parameters(function) == _inspected(function)
+
+
+def test_a_schema_is_built_without_importing_inspect() -> None:
+    import subprocess
+
+    code = ("import sys\n"
+            "from janito_core import BaseTool, tool\n"
+            "from janito_core.schema import tool_schema\n"
+            "@tool(permissions='r')\n"
+            "class Count(BaseTool):\n"
+            "    '''Count.'''\n"
+            "    def run(self, text: str, limit: int = 3, *, strict: bool = False) -> dict:\n"
+            "        '''Count.\n\n        Args:\n            text: The text.\n"
+            "            limit: How many.\n            strict: Whether strict.\n        '''\n"
+            "        return {'success': True}\n"
+            "schema = tool_schema(Count)\n"
+            "assert sorted(schema.params) == ['limit', 'strict', 'text'], schema.params\n"
+            "print('inspect' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
