@@ -291,10 +291,13 @@ class ImportedToolset(NamedTuple):
     classes: list[type]
     errors: list[LoadError]
     seconds: float
+    #: Every module tried, imported or not, in load order (the package first).
+    names: tuple[str, ...] = ()
 
 
-def import_toolset(spec: ToolsetSpec) -> ImportedToolset:
-    """Import a toolset's package and its public submodules; never raises."""
+def import_toolset(spec: ToolsetSpec, only: Iterable[str] | None = None) -> ImportedToolset:
+    """Import a toolset's package and its public submodules (or, given ``only``, the
+    package and those of its submodules); never raises."""
     started = time.perf_counter()
     errors: list[LoadError] = []
     try:
@@ -304,9 +307,12 @@ def import_toolset(spec: ToolsetSpec) -> ImportedToolset:
             spec.name, spec.distribution,
             f"cannot import {spec.module}: {describe_exception(exc)}", "import", spec.module,
         ))
-        return ImportedToolset(spec, None, [], [], errors, time.perf_counter() - started)
+        return ImportedToolset(spec, None, [], [], errors, time.perf_counter() - started,
+                               (spec.module,))
     modules = [package]
-    for dotted in public_submodules(package):
+    submodules = (public_submodules(package) if only is None
+                  else [name for name in only if name != spec.module])
+    for dotted in submodules:
         try:
             modules.append(import_module(dotted))
         except (Exception, SystemExit) as exc:
@@ -315,4 +321,5 @@ def import_toolset(spec: ToolsetSpec) -> ImportedToolset:
                 f"cannot import {dotted}: {describe_exception(exc)}", "import", dotted,
             ))
     classes = [cls for module in modules for cls in tool_classes(module)]
-    return ImportedToolset(spec, package, modules, classes, errors, time.perf_counter() - started)
+    return ImportedToolset(spec, package, modules, classes, errors, time.perf_counter() - started,
+                           (spec.module, *submodules))
