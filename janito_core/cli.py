@@ -81,6 +81,7 @@ def build_registry(args: argparse.Namespace) -> Registry:
     registry = Registry(privileges=privileges, workspace=workspace, policy=policy,
                         approver=_terminal_approver(),
                         journal=bool(getattr(args, "journal", False)))
+    registry.import_output = sys.stderr  # a tool module imported on first use, likewise
     notice = state_folder(root).notice(root)
     if notice:
         _warn(f"note: {notice}")
@@ -230,8 +231,9 @@ def cmd_tools(args: argparse.Namespace) -> int:
     failures = _summarise_failures(registry)
     if args.strict:
         failures += _authoring_problems(registry)
+    # A pending tool (listed from its toolset's manifest) has no sandbox_status of its own.
     sandbox = {r.name: status for r in records
-               if (status := _sandbox_status(r.cls)) is not None}
+               if not r.pending and (status := _sandbox_status(r.cls)) is not None}
     decided = _policy_marks(registry, records)
     if args.json:
         json_rows = []
@@ -302,7 +304,7 @@ def _policy_marks(registry: Registry, records: list[Any]) -> dict[str, dict[str,
             continue
         decision, conditional = policy.listing(
             ToolFacts(record.name, record.toolset or "", record.permissions),
-            declares_writes=bool(getattr(record.cls, "writes_paths", None)))
+            declares_writes=record.declares_writes)
         if decision.action != "allow" or conditional:
             marks[record.name] = {**decision.as_json(), "conditional": conditional}
     return marks

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from typing import TYPE_CHECKING, Any
+import time
+from typing import TYPE_CHECKING, Any, TextIO
 
+from . import _manifest
 from ._context import active_registry, set_default_reports
 from ._marker import has_hooks
+from ._text import first_line
 from .decorator import tool_class
 from .discovery import (
     SLOW_IMPORT_SECONDS,
     Discovered,
+    ImportedToolset,
     LoadError,
     ToolsetSpec,
     describe_exception,
+    import_module,
     import_toolset,
     scan,
+    tool_classes,
 )
 from .errors import ToolsetNotAllowedError, ToolsetNotFoundError
 from .plugins import PluginHost, allowed_names
@@ -24,6 +31,7 @@ from .results import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from types import ModuleType
 
     from ._aio import AsyncRunner
     from .journal import Journal
@@ -42,21 +50,41 @@ class ToolRecord:
     "denied" (the running privileges do not grant its permissions) or "error" (its
     ``run()`` cannot become a schema, an annotation that does not resolve or a type janito
     cannot express: a fault of its code, which no environment would mend).
+
+    A tool listed from its toolset's manifest (``janito_core._manifest``) is ``pending``:
+    its module is imported when ``cls`` is first asked for (its registry's ``record()``
+    asks, so a call imports it first). One whose class has a ``should_load()`` of its own
+    is gated when its registry first hands out its record: ``record(name)`` for it, or
+    ``records()`` for all.
     """
 
-    __slots__ = ("_wrapper", "cls", "distribution", "failed", "name", "permissions", "policy_allowed",
+    __slots__ = ("_cls", "_description", "_gated", "_registry", "_wrapper", "_writes",
+                 "distribution", "failed", "module", "name", "permissions", "policy_allowed",
                  "policy_facts", "reason", "status", "toolset")
 
-    def __init__(self, name: str, cls: type, toolset: str, distribution: str, permissions: str,
-                 status: str, reason: str | None = None) -> None:
+    def __init__(self, name: str, cls: type | None, toolset: str, distribution: str,
+                 permissions: str, status: str, reason: str | None = None, *,
+                 module: str | None = None, description: str | None = None,
+                 writes: bool | None = None) -> None:
         self.name = name
-        self.cls = cls
+        self._cls = cls
+        #: The module that defines the tool.
+        self.module: str = module if module is not None else cls.__module__
         self.toolset = toolset
         self.distribution = distribution
         self.permissions = permissions
         self.status = status
         self.reason = reason
         self.failed = False  # a fault: should_load raised (skipped), bad annotations (error)
+        self._description = description
+        self._writes = writes
+        #: The registry that imports a pending tool's module; None once there is nothing
+        #: to import (imported, or found gone).
+        self._registry: Registry | None = None
+        #: A pending tool whose class decides at load whether it can work here
+        #: (``should_load()``): its status is not known before its module is imported,
+        #: which its registry does before it hands the record out.
+        self._gated = False
         self._wrapper: ToolWrapper | None = None
         #: What a policy looks at of the tool (``janito_core._gate.facts``), once known.
         self.policy_facts: Any = None
@@ -68,10 +96,40 @@ class ToolRecord:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"
 
     @property
-    def description(self) -> str:
-        from .schema import first_line  # schemas are built on use: not every command needs them
+    def cls(self) -> type:
+        """The tool class, its module imported now if the tool is pending (LookupError
+        when it can no longer be: ``load_errors`` of its registry say why)."""
+        cls = self._cls
+        if cls is None:
+            registry = self._registry
+            if registry is not None:
+                registry._import_tool(self)
+            cls = self._cls
+            if cls is None:
+                raise LookupError(f"tool {self.name} ({self.module}) cannot be imported; "
+                                  "its registry's load_errors say why")
+        return cls
 
-        return first_line(self.cls.__doc__) or first_line(getattr(self.cls, "run", None).__doc__)
+    @property
+    def pending(self) -> bool:
+        """Whether the tool was listed from its toolset's manifest and its module is not
+        imported yet."""
+        return self._cls is None
+
+    @property
+    def description(self) -> str:
+        described = self._description
+        if described is None:
+            described = self._description = describe(self.cls)
+        return described
+
+    @property
+    def declares_writes(self) -> bool:
+        """Whether the tool says which of its parameters name paths it writes."""
+        writes = self._writes
+        if writes is None:
+            writes = self._writes = bool(getattr(self.cls, "writes_paths", None))
+        return writes
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -83,6 +141,26 @@ class ToolRecord:
             "status": self.status,
             "reason": self.reason,
         }
+
+
+def describe(cls: type) -> str:
+    """A tool's description: the first line of its class docstring, else of ``run()``'s."""
+    return first_line(cls.__doc__) or first_line(getattr(cls, "run", None).__doc__)
+
+
+def _clash(spec: ToolsetSpec, record: ToolRecord, existing: ToolRecord) -> LoadError:
+    """The load error of tool ``record`` of toolset ``spec``, named as ``existing`` is."""
+    return LoadError(
+        spec.name, spec.distribution,
+        f"tool {record.name!r} of toolset {spec.name!r} ({spec.distribution}) has the "
+        f"name of a tool already loaded from toolset {existing.toolset!r} "
+        f"({existing.distribution}); the first one is kept",
+        "clash", record.module,
+    )
+
+
+#: What ``Registry._gate`` is given for a tool of which nothing is remembered.
+_UNKNOWN: dict[str, Any] = {}
 
 
 class Registry:
@@ -171,6 +249,10 @@ class Registry:
         self._records: list[ToolRecord] = []
         self._by_name: dict[str, ToolRecord] = {}
         self._loaded: dict[str, list[str]] = {}
+        #: Per toolset loaded from its manifest: (spec, manifest) while tools are pending.
+        self._remembered: dict[str, tuple[ToolsetSpec, _manifest.Manifest]] = {}
+        #: How many pending records are still to be gated (``ToolRecord._gated``).
+        self._unsettled = 0
         self._errors: list[LoadError] = []
         self.warnings: list[str] = []
         #: What a toolset says that is worth knowing but is no failure (``janito_load_notes``
@@ -178,6 +260,10 @@ class Registry:
         self.notes: list[LoadError] = []
         self.plugins = PluginHost()
         self.reports = reports
+        #: Where what a tool's module prints while it is imported on first use goes (see
+        #: ``ToolRecord.pending``): None leaves it on stdout; the ``janito`` command, whose
+        #: stdout carries results (and MCP messages), sends it to stderr.
+        self.import_output: TextIO | None = None
         self._async_runner: AsyncRunner | None = None
         self._async_runner_lock = threading.Lock()
 
@@ -244,7 +330,7 @@ class Registry:
             self._privileges = value
             for record in self._records:
                 if record.status in ("skipped", "error"):  # no privilege makes them work
-                    continue
+                    continue  # (nor is one still to be gated: it is, with these privileges)
                 if value.allows(record.permissions):
                     record.status, record.reason = "loaded", None
                 else:
@@ -381,8 +467,9 @@ class Registry:
                     self._load(spec)
                 # empty only for a call back from the import of this very toolset
                 names = self._loaded.get(name, [])
+        self._settle_all(name)
         by_name = self._by_name
-        return [t for t in names if by_name[t].status == "loaded"]
+        return [t for t in names if t in by_name and by_name[t].status == "loaded"]
 
     def _load(self, spec: ToolsetSpec) -> None:
         """Import, gate and publish one toolset; the caller holds the lock."""
@@ -393,18 +480,71 @@ class Registry:
             self._loading.discard(spec.name)
 
     def _load_locked(self, spec: ToolsetSpec) -> None:
-        imported = import_toolset(spec)
+        measured = time.time_ns()
+        key = _manifest.key_of(spec)
+        remembered = _manifest.read(spec, key) if key is not None else None
+        imported: ImportedToolset | None
+        if remembered is None:
+            imported = import_toolset(spec)
+            entries: list[tuple[Any, dict[str, Any]]] = [(cls, _UNKNOWN) for cls in imported.classes]
+        else:
+            eager = remembered.eager()
+            imported = import_toolset(spec, eager) if eager else None
+            entries = self._entries(remembered, imported)
         failures_before = len(self._errors)
         notes_before = len(self.notes)
-        self._errors.extend(imported.errors)
-        if imported.seconds > SLOW_IMPORT_SECONDS:
-            self.warnings.append(
-                f"toolset {spec.name!r} ({spec.distribution}) took {imported.seconds:.1f} s to import"
-            )
-        if imported.package is None:
-            self._loaded = {**self._loaded, spec.name: []}
-            return
-        for module in imported.modules:
+        if imported is not None:
+            self._errors.extend(imported.errors)
+            if imported.seconds > SLOW_IMPORT_SECONDS:
+                self.warnings.append(
+                    f"toolset {spec.name!r} ({spec.distribution}) took {imported.seconds:.1f} s "
+                    "to import"
+                )
+            if imported.package is None:
+                self._loaded = {**self._loaded, spec.name: []}
+                return
+            self._take_modules(spec, imported.modules)
+        if remembered is None:
+            known = {id(cls): self._facts(cls) for cls, _ in entries}
+            entries = [(cls, known[id(cls)]) for cls, _ in entries]
+        records: dict[str, ToolRecord] = {}
+        for tool, facts in entries:
+            record = self._gate(tool, spec, facts) if isinstance(tool, type) \
+                else self._listed(tool, spec)
+            existing = records.get(record.name) or self._by_name.get(record.name)
+            if existing is not None:
+                self._errors.append(_clash(spec, record, existing))
+                continue
+            records[record.name] = record
+        if not records and len(self._errors) == failures_before and len(self.notes) == notes_before:
+            # Loaded without a fault and without a word, yet offering nothing: the tools
+            # were not found where janito looks (or lack @tool), which the author must hear.
+            self._errors.append(LoadError(
+                spec.name, spec.distribution,
+                f"toolset {spec.name!r} has no tools: no public module of {spec.module} "
+                "defines a @tool class (modules whose names start with _ are not scanned)",
+                "empty", spec.module,
+            ))
+        if remembered is not None:
+            if any(r.pending for r in records.values()):
+                self._remembered[spec.name] = (spec, remembered)
+        elif key is not None and imported is not None and all(f is not _UNKNOWN for _, f in entries):
+            _manifest.write(spec, key, measured, self._manifest_of(imported, entries))
+        names = list(records)
+        self._publish(list(records.values()), {spec.name: names})
+        if self.plugins.active or self.plugins.wants("janito_toolset_loaded"):
+            self._settle_all(spec.name)  # the hook is told which tools are available
+            available = [n for n in names if records[n].status == "loaded"]
+            token = active_registry.set(self)
+            try:
+                self.plugins.toolset_loaded(self, spec.name, available)
+            finally:
+                active_registry.reset(token)
+        self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
+
+    def _take_modules(self, spec: ToolsetSpec, modules: list[ModuleType]) -> None:
+        """What imported modules of a toolset say at load: errors, notes and hooks."""
+        for module in modules:
             reported = getattr(module, "janito_load_errors", None)
             if isinstance(reported, (list, tuple)):
                 self._errors.extend(
@@ -423,38 +563,194 @@ class Registry:
                 )
                 if error is not None:
                     self._errors.append(error)
-        records: dict[str, ToolRecord] = {}
-        for cls in imported.classes:
-            record = self._gate(cls, spec)
-            existing = records.get(record.name) or self._by_name.get(record.name)
-            if existing is not None:
+
+    def _entries(self, remembered: _manifest.Manifest, imported: Any
+                 ) -> list[tuple[Any, dict[str, Any]]]:
+        """The tools of a toolset in load order, from its manifest: the classes of the
+        modules imported on every load (with what is remembered of each that a class
+        statement made), the remembered facts of the others."""
+        entries: list[tuple[Any, dict[str, Any]]] = []
+        loaded = {m.__name__: m for m in imported.modules} if imported is not None else {}
+        for name, eager, tools in remembered.modules:
+            if not eager:
+                entries.extend(({**tool, "module": name}, _UNKNOWN) for tool in tools)
+                continue
+            module = loaded.get(name)
+            if module is None:
+                continue  # it failed to import: import_toolset said so
+            known = {tool["name"]: tool for tool in tools if tool["plain"]}
+            entries.extend(
+                (cls, known.get(cls.__name__, _UNKNOWN) if _manifest.plain_class(cls, module)
+                 else _UNKNOWN)
+                for cls in tool_classes(module))
+        return entries
+
+    def _facts(self, cls: type) -> dict[str, Any]:
+        """What a manifest remembers of a tool class (``janito_core._manifest``); nothing
+        when it cannot be told, and then no manifest is written."""
+        from .wrapper import check_annotations  # with schema: only loading toolsets needs it
+
+        try:
+            return {"name": cls.__name__, "permissions": getattr(cls, "_tool_permissions", ""),
+                    "description": describe(cls),
+                    "writes": bool(getattr(cls, "writes_paths", None)),
+                    "problem": check_annotations(cls), "plain": False,
+                    "gated": _manifest.gated_at_load(cls)}
+        except Exception:  # gated as before, where whatever this was shows
+            return _UNKNOWN
+
+    def _manifest_of(self, imported: Any, entries: list[tuple[Any, dict[str, Any]]]
+                     ) -> list[list[Any]]:
+        """The manifest of a toolset just imported whole: each module tried, whether it is
+        imported on every load, and what it defines."""
+        facts = {id(cls): known for cls, known in entries}
+        loaded = {m.__name__: m for m in imported.modules}
+        modules: list[list[Any]] = []
+        for name in imported.names:
+            module = loaded.get(name)
+            if module is None:  # failed: tried again on every load, and said again
+                modules.append([name, True, []])
+                continue
+            classes = tool_classes(module)
+            modules.append([name, _manifest.eager_module(module), [
+                {**facts[id(cls)], "plain": _manifest.plain_class(cls, module)}
+                for cls in classes]])
+        return modules
+
+    def _listed(self, tool: dict[str, Any], spec: ToolsetSpec) -> ToolRecord:
+        """The pending record of a tool its toolset's manifest lists."""
+        record = ToolRecord(tool["name"], None, spec.name, spec.distribution, tool["permissions"],
+                            "loaded", module=tool["module"], description=tool["description"],
+                            writes=tool["writes"])
+        record._registry = self
+        if tool["gated"]:
+            # Never seen in this state: the registry gates it before handing it out.
+            record._gated = True
+            record.status, record.reason = "skipped", "should_load() is not asked yet"
+            self._unsettled += 1
+        else:
+            self._judge(record, tool["problem"])
+        return record
+
+    def _import_tool(self, record: ToolRecord) -> None:
+        """Import the module of pending ``record`` and make its pending records real.
+
+        A module that fails to import is a load error as it would have been at load, and
+        its tools are gone; a module found to differ from its manifest (what it defines
+        depends on more than its source, which docs/authoring-toolsets.md asks authors to
+        say) has its tools gated anew from their classes, what it says at load taken (its
+        errors, notes and hooks), the tools it defines now added, and the manifest removed,
+        to be made again on the next load.
+        """
+        with self._lock:
+            if record._cls is not None or record._registry is None:
+                return
+            spec, remembered = self._remembered[record.toolset]
+            pending = [r for r in self._records if r._registry is self and r._cls is None
+                       and r.toolset == record.toolset and r.module == record.module]
+            output = self.import_output
+            try:
+                if output is None:
+                    module = import_module(record.module)
+                else:
+                    with contextlib.redirect_stdout(output):
+                        module = import_module(record.module)
+            except (Exception, SystemExit) as exc:
                 self._errors.append(LoadError(
                     spec.name, spec.distribution,
-                    f"tool {record.name!r} of toolset {spec.name!r} ({spec.distribution}) has the "
-                    f"name of a tool already loaded from toolset {existing.toolset!r} "
-                    f"({existing.distribution}); the first one is kept",
-                    "clash", cls.__module__,
+                    f"cannot import {record.module}: {describe_exception(exc)}", "import",
+                    record.module,
                 ))
+                self._drop(pending)
+                _manifest.forget(spec, remembered.key)
+                return
+            classes = {cls.__name__: cls for cls in tool_classes(module)}
+            listed: list[dict[str, Any]] = next(
+                (tools for name, _, tools in remembered.modules if name == record.module), [])
+            stale = (_manifest.eager_module(module)
+                     or sorted(classes) != sorted(tool["name"] for tool in listed)
+                     or any(self._differs(r, classes[r.name]) for r in pending))
+            if stale:
+                _manifest.forget(spec, remembered.key)
+                self.warnings.append(
+                    f"toolset {spec.name!r} ({spec.distribution}): module {record.module} no "
+                    "longer defines what janito remembered of it; its tools were gated anew"
+                )
+                gone = [r for r in pending if r.name not in classes]
+                self._drop(gone)
+                for stale_record in pending:
+                    cls = classes.get(stale_record.name)
+                    if cls is not None:
+                        self._settle(stale_record, self._gate(cls, spec, _UNKNOWN))
+                        stale_record._cls = cls
+                        stale_record._registry = None
+                self._take_modules(spec, [module])
+                remembered_names = {tool["name"] for tool in listed}
+                self._add_found(spec, [cls for name, cls in classes.items()
+                                       if name not in remembered_names])
+                return
+            known = {tool["name"]: tool for tool in listed}
+            for pending_record in pending:
+                cls = classes[pending_record.name]
+                if pending_record._gated:
+                    self._settle(pending_record, self._gate(cls, spec, known[cls.__name__]))
+                pending_record._cls = cls
+                pending_record._registry = None
+
+    def _add_found(self, spec: ToolsetSpec, classes: list[type]) -> None:
+        """Gate and publish tool classes of toolset ``spec`` that its manifest did not list
+        (a clash with a tool already here is a load error, as at load)."""
+        records: list[ToolRecord] = []
+        for cls in classes:
+            record = self._gate(cls, spec, _UNKNOWN)
+            existing = self._by_name.get(record.name)
+            if existing is not None:
+                self._errors.append(_clash(spec, record, existing))
                 continue
-            records[record.name] = record
-        if not records and len(self._errors) == failures_before and len(self.notes) == notes_before:
-            # Loaded without a fault and without a word, yet offering nothing: the tools
-            # were not found where janito looks (or lack @tool), which the author must hear.
-            self._errors.append(LoadError(
-                spec.name, spec.distribution,
-                f"toolset {spec.name!r} has no tools: no public module of {spec.module} "
-                "defines a @tool class (modules whose names start with _ are not scanned)",
-                "empty", spec.module,
-            ))
-        names = list(records)
-        self._publish(list(records.values()), {spec.name: names})
-        available = [n for n in names if records[n].status == "loaded"]
-        token = active_registry.set(self)
-        try:
-            self.plugins.toolset_loaded(self, spec.name, available)
-        finally:
-            active_registry.reset(token)
-        self._errors.extend(e for e in self.plugins.errors if e not in self._errors)
+            records.append(record)
+        if records:
+            self._publish(records, {spec.name: [*self._loaded.get(spec.name, []),
+                                                *(r.name for r in records)]})
+
+    @staticmethod
+    def _differs(record: ToolRecord, cls: type) -> bool:
+        """Whether ``cls`` is not the tool its pending ``record`` remembers."""
+        return (getattr(cls, "_tool_permissions", "") != record.permissions
+                or _manifest.gated_at_load(cls) != record._gated
+                or bool(getattr(cls, "writes_paths", None)) != record._writes
+                or describe(cls) != record._description)
+
+    def _settle(self, record: ToolRecord, gated: ToolRecord) -> None:
+        """Give pending ``record`` what gating its class found (``gated``)."""
+        for field in ("permissions", "status", "reason", "failed", "_description", "_writes"):
+            setattr(record, field, getattr(gated, field))
+        if record._gated:
+            record._gated = False
+            self._unsettled -= 1
+
+    def _settle_all(self, toolset: str | None = None) -> None:
+        """Gate every pending record still to be gated (of ``toolset``, or of all)."""
+        if not self._unsettled:
+            return
+        with self._lock:
+            for record in list(self._records):
+                if record._gated and (toolset is None or record.toolset == toolset):
+                    self._import_tool(record)
+
+    def _drop(self, records: list[ToolRecord]) -> None:
+        """Take pending ``records`` out: their module cannot be imported any more."""
+        if not records:
+            return
+        gone = {id(r) for r in records}
+        for record in records:
+            record._registry = None
+            if record._gated:
+                record._gated = False
+                self._unsettled -= 1
+        self._by_name = {n: r for n, r in self._by_name.items() if id(r) not in gone}
+        self._records = [r for r in self._records if id(r) not in gone]
+        names = {r.name for r in records}
+        self._loaded = {t: [n for n in tools if n not in names] for t, tools in self._loaded.items()}
 
     def add_tool(self, cls: Any, *, toolset: str = "local", distribution: str = "local") -> ToolRecord:
         """Register one ``@tool`` class (or function) directly, without an entry point.
@@ -466,7 +762,7 @@ class Registry:
         cls = tool_class(cls)  # a @tool function stands for its class
         spec = ToolsetSpec(toolset, distribution, "0", cls.__module__)
         with self._lock:
-            record = self._gate(cls, spec)
+            record = self._gate(cls, spec, _UNKNOWN)
             existing = self._by_name.get(record.name)
             if existing is not None:
                 raise ValueError(
@@ -489,9 +785,13 @@ class Registry:
         self._records = [*self._records, *records]
         self._loaded = {**self._loaded, **loaded}
 
-    def _gate(self, cls: type, spec: ToolsetSpec) -> ToolRecord:
+    def _gate(self, cls: type, spec: ToolsetSpec, facts: dict[str, Any]) -> ToolRecord:
+        """The record of tool class ``cls``: ``should_load()``, then its annotations (what
+        ``facts`` remembers of them, else checked now), then the privileges."""
         permissions = getattr(cls, "_tool_permissions", "")
-        record = ToolRecord(cls.__name__, cls, spec.name, spec.distribution, permissions, "loaded")
+        record = ToolRecord(cls.__name__, cls, spec.name, spec.distribution, permissions,
+                            "loaded", description=facts.get("description"),
+                            writes=facts.get("writes"))
         try:
             ok = bool(cls.should_load())  # type: ignore[attr-defined]
         except Exception as exc:
@@ -503,29 +803,42 @@ class Registry:
             record.status = "skipped"
             record.reason = getattr(cls, "_load_skip_reason", None) or "should_load() returned False"
             return record
-        from .wrapper import check_annotations  # with schema: only loading toolsets needs it
+        if "problem" in facts:
+            problem = facts["problem"]
+        else:
+            from .wrapper import check_annotations  # with schema: only loading toolsets needs it
 
-        problem = check_annotations(cls)
+            problem = check_annotations(cls)
+        self._judge(record, problem)
+        return record
+
+    def _judge(self, record: ToolRecord, problem: str | None) -> None:
+        """Mark ``record`` an error for ``problem`` with its annotations, else denied when
+        the privileges do not grant its permissions."""
         if problem is not None:
             record.status, record.reason = "error", problem
             record.failed = True
-            return record
-        if not self._privileges.allows(permissions):
+        elif not self._privileges.allows(record.permissions):
             record.status = "denied"
-            record.reason = self._privileges.denied_reason(permissions)
-        return record
+            record.reason = self._privileges.denied_reason(record.permissions)
 
     # -- lookups ----------------------------------------------------------------------
 
     def records(self) -> list[ToolRecord]:
         """Every tool found, loaded or not, in load order."""
         self._ensure()
+        self._settle_all()
         return list(self._records)
 
     def record(self, name: str) -> ToolRecord | None:
-        """The record of tool ``name`` whatever its status, or None."""
+        """The record of tool ``name`` whatever its status, or None; a pending tool's
+        module is imported first (None when it fails to: ``load_errors`` say why)."""
         self._ensure()
-        return self._by_name.get(name)
+        record = self._by_name.get(name)
+        if record is not None and record._cls is None:
+            self._import_tool(record)
+            record = self._by_name.get(name)
+        return record
 
     def get(self, name: str) -> ToolWrapper | None:
         """The callable of a loaded tool, or None."""
@@ -546,8 +859,13 @@ class Registry:
         return [r.name for r in self.records() if r.status == "loaded"]
 
     def tools(self) -> dict[str, ToolWrapper]:
-        """``{ClassName: callable}`` of every loaded tool."""
-        return {r.name: self.wrapper(r) for r in self.records() if r.status == "loaded"}
+        """``{ClassName: callable}`` of every loaded tool (pending ones imported now)."""
+        found = {}
+        for listed in self.records():
+            record = self.record(listed.name) if listed.pending else listed
+            if record is not None and record.status == "loaded":
+                found[record.name] = self.wrapper(record)
+        return found
 
     def skipped(self) -> dict[str, str]:
         """Tools that did not load, with the reason (``should_load``, annotations, privileges)."""

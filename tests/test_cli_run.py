@@ -250,10 +250,11 @@ def test_what_a_toolset_prints_never_reaches_stdout(janito: Janito, sites: Sites
     assert ran["run"].code == 0, ran["run"]
     assert json.loads(ran["run"].out) == {"success": True}
     assert "Loud talks on stdout while running" in ran["run"].err
-    for done in ran.values():
+    for command, done in ran.items():
         assert done.code == 0, done
         json.loads(done.out)
-        assert "acme_forms.loud talks on stdout while imported" in done.err
+        if command in ("run", "schema"):  # the others may list Loud without importing it
+            assert "acme_forms.loud talks on stdout while imported" in done.err
 
 
 def test_a_bad_arguments_json_is_a_usage_error(janito: Janito) -> None:

@@ -70,6 +70,7 @@ SPELLINGS = [
     "to-state/",
     ".config/janito/new-file",
     ".config/janito/new-folder/x",
+    ".config/janito/cache/toolsets/0badcafe.json",  # what a toolset's manifest would be
 ]
 
 

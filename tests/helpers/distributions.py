@@ -157,6 +157,8 @@ def clean_env(extra: Mapping[str, str] | None = None, *,
     """The environment of a janito subprocess: isolated config, no keyring, given PYTHONPATH."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JANITO_", "PYTEST_", "COV_")) and k not in ("PYTHONPATH", "NO_COLOR")}
+    if "JANITO_CONFIG_DIR" in os.environ:  # the test's own state folder (conftest.py)
+        env["JANITO_CONFIG_DIR"] = os.environ["JANITO_CONFIG_DIR"]
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
