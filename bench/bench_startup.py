@@ -8,6 +8,13 @@ registered on every start) are installed from this tree into a fresh virtual env
 that same environment. Target (issue 37): at most 1.2x the floor for both commands.
 `bench_startup_serve.py` measures `janito mcp serve`.
 
+janito remembers what each toolset's modules define in a manifest in its state folder
+(docs/authoring-toolsets.md) and imports a module when one of its tools is first
+called: the benchmark gives janito a state folder of its own, waits until the installed
+files are old enough for a manifest to be kept, and checks that one was. `janito tools
+--json` without a manifest (its state folder unable to keep one: every start imports
+every module, as the first start does) is measured beside it.
+
 Also measured, for attribution: `python -c pass`, janito with no toolset allowed
 (JANITO_TOOLSETS set empty: the core and its command alone), `janito toolsets --json`
 and `janito --help`. All commands are interleaved run by run; the figures are medians of
@@ -28,6 +35,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _common import ROOT, Command, alternate, exit_status, load_note, make_venv, timing_env, verdict
@@ -35,9 +43,9 @@ from _common import ROOT, Command, alternate, exit_status, load_note, make_venv,
 TARGET = 1.2
 
 
-def check_output(janito: str, cwd: str) -> int:
+def check_output(janito: str, cwd: str, env: dict[str, str]) -> int:
     """Run `janito tools --json` once and make sure it lists the files and system tools."""
-    done = subprocess.run([janito, "tools", "--json"], env=timing_env(), cwd=cwd,
+    done = subprocess.run([janito, "tools", "--json"], env=env, cwd=cwd,
                           capture_output=True, text=True, check=True)
     rows = json.loads(done.stdout)
     toolsets = {row["toolset"] for row in rows if row["status"] != "error"}
@@ -53,9 +61,9 @@ PYDANTIC_PROBE = ("import sys\n"
                   "print('pydantic' in sys.modules, file=sys.stderr)\n")
 
 
-def imports_pydantic(python: str, cwd: str) -> bool:
+def imports_pydantic(python: str, cwd: str, env: dict[str, str]) -> bool:
     """Whether `janito tools --json`, run in ``python``'s environment, imports pydantic."""
-    done = subprocess.run([python, "-c", PYDANTIC_PROBE], env=timing_env(), cwd=cwd,
+    done = subprocess.run([python, "-c", PYDANTIC_PROBE], env=env, cwd=cwd,
                           capture_output=True, text=True, check=True)
     return done.stderr.strip().splitlines()[-1] == "True"
 
@@ -70,24 +78,38 @@ def main() -> int:
                          str(ROOT / "plugins" / "janito-mcp"), "pydantic>=2")
         python = str(venv / "bin" / "python")
         janito = str(venv / "bin" / "janito")
-        tools = check_output(janito, tmp)
-        pydantic_imported = imports_pydantic(python, tmp)
+        state = Path(tmp, "state")
+        env = timing_env({"JANITO_CONFIG_DIR": str(state)})
+        unkept = Path(tmp, "state-without-manifests")
+        unkept.mkdir()
+        Path(unkept, "cache").write_text("a file where the manifests' folder would be\n")
+        settled = subprocess.run([python, "-c", "from janito_core import _manifest; "
+                                  "print(_manifest.SETTLED_SECONDS)"],
+                                 capture_output=True, text=True, check=True)
+        time.sleep(float(settled.stdout) + 0.5)  # files this new are not remembered yet
+        tools = check_output(janito, tmp, env)
+        manifests = sorted(state.glob("cache/toolsets/*.json"))
+        if len(manifests) != 2:
+            raise SystemExit(f"expected the manifests of files and system, found {manifests}")
+        pydantic_imported = imports_pydantic(python, tmp, env)
         Path(tmp, "notes.txt").write_text("a line to read\n" * 20)
         commands = {
             "floor": [python, "-c", "import importlib_metadata as m; "
                       "m.entry_points(group='janito.toolsets')"],
             "python -c pass": [python, "-c", "pass"],
             "janito tools --json": [janito, "tools", "--json"],
+            "  without a manifest": Command([janito, "tools", "--json"],
+                                           timing_env({"JANITO_CONFIG_DIR": str(unkept)})),
             "janito run ReadFile": [janito, "run", "ReadFile", "--no-journal", "--args",
                                     '{"filepath": "notes.txt"}'],
             "  no toolset allowed": Command([janito, "tools", "--json"],
-                                            timing_env({"JANITO_TOOLSETS": ""})),
+                                            {**env, "JANITO_TOOLSETS": ""}),
             "janito toolsets --json": [janito, "toolsets", "--json"],
             "janito --help": [janito, "--help"],
             "import pydantic, one model": [python, "-c", "import pydantic\n"
                                            "class M(pydantic.BaseModel):\n    x: int"],
         }
-        medians = alternate(commands, args.runs, env=timing_env(), cwd=tmp)
+        medians = alternate(commands, args.runs, env=env, cwd=tmp)
     floor = medians["floor"]
     print(f"start-up, medians of {args.runs} interleaved runs; {load_note()}")
     print(f"  {'command':<26} {'wall':>9} {'ratio':>6}   {'CPU':>9} {'ratio':>6}")
