@@ -127,8 +127,12 @@ def _search_locations(top: str) -> list[str] | None:
 
 def _files(places: list[str]) -> list[list[Any]] | None:
     """[path, size, mtime, ctime, inode] of every file under ``places`` (bytecode caches
-    and hidden folders left out), sorted; None when one cannot be read."""
+    and hidden folders left out), sorted; None when one cannot be read.
+
+    A link to a folder is walked as the folder it leads to (what it holds is imported
+    through it), each folder once; a link that leads nowhere counts as itself."""
     found: list[list[Any]] = []
+    walked: set[tuple[int, int]] = set()
     try:
         for place in places:
             info = os.stat(place)
@@ -137,13 +141,21 @@ def _files(places: list[str]) -> list[list[Any]] | None:
                 continue
             folders = [place]
             while folders:
-                with os.scandir(folders.pop()) as entries:
+                folder = folders.pop()
+                info = os.stat(folder)
+                if (info.st_dev, info.st_ino) in walked:
+                    continue
+                walked.add((info.st_dev, info.st_ino))
+                with os.scandir(folder) as entries:
                     for entry in entries:
-                        if entry.is_dir(follow_symlinks=False):
+                        if entry.is_dir():
                             if entry.name != "__pycache__" and not entry.name.startswith("."):
                                 folders.append(entry.path)
                             continue
-                        info = entry.stat()
+                        try:
+                            info = entry.stat()
+                        except FileNotFoundError:
+                            info = entry.stat(follow_symlinks=False)
                         found.append([entry.path, info.st_size, info.st_mtime_ns,
                                       info.st_ctime_ns, info.st_ino])
     except OSError:

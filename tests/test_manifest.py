@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.distributions import run_python, write_distribution
+from helpers.distributions import run_python, write_distribution, write_files
 from test_cli import Janito
 
 from janito_core import _manifest
@@ -181,7 +181,7 @@ print(json.dumps({
 
 def _settle(*folders: Path) -> None:
     """Wait until everything under ``folders`` is old enough for a manifest to be kept."""
-    newest = max(max(os.stat(p).st_ctime for p in [f, *f.rglob("*")]) for f in folders)
+    newest = max(max(os.lstat(p).st_ctime for p in [f, *f.rglob("*")]) for f in folders)
     wait = newest + _manifest.SETTLED_SECONDS + 0.2 - time.time()
     if wait > 0:
         time.sleep(wait)
@@ -331,6 +331,38 @@ def test_an_edited_module_is_imported_again(tmp_path: Path, keep_times: bool) ->
     assert row["permissions"] == "rw" and row["status"] == "denied"
     assert seen["calls"][0]["error_type"] == "permission_denied"
     assert "acme_listed.plain" in seen["before"]  # imported at load: the manifest was not used
+
+
+def test_an_edit_behind_a_link_to_a_folder_is_seen(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    write_distribution(site, "acme-linked", "1.0", toolsets={"linked": "acme_linked"},
+                       files={"acme_linked/__init__.py": ""})
+    write_files(tmp_path / "elsewhere", {"linked_sub/__init__.py": '''
+        from janito_core import BaseTool, tool
+
+
+        @tool(permissions="r")
+        class Behind(BaseTool):
+            """Behind a link."""
+
+            def run(self) -> dict:
+                """Do it."""
+                return {"success": True}
+    '''})
+    (site / "acme_linked" / "sub").symlink_to(tmp_path / "elsewhere" / "linked_sub")
+    (site / "acme_linked" / "dangling").symlink_to(tmp_path / "nowhere")
+    _settle(site, tmp_path / "elsewhere")
+    state = tmp_path / "state"
+    probe(site, state, toolsets=("linked",))
+    assert manifests(state)
+    remembered = probe(site, state, toolsets=("linked",))
+    assert remembered["before"] == []
+    module = tmp_path / "elsewhere" / "linked_sub" / "__init__.py"
+    _edit(module, module.read_text().replace("Behind a link.", "Behind a lynx."),
+          keep_times=True)
+    seen = probe(site, state, toolsets=("linked",))
+    assert [r["description"] for r in seen["rows"]] == ["Behind a lynx."]
+    assert "acme_linked.sub" in seen["before"]
 
 
 def test_a_manifest_that_lies_about_a_tool_is_caught_when_the_tool_is_called(
