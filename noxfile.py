@@ -756,6 +756,7 @@ RACE_TESTS: dict[str, dict[str, tuple[str, ...]]] = {
             "test_calls_made_while_plugins_register_on_another_thread_still_run",
         ),
         "tests/test_policy.py": ("test_an_asked_call_waits_alone_and_keeps_the_order_of_writes",),
+        "tests/test_manifest.py": ("test_many_threads_calling_a_remembered_tool_import_it_once",),
         "tests/test_cli_timeout.py": (
             "test_a_call_that_overruns_its_time_ends_with_its_processes",
         ),
