@@ -169,6 +169,9 @@ def _path_times() -> list[list[Any]]:
     distribution changes the folder it goes in."""
     times: list[list[Any]] = []
     for entry in sys.path:
+        if not isinstance(entry, str):  # a host's Path or bytes, which import skips
+            times.append([repr(entry), None, None])
+            continue
         try:
             info = os.stat(entry or ".")
         except (OSError, ValueError, TypeError):
@@ -234,10 +237,17 @@ def folder() -> str | None:
 def _file_name(spec: ToolsetSpec, key: list[Any]) -> str:
     """One file per toolset, place it is installed in, import path and optimisation
     level: environments that share a state folder, and the ways of starting janito in one
-    (its command, ``python -m``, ``python -O``), keep a manifest each."""
-    identity = "\0".join([*spec[:4], *key[7], *(entry for entry, _, _ in key[4]),
+    (its command, ``python -m``, ``python -O``), keep a manifest each. The current folder,
+    first on the import path of ``python -m``, is no part of the name (the key holds it):
+    a file for each folder janito was ever started in would pile up."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = ""
+    identity = "\0".join([*spec[:4], *key[7],
+                           *(entry for entry, _, _ in key[4] if entry not in ("", here)),
                            f"-O{key[3]}"])
-    return f"{binascii.crc32(identity.encode('utf-8', 'surrogateescape')):08x}.json"
+    return f"{binascii.crc32(identity.encode('utf-8', 'surrogatepass')):08x}.json"
 
 
 def read(spec: ToolsetSpec, key: list[Any]) -> Manifest | None:

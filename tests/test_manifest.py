@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -616,3 +617,24 @@ def test_janito_run_reports_a_module_that_fails_on_first_use(site: Path, tmp_pat
                    env={"ACME_BREAK": "1"})
     assert broke.code != 0, broke
     assert "the environment broke this module" in broke.out + broke.err
+
+
+def test_one_manifest_whatever_folder_janito_starts_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    write_distribution(site, "acme-listed", "1.0", toolsets={"listed": "acme_listed"},
+                       files=LISTED)
+    monkeypatch.syspath_prepend(str(site))
+    spec = ToolsetSpec("listed", "acme-listed", "1.0", "acme_listed")
+    later = time.time_ns() + int((_manifest.SETTLED_SECONDS + 1) * 1e9)
+    path = list(sys.path)
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        # python -m puts the current folder first; a host may put a Path or bytes there
+        monkeypatch.setattr("sys.path", [str(tmp_path / folder), Path("x"), b"y", *path])
+        key = _manifest.key_of(spec)
+        assert key is not None
+        assert _manifest.write(spec, key, later, [[folder, False, []]]) is True
+        assert _manifest.read(spec, key) is not None
+    assert len(manifests(Path(os.environ["JANITO_CONFIG_DIR"]))) == 1
