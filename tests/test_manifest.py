@@ -613,6 +613,16 @@ def test_janito_run_reports_a_module_that_fails_on_first_use(site: Path, tmp_pat
     assert ran.code == 0, ran
     assert ran.json() == {"success": True, "name": "n", "limit": 3}
     assert "acme_listed.broken is broken" in ran.err
+    # --strict rests on nothing remembered: it says what a load without a manifest says
+    strict = janito("tools", "--json", "--strict", "-t", "listed", env={"ACME_BREAK": "1"})
+    fresh = janito("tools", "--json", "--strict", "-t", "listed",
+                   env={"ACME_BREAK": "1", "JANITO_CONFIG_DIR": str(tmp_path / "fresh")})
+    assert strict.code == fresh.code == 1, (strict, fresh)
+    assert strict.json() == fresh.json()
+    assert "EnvyThing" not in {r["name"] for r in strict.json()}
+    assert "the environment broke this module" in strict.err
+    assert janito("tools", "--json", "-t", "listed").code == 0  # the manifest made again
+    assert manifests(tmp_path / "state")
     broke = janito("run", "EnvyThing", "-t", "listed", "--no-journal", "--args", "{}",
                    env={"ACME_BREAK": "1"})
     assert broke.code != 0, broke
