@@ -208,6 +208,14 @@ def key_of(spec: ToolsetSpec) -> list[Any] | None:
             _path_times(), core, list(spec[:4]), places, files]
 
 
+def imported_before(spec: ToolsetSpec) -> bool:
+    """Whether a module of toolset ``spec`` is imported already: this process may hold it
+    from before its file changed, so no manifest is made from it."""
+    package = spec.module
+    inside = package + "."
+    return any(name == package or name.startswith(inside) for name in list(sys.modules))
+
+
 def _settled(key: list[Any], measured: int) -> bool:
     """Whether every time ``key`` holds is old enough, against the clock as it was just
     before ``key`` was measured (``measured``, from ``time.time_ns()``), that a change

@@ -485,6 +485,9 @@ class Registry:
         remembered = _manifest.read(spec, key) if key is not None else None
         imported: ImportedToolset | None
         if remembered is None:
+            if key is not None and _manifest.imported_before(spec):
+                # What this process holds may be older than the files the key describes.
+                key = None
             imported = import_toolset(spec)
             entries: list[tuple[Any, dict[str, Any]]] = [(cls, _UNKNOWN) for cls in imported.classes]
         else:

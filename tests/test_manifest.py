@@ -648,3 +648,20 @@ def test_one_manifest_whatever_folder_janito_starts_in(
         assert _manifest.write(spec, key, later, [[folder, False, []]]) is True
         assert _manifest.read(spec, key) is not None
     assert len(manifests(Path(os.environ["JANITO_CONFIG_DIR"]))) == 1
+
+
+def test_no_manifest_is_made_from_modules_imported_before_the_load(site: Path,
+                                                                  tmp_path: Path) -> None:
+    code = '''
+        import sys
+        import acme_listed.plain  # imported before: its file may have changed since
+        from janito_core import Registry
+
+        Registry(autoload=("listed",)).loaded_toolsets()
+    '''
+    state = tmp_path / "state"
+    done = run_python(code, path=[site], env={"JANITO_CONFIG_DIR": str(state)})
+    assert done.returncode == 0, done.stderr
+    assert manifests(state) == []
+    probe(site, state, toolsets=("listed",))
+    assert len(manifests(state)) == 1
