@@ -52,7 +52,6 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _SHOULD_LOAD = BaseTool.__dict__["should_load"].__func__
 _SANDBOX_STATUS = BaseTool.__dict__["sandbox_status"].__func__
 
-_core: list[Any] | None = None
 
 
 class Manifest:
@@ -181,27 +180,22 @@ def _path_times() -> list[list[Any]]:
     return times
 
 
-def _core_files() -> list[Any] | None:
-    """janito-core's own files, looked at once per process."""
-    global _core
-    if _core is None:
-        folder = os.path.dirname(os.path.abspath(__file__))
-        files = _files([folder])
-        if files is None:
-            return None
-        _core = files
-    return _core
+def core_files() -> list[list[Any]] | None:
+    """janito-core's own files, as :func:`key_of` wants them (a registry looks once)."""
+    return _files([os.path.dirname(os.path.abspath(__file__))])
 
 
-def key_of(spec: ToolsetSpec) -> list[Any] | None:
-    """Everything a manifest of toolset ``spec`` depends on; None when it cannot be told
-    (then the toolset is imported, as it would be without manifests)."""
+def key_of(spec: ToolsetSpec, core: list[list[Any]] | None) -> list[Any] | None:
+    """Everything a manifest of toolset ``spec`` depends on, janito-core's files
+    (:func:`core_files`) among them; None when it cannot be told (then the toolset is
+    imported, as it would be without manifests)."""
+    if core is None:
+        return None
     places = _search_locations(spec.module.partition(".")[0])
     if not places:
         return None
     files = _files(places)
-    core = _core_files()
-    if files is None or core is None:
+    if files is None:
         return None
     # -O and -OO change what a module defines (docstrings, so descriptions, and asserts).
     return [FORMAT, sys.version, sys.implementation.cache_tag, sys.flags.optimize,

@@ -253,6 +253,10 @@ class Registry:
         self._remembered: dict[str, tuple[ToolsetSpec, _manifest.Manifest]] = {}
         #: How many pending records are still to be gated (``ToolRecord._gated``).
         self._unsettled = 0
+        #: janito-core's files as the first load found them ([] when they could not be
+        #: read), part of every manifest's key (``janito_core._manifest``).
+        self._core_files: list[list[Any]] | None = None
+        self._core_measured = 0
         self._errors: list[LoadError] = []
         self.warnings: list[str] = []
         #: What a toolset says that is worth knowing but is no failure (``janito_load_notes``
@@ -480,8 +484,12 @@ class Registry:
             self._loading.discard(spec.name)
 
     def _load_locked(self, spec: ToolsetSpec) -> None:
-        measured = time.time_ns()
-        key = _manifest.key_of(spec)
+        if self._core_files is None:
+            self._core_measured = time.time_ns()
+            self._core_files = _manifest.core_files() or []
+        # The clock before the earliest time measured: janito-core's files, looked at once.
+        measured = self._core_measured
+        key = _manifest.key_of(spec, self._core_files or None)
         remembered = _manifest.read(spec, key) if key is not None else None
         imported: ImportedToolset | None
         if remembered is None:

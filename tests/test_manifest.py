@@ -549,7 +549,7 @@ def test_a_manifest_is_kept_only_when_its_times_were_old_when_measured(
     monkeypatch.syspath_prepend(str(site))
     spec = ToolsetSpec("listed", "acme-listed", "1.0", "acme_listed")
     measured = time.time_ns()
-    key = _manifest.key_of(spec)
+    key = _manifest.key_of(spec, _manifest.core_files())
     assert key is not None
     # However long the first load takes, a file changed in the tick it was measured in
     # would keep its times: the clock of the measure decides, not the clock of the write.
@@ -560,7 +560,7 @@ def test_a_manifest_is_kept_only_when_its_times_were_old_when_measured(
     kept = _manifest.read(spec, key)
     assert kept is not None and kept.modules == [["acme_listed", False, []]]
     (site / "acme_listed" / "plain.py").write_text("# changed\n")
-    assert _manifest.key_of(spec) != key
+    assert _manifest.key_of(spec, _manifest.core_files()) != key
 
 
 def _janito(site: Path, tmp_path: Path) -> Janito:
@@ -643,7 +643,7 @@ def test_one_manifest_whatever_folder_janito_starts_in(
         monkeypatch.chdir(tmp_path / folder)
         # python -m puts the current folder first; a host may put a Path or bytes there
         monkeypatch.setattr("sys.path", [str(tmp_path / folder), Path("x"), b"y", *path])
-        key = _manifest.key_of(spec)
+        key = _manifest.key_of(spec, _manifest.core_files())
         assert key is not None
         assert _manifest.write(spec, key, later, [[folder, False, []]]) is True
         assert _manifest.read(spec, key) is not None
