@@ -30,7 +30,7 @@ from .privileges import ALL_PRIVILEGES, Privileges
 from .results import counted
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from types import ModuleType
 
     from ._aio import AsyncRunner
@@ -58,9 +58,12 @@ class ToolRecord:
     ``records()`` for all.
     """
 
-    __slots__ = ("_cls", "_description", "_gated", "_registry", "_wrapper", "_writes",
+    __slots__ = ("_cls", "_description", "_gated", "_registry", "_wrapper", "_writes", "cls",
                  "distribution", "failed", "module", "name", "permissions", "policy_allowed",
                  "policy_facts", "reason", "status", "toolset")
+
+    #: The tool class (of a pending tool, read through ``_ListedRecord.cls``).
+    cls: type
 
     def __init__(self, name: str, cls: type | None, toolset: str, distribution: str,
                  permissions: str, status: str, reason: str | None = None, *,
@@ -68,6 +71,8 @@ class ToolRecord:
                  writes: bool | None = None) -> None:
         self.name = name
         self._cls = cls
+        if cls is not None:
+            self.cls = cls
         #: The module that defines the tool.
         self.module: str = module if module is not None else cls.__module__
         self.toolset = toolset
@@ -94,21 +99,6 @@ class ToolRecord:
 
     def __repr__(self) -> str:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"
-
-    @property
-    def cls(self) -> type:
-        """The tool class, its module imported now if the tool is pending (LookupError
-        when it can no longer be: ``load_errors`` of its registry say why)."""
-        cls = self._cls
-        if cls is None:
-            registry = self._registry
-            if registry is not None:
-                registry._import_tool(self)
-            cls = self._cls
-            if cls is None:
-                raise LookupError(f"tool {self.name} ({self.module}) cannot be imported; "
-                                  "its registry's load_errors say why")
-        return cls
 
     @property
     def pending(self) -> bool:
@@ -141,6 +131,37 @@ class ToolRecord:
             "status": self.status,
             "reason": self.reason,
         }
+
+
+_CLASS_SLOT = ToolRecord.__dict__["cls"]
+
+
+class _ListedRecord(ToolRecord):
+    """A tool listed from its toolset's manifest whose module is not imported yet: reading
+    its ``cls`` imports it, and the record becomes a plain ``ToolRecord``. (A property on
+    ``ToolRecord`` itself would cost every call about 60 ns a read.)"""
+
+    __slots__ = ()
+
+    @property
+    def cls(self) -> type:  # type: ignore[override]
+        """The tool class, its module imported now (LookupError when it can no longer be:
+        ``load_errors`` of its registry say why)."""
+        registry = self._registry
+        if registry is not None:
+            registry._import_tool(self)
+        cls = self._cls
+        if cls is None:
+            raise LookupError(f"tool {self.name} ({self.module}) cannot be imported; "
+                              "its registry's load_errors say why")
+        return cls
+
+    def _resolve(self, cls: type) -> None:
+        """Give ``self`` its class: nothing is left to import."""
+        self._cls = cls
+        _CLASS_SLOT.__set__(self, cls)  # before the class changes: no reader finds it unset
+        self._registry = None
+        self.__class__ = ToolRecord  # type: ignore[assignment]
 
 
 def describe(cls: type) -> str:
@@ -630,9 +651,9 @@ class Registry:
 
     def _listed(self, tool: dict[str, Any], spec: ToolsetSpec) -> ToolRecord:
         """The pending record of a tool its toolset's manifest lists."""
-        record = ToolRecord(tool["name"], None, spec.name, spec.distribution, tool["permissions"],
-                            "loaded", module=tool["module"], description=tool["description"],
-                            writes=tool["writes"])
+        record = _ListedRecord(tool["name"], None, spec.name, spec.distribution,
+                               tool["permissions"], "loaded", module=tool["module"],
+                               description=tool["description"], writes=tool["writes"])
         record._registry = self
         if tool["gated"]:
             # Never seen in this state: the registry gates it before handing it out.
@@ -657,7 +678,8 @@ class Registry:
             if record._cls is not None or record._registry is None:
                 return
             spec, remembered = self._remembered[record.toolset]
-            pending = [r for r in self._records if r._registry is self and r._cls is None
+            pending = [r for r in self._records if isinstance(r, _ListedRecord)
+                       and r._registry is self and r._cls is None
                        and r.toolset == record.toolset and r.module == record.module]
             output = self.import_output
             try:
@@ -693,8 +715,7 @@ class Registry:
                     cls = classes.get(stale_record.name)
                     if cls is not None:
                         self._settle(stale_record, self._gate(cls, spec, _UNKNOWN))
-                        stale_record._cls = cls
-                        stale_record._registry = None
+                        stale_record._resolve(cls)
                 self._take_modules(spec, [module])
                 remembered_names = {tool["name"] for tool in listed}
                 self._add_found(spec, [cls for name, cls in classes.items()
@@ -705,8 +726,7 @@ class Registry:
                 cls = classes[pending_record.name]
                 if pending_record._gated:
                     self._settle(pending_record, self._gate(cls, spec, known[cls.__name__]))
-                pending_record._cls = cls
-                pending_record._registry = None
+                pending_record._resolve(cls)
 
     def _add_found(self, spec: ToolsetSpec, classes: list[type]) -> None:
         """Gate and publish tool classes of toolset ``spec`` that its manifest did not list
@@ -748,7 +768,7 @@ class Registry:
                 if record._gated and (toolset is None or record.toolset == toolset):
                     self._import_tool(record)
 
-    def _drop(self, records: list[ToolRecord]) -> None:
+    def _drop(self, records: Sequence[ToolRecord]) -> None:
         """Take pending ``records`` out: their module cannot be imported any more."""
         if not records:
             return
@@ -844,12 +864,13 @@ class Registry:
     def record(self, name: str) -> ToolRecord | None:
         """The record of tool ``name`` whatever its status, or None; a pending tool's
         module is imported first (None when it fails to: ``load_errors`` say why)."""
-        self._ensure()
+        if not self._initialized:  # every call looks its tool up here: no method call
+            self._ensure()
         record = self._by_name.get(name)
-        if record is not None and record._cls is None:
-            self._import_tool(record)
-            record = self._by_name.get(name)
-        return record
+        if record is None or record._cls is not None:
+            return record
+        self._import_tool(record)
+        return self._by_name.get(name)
 
     def get(self, name: str) -> ToolWrapper | None:
         """The callable of a loaded tool, or None."""
