@@ -16,7 +16,7 @@ from . import _gate
 from ._arguments import _json_kind, _parse_json, _said, _unknown_tool, _validate
 from ._context import active_registry, current_call_id, current_caller
 from ._shape import _refused, as_result, normalise_result
-from .base_tool import runs_async
+from .base_tool import _CO_COROUTINE, runs_async
 from .cancellation import CallCancelled, CancelToken, _current, current_token
 from .errors import JournalError, WorkspaceError
 from .registry import default_registry
@@ -34,6 +34,7 @@ from .results import (
     UNKNOWN_TOOL,
     failure,
 )
+from .schema import _CACHE_ATTR as _SCHEMA
 
 if TYPE_CHECKING:
     import asyncio
@@ -345,6 +346,11 @@ def call_tool(
         if span is not None:
             return _traced(span, name, arguments, registry, max_result_chars, call_id,
                            cancel_token, timeout, approvals)
+    if (timeout is None and cancel_token is None and registry.policy is None
+            and registry.journal is None):
+        answer = _direct(name, arguments, registry, max_result_chars, call_id)
+        if answer is not None:
+            return answer
     call = _prepare(name, arguments, registry, call_id)
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
@@ -355,6 +361,76 @@ def call_tool(
     if journal is not None:
         return _recorded(journal, call, lambda: _plain(call, max_result_chars))
     return _plain(call, max_result_chars)
+
+
+def _direct(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
+            max_result_chars: int | None, call_id: str | None) -> dict[str, Any] | None:
+    """The answer of a call that needs nothing of a ``ToolCall``, or None for any other.
+
+    That is a call of a loaded, synchronous tool already admitted under the registry's
+    privileges of now, with valid arguments, on a registry with no policy, journal or
+    ``janito_tool_call`` hook, and no timeout or token: what most calls of an agent's loop
+    are. It runs as ``_plain`` would run it, without the layers. Anything else, a refusal
+    included, takes the full path, which answers it: no failure but the tool's own (it
+    raised) is answered here.
+    """
+    if type(name) is not str or not registry._initialized:
+        return None
+    record = registry._by_name.get(name)
+    # _granted is set only by a call that passed the full checks, to the privileges they
+    # were checked against; Privileges are immutable, so "still these" means "allowed".
+    if record is None or record._granted is not registry._privileges or record.status != "loaded":
+        return None
+    cls = record._cls
+    if cls is None:  # a pending tool: record() imports it
+        return None
+    try:
+        if cls.run.__code__.co_flags & _CO_COROUTINE:  # type: ignore[attr-defined]
+            return None
+    except AttributeError:  # a run() that is no plain function: runs_async decides
+        return None
+    plugins = registry.plugins
+    if (plugins._manager is not None or plugins._wanted.get("janito_tool_call") is not False
+            ) and plugins.call_hooks_present():
+        return None
+    if arguments is None or arguments == "{}":
+        schema = cls.__dict__.get(_SCHEMA)
+        if schema is None or schema.params or schema.groups:
+            return None
+        kwargs: Any = {}
+    else:
+        if type(arguments) is str:
+            parsed, problem = _parse_json(arguments)
+            if problem is not None or type(parsed) is not dict:
+                return None
+        elif type(arguments) is dict:
+            parsed = arguments
+        else:
+            return None
+        kwargs = _validate(record, parsed)
+        if type(kwargs) is not dict:
+            return None
+    workspace = registry._workspace
+    if workspace is None:
+        workspace = registry.workspace
+    registry_var = active_registry.set(registry)
+    call_var = current_call_id.set(call_id) if call_id is not None else None
+    try:
+        try:
+            result = cls(workspace).run(**kwargs)
+        except (Exception, SystemExit) as exc:
+            result = _failed(name, exc)
+        else:
+            if type(result) is not dict and hasattr(result, "__await__"):
+                # a plain run() that hands back an awaitable: as ToolCall.run does
+                result = ToolCall(record, kwargs, registry, arguments, call_id
+                                  )._to_completion(result)
+    finally:
+        active_registry.reset(registry_var)
+        if call_var is not None:
+            current_call_id.reset(call_var)
+    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+    return normalise_result(name, result, limit)
 
 
 def _plain(call: ToolCall, max_result_chars: int | None) -> dict[str, Any]:
@@ -506,11 +582,14 @@ def _prepared(name: Any, arguments: str | bytes | Mapping[str, Any] | None, regi
         return _refused(_unknown_tool(name, registry))
     if record.status in ("skipped", "error"):
         return _refused(failure(f"{name} is not available here: {record.reason}", UNAVAILABLE, tool=name))
-    if record.status == "denied" or not registry.privileges.allows(record.permissions):
+    privileges = registry.privileges
+    if record.status == "denied" or not privileges.allows(record.permissions):
         return _refused(failure(
-            f"{name} {registry.privileges.denied_reason(record.permissions)}",
+            f"{name} {privileges.denied_reason(record.permissions)}",
             PERMISSION_DENIED, tool=name,
         ))
+    if record.status == "loaded":
+        record._granted = privileges
     kwargs = _validate(record, parsed)
     if isinstance(kwargs, list):
         return _refused(failure(

@@ -70,6 +70,23 @@ def models_as_json(value: Any) -> Any:
 def normalise_result(name: str, result: Any, max_chars: int) -> dict[str, Any]:
     """Check a tool's result is a JSON object with ``success``, make every key and string
     of it encodable as UTF-8 (see ``utf8_text``) and cap its size."""
+    if type(result) is dict and type(result.get("success")) is bool:
+        # Most results are one flat object of a few ASCII scalars: sized here in one loop,
+        # which answers exactly as the general path below would.
+        size = 2
+        for key, item in result.items():
+            if type(key) is not str or not key.isascii():
+                break
+            kind = type(item)
+            if kind is bool or item is None or kind is int:
+                size += len(key) + 9
+            elif kind is str and item.isascii():
+                size += len(key) + len(item) + 6
+            else:
+                break
+        else:
+            if size <= max_chars:
+                return result
     result = as_result(name, result)
     if not isinstance(result, dict):
         return failure(

@@ -58,7 +58,7 @@ class ToolRecord:
     ``records()`` for all.
     """
 
-    __slots__ = ("_cls", "_description", "_gated", "_registry", "_wrapper", "_writes", "cls",
+    __slots__ = ("_cls", "_description", "_gated", "_granted", "_registry", "_wrapper", "_writes", "cls",
                  "distribution", "failed", "module", "name", "permissions", "policy_allowed",
                  "policy_facts", "reason", "status", "toolset")
 
@@ -96,6 +96,9 @@ class ToolRecord:
         #: For a tool whose every call a policy allows alike: (policy, workspace, decision,
         #: guarded view), so such a call pays one comparison for the policy (``_call``).
         self.policy_allowed: Any = None
+        #: The (immutable) privileges a call of this loaded tool was last admitted under:
+        #: while they are still its registry's, a call skips asking them again (``_call``).
+        self._granted: Privileges | None = None
 
     def __repr__(self) -> str:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"
