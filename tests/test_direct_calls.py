@@ -202,22 +202,17 @@ def test_a_timeout_or_a_token_takes_the_full_way(registry: Registry) -> None:
     assert call_tool("Ping", registry=registry, timeout=5)["success"]
 
 
-def test_a_tool_replaced_by_another_of_its_name_is_the_one_called(registry: Registry) -> None:
-    assert call_tool("Ping", registry=registry) == {"success": True}
-
-    @tool(permissions="x")
-    class Ping2(BaseTool):
-        """Answer differently."""
-
-        def run(self) -> dict[str, Any]:
-            """Answer differently."""
-            return {"success": True, "second": True}
-
-    Ping2.__name__ = "Ping"
-    fresh = Registry(autoload=(), privileges=Privileges.from_string("r"))
-    fresh.add_tool(Ping2)
-    assert call_tool("Ping", registry=fresh)["error_type"] == "permission_denied"
-    assert call_tool("Ping", registry=registry) == {"success": True}
+def test_a_workspace_set_after_a_call_is_the_next_ones(registry: Registry,
+                                                      tmp_path: Path) -> None:
+    registry.privileges = Privileges.from_string("rw")
+    for text in ("one", "two"):
+        assert call_tool("Note", {"path": "a.txt", "text": text}, registry=registry)["success"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    registry.workspace = Workspace(elsewhere)
+    assert call_tool("Note", {"path": "a.txt", "text": "three"}, registry=registry)["success"]
+    assert (tmp_path / "a.txt").read_text() == "two"
+    assert (elsewhere / "a.txt").read_text() == "three"
 
 
 def test_a_run_replaced_by_a_coroutine_function_is_awaited(registry: Registry,
