@@ -12,11 +12,11 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _decoders, _gate
+from . import _gate
 from ._arguments import _json_kind, _parse_json, _said, _unknown_tool, _validate
 from ._context import active_registry, current_call_id, current_caller
 from ._shape import _refused, as_result, normalise_result
-from .base_tool import _CO_COROUTINE, runs_async
+from .base_tool import runs_async
 from .cancellation import CallCancelled, CancelToken, _current, current_token
 from .errors import JournalError, WorkspaceError
 from .registry import default_registry
@@ -34,7 +34,7 @@ from .results import (
     UNKNOWN_TOOL,
     failure,
 )
-from .schema import _CACHE_ATTR as _SCHEMA
+from .schema import _PLAN_ATTR as _PLAN
 
 if TYPE_CHECKING:
     import asyncio
@@ -381,35 +381,34 @@ def _direct(record: ToolRecord, arguments: str | bytes | Mapping[str, Any] | Non
     raised) is answered here.
     """
     cls = record._cls
-    if record.status != "loaded" or cls is None:  # None: a pending tool, record() imports it
+    if cls is None or record.status != "loaded":  # None: a pending tool, record() imports it
         return None
-    try:
-        if cls.run.__code__.co_flags & _CO_COROUTINE:  # type: ignore[attr-defined]
+    plan = cls.__dict__.get(_PLAN)
+    if plan is None or plan.run is not cls.run:  # type: ignore[attr-defined]
+        from ._plans import plan_of  # not imported by a process that never calls this way
+
+        plan = plan_of(cls)
+        if plan is None:
             return None
-    except AttributeError:  # a run() that is no plain function: runs_async decides
-        return None
     plugins = registry.plugins
     if (plugins._manager is not None or plugins._wanted.get("janito_tool_call") is not False
             ) and plugins.call_hooks_present():
         return None
+    values: Any = None  # the compiled decoder's arguments, for run(*values) or run(**values)
+    kwargs: Any = None  # janito's own reading of them
     if arguments is None or arguments == "{}":
-        schema = cls.__dict__.get(_SCHEMA)
-        if schema is None or schema.params or schema.groups:
+        if not plan.bare:
             return None
-        kwargs: Any = {}
     elif type(arguments) is str:
-        kwargs = None
-        compiled = record._decoder
-        if compiled:
-            if compiled[0] is cls.__dict__.get(_SCHEMA):
-                kwargs = compiled[1](arguments)
-            else:  # the schema was forgotten and built again: so is the decoder
-                record._decoder = None
-        elif compiled is None:
-            record._calls += 1
-            if _decoders.due(record._calls):
-                record._decoder = _compile(cls)
-        if kwargs is None:
+        decode = plan.decode
+        if decode is not None:
+            try:
+                values = plan.unpack(decode(arguments))
+            except Exception:  # refused (or no codec can write the text): janito reads it
+                pass
+        elif plan.calls is not None:
+            plan.counted()
+        if values is None:
             parsed, problem = _parse_json(arguments)
             if problem is not None or type(parsed) is not dict:
                 return None
@@ -430,14 +429,22 @@ def _direct(record: ToolRecord, arguments: str | bytes | Mapping[str, Any] | Non
     call_var = current_call_id.set(call_id) if call_id is not None else None
     try:
         try:
-            # run() without keywords when there are none: `**{}` costs a tenth of a call
-            result = cls(workspace).run(**kwargs) if kwargs else cls(workspace).run()
+            tool = cls(workspace)
+            # each shape called as it is: `**{}` and `*()` cost a tenth of a call
+            if values is not None:
+                result = tool.run(*values) if plan.positional else tool.run(**values)
+            elif kwargs:
+                result = tool.run(**kwargs)
+            else:
+                result = tool.run()
         except (Exception, SystemExit) as exc:
             result = _failed(name, exc)
         else:
             if type(result) is not dict and hasattr(result, "__await__"):
                 # a plain run() that hands back an awaitable: as ToolCall.run does
-                result = ToolCall(record, kwargs, registry, arguments, call_id
+                if values is not None:
+                    kwargs = dict(zip(plan.names, values, strict=True)) if plan.positional else values
+                result = ToolCall(record, kwargs or {}, registry, arguments, call_id
                                   )._to_completion(result)
     finally:
         active_registry.reset(registry_var)
@@ -445,13 +452,6 @@ def _direct(record: ToolRecord, arguments: str | bytes | Mapping[str, Any] | Non
             current_call_id.reset(call_var)
     limit = registry.max_result_chars if max_result_chars is None else max_result_chars
     return normalise_result(name, result, limit)
-
-
-def _compile(cls: type) -> tuple[Any, Callable[[str], dict[str, Any] | None]] | bool:
-    """(the schema, its compiled decoder) for a tool, or False when it can have none."""
-    schema = cls.__dict__.get(_SCHEMA)
-    decoder = _decoders.build(cls, schema) if schema is not None else None
-    return False if decoder is None else (schema, decoder)
 
 
 def _plain(call: ToolCall, max_result_chars: int | None) -> dict[str, Any]:

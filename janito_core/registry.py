@@ -58,7 +58,7 @@ class ToolRecord:
     ``records()`` for all.
     """
 
-    __slots__ = ("_calls", "_cls", "_decoder", "_description", "_gated", "_granted", "_registry",
+    __slots__ = ("_cls", "_description", "_gated", "_granted", "_registry",
                  "_wrapper", "_writes", "cls", "distribution", "failed", "module", "name",
                  "permissions", "policy_allowed", "policy_facts", "reason", "status", "toolset")
 
@@ -99,11 +99,6 @@ class ToolRecord:
         #: The (immutable) privileges a call of this loaded tool was last admitted under:
         #: while they are still its registry's, a call skips asking them again (``_call``).
         self._granted: Privileges | None = None
-        #: The compiled decoder of this tool's arguments, with the schema it was built from
-        #: (``janito_core._decoders``); None until decided, False when there is none.
-        self._decoder: Any = None
-        #: Calls with JSON arguments that took the short way before the decoder was decided.
-        self._calls = 0
 
     def __repr__(self) -> str:
         return f"<ToolRecord {self.name} {self.status} ({self.toolset})>"

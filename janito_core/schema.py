@@ -41,6 +41,8 @@ MISSING: Any = _Missing()
 _MISSING = MISSING
 _CACHE_ATTR = "_janito_schema"
 _HINTS_ATTR = "_janito_hints"
+#: What dispatch derives from the schema once (``janito_core._plans``), forgotten with it.
+_PLAN_ATTR = "_janito_plan"
 
 
 class AnnotationError(TypeError):
@@ -151,8 +153,9 @@ def tool_schema(cls: type) -> ToolSchema:
 def forget_schema(cls: type) -> None:
     """Drop the schema cached on ``cls``, whose declared ``input_schema`` or description
     changed (a mounted MCP server's tool after the server's tool list changed)."""
-    if _CACHE_ATTR in cls.__dict__:
-        delattr(cls, _CACHE_ATTR)
+    for derived in (_CACHE_ATTR, _PLAN_ATTR):
+        if derived in cls.__dict__:
+            delattr(cls, derived)
 
 
 def _build(cls: type) -> ToolSchema:

@@ -1,6 +1,7 @@
-"""A compiled argument decoder reads a call exactly as janito's own parsing and converters
-do, or leaves it to them: whatever it accepts, they accept and turn into the same keyword
-arguments. Refusals are never its to answer."""
+"""A tool's call plan: its compiled argument decoder reads a call exactly as janito's own
+parsing and converters do, or leaves it to them (whatever it accepts, they accept and turn
+into the same arguments; refusals are never its to answer), and a plan never outlives the
+``run()`` or the schema it was made from."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from janito_core import BaseTool, Registry, _call, _decoders, tool
+from janito_core import BaseTool, Registry, _call, _plans, tool
 from janito_core._arguments import _parse_json, _validate
 from janito_core.constraints import Ge, MinLen
 from janito_core.dispatch import call_tool
-from janito_core.schema import forget_schema, tool_schema
+from janito_core.schema import _PLAN_ATTR, forget_schema, tool_schema
 from janito_core.workspace import Workspace
 
 msgspec = pytest.importorskip("msgspec")  # janito-core[fast]; every nox session of core has it
@@ -57,7 +58,24 @@ class Mixed(BaseTool):
 
 
 def _decoder(cls: type) -> Any:
-    return _decoders.build(cls, tool_schema(cls))
+    """What ``cls``'s compiled decoder reads a JSON text as (run()'s arguments by name), or
+    None when it refuses the text; None when ``cls`` gets no decoder."""
+    tool_schema(cls)
+    plan = _plans.plan_of(cls)
+    assert plan is not None
+    plan._compile()
+    decode, unpack = plan.decode, plan.unpack
+    if decode is None:
+        return None
+
+    def read(text: str) -> dict[str, Any] | None:
+        try:
+            values = unpack(decode(text))
+        except Exception:
+            return None
+        return dict(zip(plan.names, values, strict=True)) if plan.positional else values
+
+    return read
 
 
 DECODE = _decoder(Mixed)
@@ -221,12 +239,30 @@ def test_a_tool_without_parameters_gets_no_decoder() -> None:
 
 
 def test_the_import_waits_until_calls_have_paid_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    tool_schema(Mixed)
+    plan = _plans.plan_of(Mixed)
+    assert plan is not None
+    compiled: list[int | None] = []
+    monkeypatch.setattr(_plans.Plan, "_compile", lambda self: compiled.append(self.calls))
     monkeypatch.delitem(sys.modules, "msgspec")
-    assert not _decoders.due(_decoders.COLD_CALLS - 1)
-    assert _decoders.due(_decoders.COLD_CALLS)
+    for _ in range(_plans.COLD_CALLS - 1):
+        plan.counted()
+    assert not compiled
+    plan.counted()
+    assert compiled == [None] and plan.calls is None  # decided once, never counted again
     monkeypatch.setitem(sys.modules, "msgspec", msgspec)
-    assert _decoders.due(_decoders.WARM_CALLS)
-    assert not _decoders.due(_decoders.WARM_CALLS - 1)
+    plan.calls = 0
+    for _ in range(_plans.WARM_CALLS):
+        plan.counted()
+    assert compiled == [None, None]
+
+
+def test_a_decoder_for_run_s_own_order_calls_it_by_position() -> None:
+    tool_schema(Mixed)
+    plan = _plans.plan_of(Mixed)
+    assert plan is not None
+    plan._compile()
+    assert plan.positional and plan.decode is not None
 
 
 @pytest.fixture
@@ -240,51 +276,89 @@ CALL = json.dumps({"text": "a", "count": 1, "ratio": 0.5, "flag": True, "names":
                    "numbers": [], "counts": [], "flags": []})
 
 
-def test_calls_take_the_decoder_once_it_is_due(registry: Registry,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    used: list[Any] = []
-    record = registry.record("Mixed")
-    assert record is not None
-    for _ in range(_decoders.WARM_CALLS + 2):
+def _warmed(registry: Registry) -> _plans.Plan:
+    """Mixed's plan, its decoder built by calls (as many as it takes, msgspec imported)."""
+    for _ in range(_plans.WARM_CALLS + 2):
         answer = call_tool("Mixed", CALL, registry=registry)
         assert answer["success"], answer
-        used.append(record._decoder)
-    assert used[0] is None and used[-1] and used[-1][0] is tool_schema(Mixed)
-    decoded = used[-1][1]
-    seen: list[Any] = []
-    monkeypatch.setattr(record, "_decoder", (used[-1][0], lambda text: seen.append(text) or decoded(text)))
+    plan = Mixed.__dict__[_PLAN_ATTR]
+    assert plan.decode is not None and plan.calls is None
+    return plan
+
+
+def test_calls_take_the_decoder_once_it_is_due(registry: Registry,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    forget_schema(Mixed)  # a new plan, its calls counted from none
+    answer = call_tool("Mixed", CALL, registry=registry)
+    assert Mixed.__dict__.get(_PLAN_ATTR) is None  # the full path built the schema
+    plan = _warmed(registry)
+    seen: list[str] = []
+    decode = plan.decode
+    assert decode is not None
+    monkeypatch.setattr(plan, "decode", lambda text: seen.append(text) or decode(text))
     assert call_tool("Mixed", CALL, registry=registry) == answer
     assert seen == [CALL]
     refused = call_tool("Mixed", '{"text": "a"}', registry=registry)
     assert refused["error_type"] == "invalid_arguments" and seen[-1] == '{"text": "a"}'
 
 
-def test_a_schema_built_again_gets_a_decoder_built_again(registry: Registry) -> None:
-    for _ in range(_decoders.WARM_CALLS + 2):
-        call_tool("Mixed", CALL, registry=registry)
-    record = registry.record("Mixed")
-    assert record is not None and record._decoder
-    before = record._decoder
+def test_a_schema_forgotten_takes_its_plan_along(registry: Registry) -> None:
+    before = _warmed(registry)
     forget_schema(Mixed)
-    try:
-        tool_schema(Mixed)
-        assert call_tool("Mixed", CALL, registry=registry)["success"]
-        assert record._decoder is None  # decided again, from the new schema
-    finally:
-        forget_schema(Mixed)
-        tool_schema(Mixed)
-    assert before[0] is not tool_schema(Mixed)
+    assert _PLAN_ATTR not in Mixed.__dict__
+    assert call_tool("Mixed", CALL, registry=registry)["success"]  # the schema built again
+    assert call_tool("Mixed", CALL, registry=registry)["success"]
+    after = Mixed.__dict__[_PLAN_ATTR]
+    assert after is not before and after.schema is tool_schema(Mixed)
+
+
+def test_a_new_run_gets_a_new_plan(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = _warmed(registry)
+
+    def run(self: Any, text: str, count: int, ratio: float, flag: bool, names: list[str],
+            numbers: list[float], counts: list[int], flags: list[bool], mode: str = "fast",
+            label: str = "none", limit: int = 10, scale: float = 1.5, strict: bool = False,
+            weight: float = 2) -> dict[str, Any]:
+        return {"success": True, "replaced": count}
+
+    monkeypatch.setattr(Mixed, "run", run)
+    assert call_tool("Mixed", CALL, registry=registry) == {"success": True, "replaced": 1}
+    assert Mixed.__dict__[_PLAN_ATTR] is not plan
+    assert Mixed.__dict__[_PLAN_ATTR].run is run
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=call_texts())
 def test_calls_answer_alike_with_and_without_the_decoder(registry: Registry, text: str) -> None:
-    for _ in range(_decoders.WARM_CALLS + 2):
-        call_tool("Mixed", CALL, registry=registry)
-    record = registry.record("Mixed")
-    assert record is not None and record._decoder
+    _warmed(registry)
     with_decoder = call_tool("Mixed", text, registry=registry)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_call, "_direct", lambda *args: None)
         without = call_tool("Mixed", text, registry=registry)
     assert with_decoder == without
+
+
+@tool(permissions="r")
+class KeywordsOnly(BaseTool):
+    """Take two parameters by keyword only."""
+
+    def run(self, *, second: int, first: str = "one") -> dict[str, Any]:
+        """Take them.
+
+        Args:
+            second: A number.
+            first: A string.
+        """
+        return {"success": True, "first": first, "second": second}
+
+
+def test_a_run_whose_parameters_cannot_go_by_position_gets_them_by_name(tmp_path: Path) -> None:
+    registry = Registry(autoload=(), workspace=Workspace(tmp_path))
+    registry.add_tool(KeywordsOnly)
+    for _ in range(_plans.WARM_CALLS + 2):
+        assert call_tool("KeywordsOnly", '{"second": 2}', registry=registry) == {
+            "success": True, "first": "one", "second": 2}
+    plan = KeywordsOnly.__dict__[_PLAN_ATTR]
+    assert plan.decode is not None and not plan.positional
+    assert call_tool("KeywordsOnly", '{"first": "a", "second": 3}', registry=registry) == {
+        "success": True, "first": "a", "second": 3}
