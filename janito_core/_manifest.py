@@ -225,12 +225,13 @@ def _settled(key: list[Any], measured: int) -> bool:
 # -- reading and writing ----------------------------------------------------------------
 
 
-def folder() -> str | None:
-    """Where manifests are kept: inside janito's state folder."""
+def folder(parts: tuple[str, ...] = FOLDER) -> str | None:
+    """Where manifests (or, given its ``parts``, another cache) are kept: inside janito's
+    state folder."""
     from .config import config_dir
 
     try:
-        return os.path.join(os.fspath(config_dir()), *FOLDER)
+        return os.path.join(os.fspath(config_dir()), *parts)
     except (RuntimeError, OSError, ValueError):  # no home folder to find it from
         return None
 
@@ -245,29 +246,44 @@ def _file_name(spec: ToolsetSpec, key: list[Any]) -> str:
         here = os.getcwd()
     except OSError:
         here = ""
-    identity = "\0".join([*spec[:4], *key[7],
-                           *(entry for entry, _, _ in key[4] if entry not in ("", here)),
-                           f"-O{key[3]}"])
-    # The text as a number modulo a Mersenne prime: enough to tell a few places apart (the
-    # key inside tells the rest), where binascii's crc32 loads a shared library (0.4 ms).
-    digest = int.from_bytes(identity.encode("utf-8", "surrogatepass"), "big") % (2**61 - 1)
+    return file_name([*spec[:4], *key[7],
+                      *(entry for entry, _, _ in key[4] if entry not in ("", here)),
+                      f"-O{key[3]}"])
+
+
+def file_name(identity: list[str]) -> str:
+    """A short file name for ``identity``: the text as a number modulo a Mersenne prime,
+    enough to tell a few places apart (the key inside the file tells the rest), where
+    binascii's crc32 loads a shared library (0.4 ms)."""
+    text = "\0".join(identity)
+    digest = int.from_bytes(text.encode("utf-8", "surrogatepass"), "big") % (2**61 - 1)
     return f"{digest:016x}.json"
 
 
 def read(spec: ToolsetSpec, key: list[Any]) -> Manifest | None:
     """The manifest of ``spec`` made for exactly ``key``, or None."""
-    where = folder()
+    stored = read_private(FOLDER, _file_name(spec, key))
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    modules = stored.get("modules")
+    if not isinstance(modules, list) or not all(_well_formed(m) for m in modules):
+        return None
+    return Manifest(key, modules)
+
+
+def read_private(parts: tuple[str, ...], name: str) -> Any:
+    """The JSON in file ``name`` of the cache folder ``parts`` of janito's state folder, or
+    None: no such file, or one that is not the user's own, or that others may write (what
+    it says decides which modules run, their hooks among them)."""
+    where = folder(parts)
     if where is None:
         return None
     try:
-        fd = os.open(os.path.join(where, _file_name(spec, key)),
-                     os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(os.path.join(where, name), os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except OSError:
         return None
     try:
         info = os.fstat(fd)
-        # Only a file of this user's that no one else may write is trusted: it says which
-        # modules run on every load (their hooks among them).
         if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid()
                 or info.st_mode & 0o022):
             return None
@@ -281,19 +297,12 @@ def read(spec: ToolsetSpec, key: list[Any]) -> Manifest | None:
         return None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     import json
 
     try:
-        stored = json.loads(data)
+        return json.loads(b"".join(chunks))
     except ValueError:
         return None
-    if not isinstance(stored, dict) or stored.get("key") != key:
-        return None
-    modules = stored.get("modules")
-    if not isinstance(modules, list) or not all(_well_formed(m) for m in modules):
-        return None
-    return Manifest(key, modules)
 
 
 _TOOL_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -316,22 +325,28 @@ def write(spec: ToolsetSpec, key: list[Any], measured: int, modules: list[list[A
     state folder, a file system that refuses). Never raises."""
     if not _settled(key, measured):
         return False
-    where = folder()
+    return write_private(FOLDER, _file_name(spec, key), {"key": key, "modules": modules})
+
+
+def write_private(parts: tuple[str, ...], name: str, stored: Any) -> bool:
+    """Keep ``stored`` as JSON in file ``name`` of the cache folder ``parts`` of janito's
+    state folder, readable and writable by the user alone; False when it was not written.
+    Never raises."""
+    where = folder(parts)
     if where is None:
         return False
     import json
 
     from ._atomic import write_at
 
-    data = json.dumps({"key": key, "modules": modules}, ensure_ascii=False,
+    data = json.dumps(stored, ensure_ascii=False,
                       separators=(",", ":")).encode("utf-8", "surrogatepass")
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
         dir_fd = os.open(where, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         try:
             # Not flushed to disk: a manifest lost to a crash is made again.
-            write_at(dir_fd, _file_name(spec, key), data, overwrite=True, mode=0o600,
-                     durable=False)
+            write_at(dir_fd, name, data, overwrite=True, mode=0o600, durable=False)
         finally:
             os.close(dir_fd)
     except (OSError, ValueError):

@@ -105,13 +105,35 @@ def dist_identity(dist: Any) -> tuple[str, str, str]:
 def scan(distributions: Iterable[Any] | None = None) -> Discovered:
     """Read the ``janito.toolsets`` and ``janito.plugins`` entry points of ``distributions``.
 
-    By default every distribution on ``sys.path``. A distribution found twice keeps its
-    first copy (the one Python would import); the shadowed copy is a warning.
+    By default every distribution on ``sys.path``, or what the last scan of them found
+    while nothing it was made from changed (``janito_core._scanned``). A distribution
+    found twice keeps its first copy (the one Python would import); the shadowed copy is
+    a warning.
     """
-    if distributions is None:
-        import importlib_metadata
+    if distributions is not None:
+        return _scan(distributions)
+    from . import _scanned
 
-        distributions = importlib_metadata.distributions()
+    measured = _scanned.now()
+    key = _scanned.key(__file__)
+    if key is not None:
+        kept = _scanned.read(key)
+        if kept is not None:
+            return Discovered({name: ToolsetSpec(*spec) for name, spec in kept.toolsets},
+                              [PluginSpec(*spec) for spec in kept.plugins],
+                              [LoadError(*error) for error in kept.errors], kept.warnings)
+    import importlib_metadata
+
+    found = _scan(importlib_metadata.distributions())
+    if key is not None:
+        _scanned.write(key, measured, _scanned.Scan(
+            [[name, list(spec)] for name, spec in found.toolsets.items()],
+            [list(spec) for spec in found.plugins], [list(error) for error in found.errors],
+            list(found.warnings)))
+    return found
+
+
+def _scan(distributions: Iterable[Any]) -> Discovered:
     seen: dict[str, str] = {}
     candidates: dict[str, list[ToolsetSpec]] = {}
     plugins: list[PluginSpec] = []

@@ -89,13 +89,15 @@ def test_an_installed_toolset_name_or_importable_package_is_refused(testkit_dir:
 
 def test_the_command_refuses_an_installed_toolset_under_its_own_distribution_name(
         testkit_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["new-toolset", "testkit", "--package", "acme_tk", "--path", str(tmp_path)]) == 2
+    target = tmp_path / "target"
+    target.mkdir()
+    assert main(["new-toolset", "testkit", "--package", "acme_tk", "--path", str(target)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("janito: error: toolset 'testkit' is advertised already by "
                           "janito-testkit 1.2.3"), err
     assert "installing either would replace the other: choose another name" in err
     assert "--allow-clash" in err
-    assert list(tmp_path.iterdir()) == []
+    assert list(target.iterdir()) == []
 
 
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
