@@ -10,10 +10,12 @@ that same environment. Target (issue 37): at most 1.2x the floor for both comman
 
 janito remembers what each toolset's modules define in a manifest in its state folder
 (docs/authoring-toolsets.md) and imports a module when one of its tools is first
-called: the benchmark gives janito a state folder of its own, waits until the installed
-files are old enough for a manifest to be kept, and checks that one was. `janito tools
---json` without a manifest (its state folder unable to keep one: every start imports
-every module, as the first start does) is measured beside it.
+called; it also keeps the last scan of the entry points, used while no distribution on
+`sys.path` changed (docs/decisions/0023). The benchmark gives janito a state folder of
+its own, waits until the installed files are old enough for both to be kept, and checks
+that they were. `janito tools --json` with nothing kept (its state folder unable to keep
+anything: every start scans the entry points and imports every module, as the first
+start after an install does) is measured beside it.
 
 Also measured, for attribution: `python -c pass`, janito with no toolset allowed
 (JANITO_TOOLSETS set empty: the core and its command alone), `janito toolsets --json`
@@ -91,6 +93,8 @@ def main() -> int:
         manifests = sorted(state.glob("cache/toolsets/*.json"))
         if len(manifests) != 2:
             raise SystemExit(f"expected the manifests of files and system, found {manifests}")
+        if len(list(state.glob("cache/discovery/*.json"))) != 1:
+            raise SystemExit("expected the scan of the entry points to be kept")
         pydantic_imported = imports_pydantic(python, tmp, env)
         Path(tmp, "notes.txt").write_text("a line to read\n" * 20)
         commands = {
@@ -98,7 +102,7 @@ def main() -> int:
                       "m.entry_points(group='janito.toolsets')"],
             "python -c pass": [python, "-c", "pass"],
             "janito tools --json": [janito, "tools", "--json"],
-            "  without a manifest": Command([janito, "tools", "--json"],
+            "  nothing kept": Command([janito, "tools", "--json"],
                                            timing_env({"JANITO_CONFIG_DIR": str(unkept)})),
             "janito run ReadFile": [janito, "run", "ReadFile", "--no-journal", "--args",
                                     '{"filepath": "notes.txt"}'],
