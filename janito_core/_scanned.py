@@ -151,7 +151,7 @@ def now() -> int:
 def _settled(key: list[Any], measured: int) -> bool:
     """Whether every time ``key`` holds is old enough that a change made since the scan
     began would show in the times."""
-    newest = key[4][1]
+    newest: int = key[4][1]
     for row in key[5]:
         if len(row) > 1:
             newest = max(newest, row[1], row[2])

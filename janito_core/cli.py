@@ -66,7 +66,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def registry_options() -> argparse.ArgumentParser:
+def registry_options() -> _Parser:
     """The shared options (-t, -r, -w, -x, --workspace, --sandbox); plugin subcommands reuse
     them with ``subparsers.add_parser(NAME, parents=[registry_options()])`` and
     ``build_registry(args)``. ``main()`` applies ``--sandbox`` before any handler runs.
@@ -1111,9 +1111,9 @@ def build_parser(with_plugins: bool, only: str | None = None) -> argparse.Argume
     parser.add_argument("--version", action="version", version=f"janito {__version__}")
     _add_sandbox_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    shared: list[argparse.ArgumentParser] = []
+    shared: list[_Parser] = []
 
-    def common() -> argparse.ArgumentParser:
+    def common() -> _Parser:
         if not shared:
             shared.append(registry_options())
         return shared[0]
