@@ -142,7 +142,8 @@ def _type_info(tp: Any, field_docs: Callable[[type], dict[str, str]] | None) -> 
                         takes_null=True)
     if tp is None or tp is _NONE_TYPE:
         return TypeInfo({"type": "null"}, convert_null, {"type": "null"})
-    if getattr(tp, "__module__", None) == "pathlib" and isinstance(tp, type):
+    if isinstance(tp, type) and str(getattr(tp, "__module__", "")).partition(".")[0] == "pathlib":
+        # pathlib's classes live in pathlib._local from Python 3.13 on
         return TypeInfo({"type": "string"}, path_converter(tp), {"type": "string"})
 
     origin = typing.get_origin(tp)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import pathlib
 import sys
 from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, TypedDict, Union
 
@@ -786,3 +787,30 @@ def test_a_schema_is_built_without_importing_inspect() -> None:
             "print('inspect' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_pathlib_parameters_are_strings_and_arrive_as_paths(tmp_path: Any) -> None:
+    """pathlib's classes are defined in pathlib._local from Python 3.13 on: still paths."""
+    from janito_core import Registry
+    from janito_core.dispatch import call_tool
+    from janito_core.workspace import Workspace
+
+    @tool(permissions="r")
+    class Where(BaseTool):
+        """Say what was given."""
+
+        def run(self, place: pathlib.Path, pure: pathlib.PurePosixPath) -> dict[str, Any]:
+            """Say it.
+
+            Args:
+                place: A path.
+                pure: A pure path.
+            """
+            return {"success": True, "kinds": [type(place).__name__, type(pure).__name__]}
+
+    assert props(Where) == {"place": {"type": "string", "description": "A path."},
+                            "pure": {"type": "string", "description": "A pure path."}}
+    registry = Registry(autoload=(), workspace=Workspace(tmp_path))
+    registry.add_tool(Where)
+    answer = call_tool("Where", '{"place": "a/b", "pure": "c"}', registry=registry)
+    assert answer["kinds"][1] == "PurePosixPath" and answer["kinds"][0].endswith("Path"), answer
