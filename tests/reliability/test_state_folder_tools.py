@@ -71,8 +71,10 @@ def test_no_tool_reaches_the_state_folder_inside_the_workspace(
     root = tmp_path / "home"
     state = _home(root)
     monkeypatch.setenv("JANITO_CONFIG_DIR", str(state))
-    before = _state_tree(state)
     registry = rel.make_registry(root, "rw", toolsets=("files", "skills"))
+    # taken once the registry has loaded: janito keeps its own caches in the state folder
+    # (the scan of the entry points, toolsets' manifests); no tool may change it
+    before = _state_tree(state)
     tools = _tools(registry)
     assert {"ReadFile", "CreateFile", "SearchText", "FindFiles", "ListFiles", "MoveFile",
             "RemoveDirectory", "ReplaceTextInFile", "DeleteFile"} <= {t[0] for t in tools}
@@ -114,8 +116,8 @@ def test_no_tool_works_in_a_workspace_within_the_state_folder(
     root.mkdir(exist_ok=True)
     (root / "probe.txt").write_text("a probe\n")
     monkeypatch.setenv("JANITO_CONFIG_DIR", str(state))
-    before = _state_tree(state)
     registry = rel.make_registry(root, "rw", toolsets=("files",))
+    before = _state_tree(state)  # once loaded, as above
     for name, args in (("ReadFile", {"filepath": "secrets.json"}),
                        ("ReadFile", {"filepath": "probe.txt"}),
                        ("ListFiles", {"directory": "."}),
