@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from ._convert import convert_bool, convert_float, convert_int, convert_str
 from ._types import annotated_metadata
-from .base_tool import _CO_COROUTINE
+from .base_tool import is_async_function
 from .schema import _CACHE_ATTR, _HINTS_ATTR, _PLAN_ATTR
 
 if typing.TYPE_CHECKING:
@@ -90,8 +90,7 @@ def plan_of(cls: type) -> Plan | None:
     the short way does not run (an ``async def run()``, a ``run`` that is no function) or
     whose schema is not built yet."""
     run = getattr(cls, "run", None)
-    code = getattr(run, "__code__", None)
-    if code is None or code.co_flags & _CO_COROUTINE:
+    if getattr(run, "__code__", None) is None or is_async_function(run):
         return None
     schema = cls.__dict__.get(_CACHE_ATTR)
     if schema is None:
