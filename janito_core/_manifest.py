@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._marker import has_hooks
@@ -242,13 +243,18 @@ def _file_name(spec: ToolsetSpec, key: list[Any]) -> str:
     (its command, ``python -m``, ``python -O``), keep a manifest each. The current folder,
     first on the import path of ``python -m``, is no part of the name (the key holds it):
     a file for each folder janito was ever started in would pile up."""
+    return file_name([*spec[:4], *key[7], *lasting_entries(entry for entry, _, _ in key[4]),
+                      f"-O{key[3]}"])
+
+
+def lasting_entries(entries: Iterable[str]) -> list[str]:
+    """The entries of ``sys.path`` a cache file's name may hold: all but the current folder
+    (``""``, or its path, first on the import path of ``python -m``)."""
     try:
         here = os.getcwd()
     except OSError:
         here = ""
-    return file_name([*spec[:4], *key[7],
-                      *(entry for entry, _, _ in key[4] if entry not in ("", here)),
-                      f"-O{key[3]}"])
+    return [entry for entry in entries if entry not in ("", here)]
 
 
 def file_name(identity: list[str]) -> str:

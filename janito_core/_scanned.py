@@ -28,27 +28,13 @@ from typing import Any
 from . import _manifest
 
 #: Changes whenever what the file holds, or how a scan is made, changes.
-FORMAT = 1
+FORMAT = 2
 FOLDER = ("cache", "discovery")
 _FOLDERS_OF_METADATA = (".dist-info", ".egg-info")
 #: The finders of distributions whose answers the key covers: the standard one, and the
 #: one ``importlib_metadata`` puts in its place once imported.
 _KNOWN_FINDERS = (("_frozen_importlib_external", "PathFinder"),
                   ("importlib_metadata", "MetadataPathFinder"))
-
-
-class Scan:
-    """What a scan found, as plain lists: (name, the toolset's five fields) a toolset,
-    a plugin's four fields, a load error's five, and the warnings."""
-
-    __slots__ = ("errors", "plugins", "toolsets", "warnings")
-
-    def __init__(self, toolsets: list[Any], plugins: list[Any], errors: list[Any],
-                 warnings: list[str]) -> None:
-        self.toolsets = toolsets
-        self.plugins = plugins
-        self.errors = errors
-        self.warnings = warnings
 
 
 def key(scanner: str) -> list[Any] | None:
@@ -110,30 +96,33 @@ def _file_name(key: list[Any]) -> str:
     """One file for each environment (and ``-O``) sharing the state folder; the current
     folder, first on the import path of ``python -m``, is left out of the name (the key
     holds it): a file for each folder janito was started in would pile up."""
-    try:
-        here = os.getcwd()
-    except OSError:
-        here = ""
     return _manifest.file_name([sys.prefix, f"-O{key[3]}",
-                                *(row[0] for row in key[5] if row[0] not in ("", here))])
+                                *_manifest.lasting_entries(row[0] for row in key[5])])
 
 
-def read(key: list[Any]) -> Scan | None:
-    """The scan kept for exactly ``key``, or None."""
+_Error = tuple[str | None, str | None, str, str, str | None]
+
+
+def read(key: list[Any]) -> tuple[dict[str, list[str]], list[list[str]], list[_Error],
+                                   list[str]] | None:
+    """The scan kept for exactly ``key``, as plain lists: the toolsets (name: the five
+    fields of its ``ToolsetSpec``), the plugins' four fields, the load errors' five and
+    the warnings; None when there is none."""
     stored = _manifest.read_private(FOLDER, _file_name(key))
     if not isinstance(stored, dict) or stored.get("key") != key:
         return None
     try:
-        return Scan([(_string(name), _strings(spec, 5)) for name, spec in stored["toolsets"]],
-                    [_strings(spec, 4) for spec in stored["plugins"]],
-                    [_error(error) for error in stored["errors"]],
-                    [_string(text) for text in stored["warnings"]])
-    except (KeyError, TypeError, ValueError):
+        return ({_string(name): _strings(spec, 5) for name, spec in stored["toolsets"].items()},
+                [_strings(spec, 4) for spec in stored["plugins"]],
+                [_error(error) for error in stored["errors"]],
+                [_string(text) for text in stored["warnings"]])
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
 
 
-def write(key: list[Any], measured: int, found: Scan) -> bool:
-    """Keep ``found`` for ``key``, measured at ``measured`` (``time.time_ns()`` just before
+def write(key: list[Any], measured: int, found: Any) -> bool:
+    """Keep scan ``found`` (a ``discovery.Discovered``, whose records are tuples, written
+    as JSON arrays) for ``key``, measured at ``measured`` (``time.time_ns()`` just before
     :func:`key`); False when it was not kept (a time too recent, no state folder, a file
     system that refuses). Never raises."""
     if not _settled(key, measured):
@@ -173,10 +162,10 @@ def _strings(values: Any, count: int) -> list[str]:
     return [_string(value) for value in values]
 
 
-def _error(values: Any) -> list[str | None]:
+def _error(values: Any) -> _Error:
     if type(values) is not list or len(values) != 5:
         raise ValueError(values)
     toolset, distribution, reason, kind, module = values
-    return [None if toolset is None else _string(toolset),
+    return (None if toolset is None else _string(toolset),
             None if distribution is None else _string(distribution), _string(reason),
-            _string(kind), None if module is None else _string(module)]
+            _string(kind), None if module is None else _string(module))

@@ -119,17 +119,15 @@ def scan(distributions: Iterable[Any] | None = None) -> Discovered:
     if key is not None:
         kept = _scanned.read(key)
         if kept is not None:
-            return Discovered({name: ToolsetSpec(*spec) for name, spec in kept.toolsets},
-                              [PluginSpec(*spec) for spec in kept.plugins],
-                              [LoadError(*error) for error in kept.errors], kept.warnings)
+            toolsets, plugins, errors, warnings = kept
+            return Discovered({name: ToolsetSpec(*spec) for name, spec in toolsets.items()},
+                              [PluginSpec(*spec) for spec in plugins],
+                              [LoadError(*error) for error in errors], warnings)
     import importlib_metadata
 
     found = _scan(importlib_metadata.distributions())
     if key is not None:
-        _scanned.write(key, measured, _scanned.Scan(
-            [[name, list(spec)] for name, spec in found.toolsets.items()],
-            [list(spec) for spec in found.plugins], [list(error) for error in found.errors],
-            list(found.warnings)))
+        _scanned.write(key, measured, found)
     return found
 
 
