@@ -82,7 +82,9 @@ class Plan:
     def _compile(self) -> None:
         built = _decoder(self.run, self.schema, self.hints)
         if built is not None:
-            self.decode, self.unpack, self.positional = built
+            decode, self.unpack, self.positional = built
+            # decode last: a call on another thread that sees it sees how to unpack too
+            self.decode = decode
 
 
 def plan_of(cls: type) -> Plan | None:
