@@ -18,6 +18,7 @@ of CPU time (this process's, against the anchor's rusage). Target (issue 37): th
 most 1.0x its anchor's wall time.
 
     python bench/bench_search_anchors.py [--rounds 5] [--tree stdlib|generated|both]
+        [--only FindFiles]
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class ToolFailed(Exception):
 
 
 def measure(tree: str, label: str, tools: dict[str, Any], rg: str | None, fd: str | None,
-            rounds: int) -> list[float]:
+            rounds: int, only: str = "") -> list[float]:
     cases: list[tuple[str, Any, dict[str, Any], str, list[str] | None]] = []
     for query in LITERALS:
         cases.append((f"SearchText {query!r}", tools["SearchText"],
@@ -162,6 +163,8 @@ def measure(tree: str, label: str, tools: dict[str, Any], rg: str | None, fd: st
     print(f"{'case':<40} {'found':>9} {'tool s':>8} {'anchor s':>9} {'wall':>6} "
           f"{'tool CPU':>9} {'anchor CPU':>11} {'CPU':>6}")
     for name, tool, arguments, key, anchor in cases:
+        if only not in name:
+            continue
         if anchor is None:
             print(f"{name:<40} (no anchor installed)")
             continue
@@ -196,6 +199,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tree", choices=("stdlib", "generated", "both"), default="both")
+    parser.add_argument("--only", default="", help="run only the cases whose name holds this")
     args = parser.parse_args()
     rg = find_binary("rg")
     fd = find_binary("fd", "fdfind")
@@ -230,7 +234,7 @@ def main() -> int:
         for tree, label in trees:
             registry = Registry(workspace=Workspace(tree), autoload=("files",), allowed=None)
             _mute_reports(registry)
-            ratios += measure(tree, label, registry.tools(), rg, fd, args.rounds)
+            ratios += measure(tree, label, registry.tools(), rg, fd, args.rounds, args.only)
             shutil.rmtree(tree)
     if not ratios:
         print("no anchor installed: nothing compared")

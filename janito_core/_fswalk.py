@@ -36,7 +36,8 @@ class Folder:
     and the folder's subfolders then inherit the new value.
     """
 
-    __slots__ = ("depth", "entries", "fd", "ident", "index", "name", "relative", "state")
+    __slots__ = ("depth", "entries", "fd", "ident", "index", "kinds", "name", "names",
+                 "relative", "state")
 
     def __init__(self, fd: int, name: str, relative: str, depth: int, state: Any) -> None:
         self.fd = fd
@@ -47,12 +48,24 @@ class Folder:
         info = os.fstat(fd)
         self.ident = (info.st_dev, info.st_ino)
         self.entries: list[os.DirEntry[str]] = []
+        self.names: list[str] = []
+        self.kinds: list[str] = []
         self.index = 0
 
     def open_regular(self, name: str) -> tuple[int, os.stat_result]:
         """(descriptor, stat) of regular file ``name`` in this folder, opened for reading
         without blocking or following a link (the caller closes it)."""
         return open_regular_at(self.fd, name, join(self.relative, name))
+
+    def keep(self, entries: list[os.DirEntry[str]]) -> None:
+        """Walk ``entries`` (sorted, as ``enter`` kept them) in this folder."""
+        self.entries = entries
+        self.names = [entry.name for entry in entries]
+        try:
+            self.kinds = ["file" if entry.is_file(follow_symlinks=False) else kind_of(entry)
+                          for entry in entries]
+        except OSError:  # an entry of unknown type that vanished before its lstat
+            self.kinds = [kind_of(entry) for entry in entries]
 
 
 class WalkEntry:
@@ -83,6 +96,36 @@ class WalkEntry:
 
     def __repr__(self) -> str:
         return f"WalkEntry({self.relative!r}, {self.kind})"
+
+
+class Run:
+    """Consecutive entries of one folder, as a walk gives them, for callers that take a
+    folder's entries together rather than one at a time.
+
+    ``names`` and ``kinds`` are the entries' names and kinds ("file", "directory",
+    "symlink", "other"); each is at ``join(relative, name)`` from the workspace root, at
+    ``depth``, in the folder open as ``dir_fd`` (valid until the walk goes on). Only the
+    last entry of a run can be a folder: the walk goes into it next, unless ``prune()`` is
+    called first.
+    """
+
+    __slots__ = ("_descend", "depth", "dir_fd", "kinds", "names", "relative")
+
+    def __init__(self, relative: str, depth: int, dir_fd: int, names: list[str],
+                 kinds: list[str]) -> None:
+        self.relative = relative
+        self.depth = depth
+        self.dir_fd = dir_fd
+        self.names = names
+        self.kinds = kinds
+        self._descend = True
+
+    def prune(self) -> None:
+        """Keep the walk out of this run's last entry (when it is a folder)."""
+        self._descend = False
+
+    def __repr__(self) -> str:
+        return f"Run({self.relative!r}, {self.names!r})"
 
 
 Enter = Callable[[Folder, list["os.DirEntry[str]"]], list["os.DirEntry[str]"]]
@@ -188,62 +231,99 @@ def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
     cannot be opened or read is skipped and passed to ``on_error`` with its error. A folder
     whose (device, inode) is in ``skip`` is never entered.
     """
+    return entries_of(walk_runs(start_fd, relative, max_depth=max_depth, enter=enter,
+                                on_error=on_error, state=state, skip=skip))
+
+
+def entries_of(runs: Iterator[Run]) -> Iterator[WalkEntry]:
+    """The entries of ``runs`` one at a time (a folder entry pruned keeps the walk out)."""
+    try:
+        for run in runs:
+            relative, depth, fd = run.relative, run.depth, run.dir_fd
+            entry = None
+            for name, kind in zip(run.names, run.kinds, strict=True):
+                entry = WalkEntry(name, join(relative, name), depth, kind, fd)
+                yield entry
+            if entry is not None and not entry._descend:
+                run.prune()
+    finally:
+        close = getattr(runs, "close", None)
+        if close is not None:
+            close()
+
+
+def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
+              enter: Enter | None = None, on_error: Errors | None = None,
+              state: Any = None, skip: frozenset[tuple[int, int]] = frozenset()
+              ) -> Iterator[Run]:
+    """The walk of :func:`walk`, a :class:`Run` of one folder's consecutive entries at a
+    time: a folder's entries up to and including its next subfolder, then that
+    subfolder's runs, then the rest."""
     stack = _Stack()
     try:
         top = Folder(os.dup(start_fd), "", relative, 0, state)
-        top.entries = _listing(top.fd)
     except OSError as exc:
         if on_error is not None:
             on_error(relative, exc)
         return
-    if enter is not None:
-        top.entries = enter(top, top.entries)
     stack.push(top)
     try:
+        try:
+            listed = _listing(top.fd)
+        except OSError as exc:
+            if on_error is not None:
+                on_error(relative, exc)
+            return
+        top.keep(listed if enter is None else enter(top, listed))
         while stack.frames:
             position = len(stack.frames) - 1
             folder = stack.frames[position]
-            if folder.index >= len(folder.entries):
+            first = folder.index
+            kinds = folder.kinds
+            if first >= len(kinds):
                 stack.pop()
                 continue
-            item = folder.entries[folder.index]
-            folder.index += 1
             try:
                 fd = stack.fd_of(position)
             except OSError as exc:
                 if on_error is not None:
                     on_error(folder.relative, exc)
-                folder.index = len(folder.entries)
+                folder.index = len(kinds)
                 continue
-            kind = kind_of(item)
-            entry = WalkEntry(item.name, join(folder.relative, item.name), folder.depth + 1,
-                              kind, fd)
-            yield entry
-            if kind != "directory" or not entry._descend:
+            try:
+                last = kinds.index("directory", first)
+            except ValueError:
+                last = len(kinds) - 1
+            folder.index = last + 1
+            run = Run(folder.relative, folder.depth + 1, fd, folder.names[first:last + 1],
+                      kinds[first:last + 1])
+            yield run
+            if kinds[last] != "directory" or not run._descend:
                 continue
-            if max_depth is not None and entry.depth >= max_depth:
+            if max_depth is not None and run.depth >= max_depth:
                 continue
+            name = folder.names[last]
+            below = join(folder.relative, name)
             try:
                 fd = stack.fd_of(position)
-                child_fd = os.open(item.name, _LIST_FLAGS, dir_fd=fd)
+                child_fd = os.open(name, _LIST_FLAGS, dir_fd=fd)
             except OSError as exc:
                 if on_error is not None:
-                    on_error(entry.relative, exc)
+                    on_error(below, exc)
                 continue
             try:
-                child = Folder(child_fd, item.name, entry.relative, entry.depth, folder.state)
+                child = Folder(child_fd, name, below, run.depth, folder.state)
                 if child.ident in skip:
                     close_quietly(child_fd)
                     continue
-                child.entries = _listing(child_fd)
+                listed = _listing(child_fd)
             except OSError as exc:
                 close_quietly(child_fd)
                 if on_error is not None:
-                    on_error(entry.relative, exc)
+                    on_error(below, exc)
                 continue
-            if enter is not None:
-                child.entries = enter(child, child.entries)
             stack.push(child)
+            child.keep(listed if enter is None else enter(child, listed))
     finally:
         stack.close()
 

@@ -35,14 +35,14 @@ from ._beneath import (
     open_regular_at,
     path_text,
 )
-from ._fswalk import remove_tree, walk
+from ._fswalk import entries_of, remove_tree, walk, walk_runs
 from ._renameat import rename_noreplace as _rename_noreplace
 from .config import state_folder
 from .errors import WorkspaceError
 from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
-    from ._fswalk import Enter, Errors, Folder, WalkEntry
+    from ._fswalk import Enter, Errors, Folder, Run, WalkEntry
     from .journal import Change, Recording
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
@@ -483,6 +483,15 @@ class Workspace:
         open folder holding them (``entry.open_regular()`` reads a file of the walk). With
         ``on_error``, a start that cannot be walked is reported there too, not raised.
         """
+        return entries_of(self.walk_runs(path, max_depth=max_depth, enter=enter,
+                                         on_error=on_error, state=state))
+
+    def walk_runs(self, path: object = ".", *, max_depth: int | None = None,
+                  enter: Enter | None = None, on_error: Errors | None = None,
+                  state: Any = None) -> Iterator[Run]:
+        """The walk of :meth:`walk`, a folder's consecutive entries at a time (a
+        ``janito_core._fswalk.Run``: names and kinds, up to and including a subfolder),
+        for callers that handle many entries alike."""
         try:
             with self.locate(path) as where:
                 self.check(where.parts, READ, where.shown)
@@ -505,8 +514,8 @@ class Workspace:
             if resolver.hidden_ident is not None:
                 skip = frozenset((resolver.hidden_ident,))
         try:
-            yield from walk(fd, shown, max_depth=max_depth, enter=enter, on_error=on_error,
-                            state=state, skip=skip)
+            yield from walk_runs(fd, shown, max_depth=max_depth, enter=enter,
+                                 on_error=on_error, state=state, skip=skip)
         finally:
             os.close(fd)
 

@@ -170,6 +170,33 @@ def test_the_walk_reports_links_and_never_enters_them(place: tuple[Workspace, Pa
     assert list(seen) == sorted(seen, key=lambda p: p.split("/"))
 
 
+def test_runs_are_the_walk_a_folder_stretch_at_a_time(tmp_path: Path) -> None:
+    """A run holds a folder's entries up to and including its next subfolder, whose runs
+    come next: joined, the runs are the walk; a pruned run's folder is not entered."""
+    for path in ("a.txt", "b/c.txt", "b/d/e.txt", "b/f.txt", "g/h.txt", "i.txt"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    (tmp_path / "j").mkdir()
+    (tmp_path / "link").symlink_to("b")
+    workspace = Workspace(tmp_path)
+    runs = list(workspace.walk_runs("."))
+    flat = [(f"{r.relative}/{name}".removeprefix("./"), kind, r.depth)
+            for r in runs for name, kind in zip(r.names, r.kinds, strict=True)]
+    assert flat == [(e.relative, e.kind, e.depth) for e in workspace.walk(".")]
+    assert [r.names for r in runs] == [["a.txt", "b"], ["c.txt", "d"], ["e.txt"], ["f.txt"],
+                                       ["g"], ["h.txt"], ["i.txt", "j"], ["link"]]
+    assert all("directory" not in r.kinds[:-1] for r in runs)
+
+    kept = []
+    for run in workspace.walk_runs("."):
+        kept += run.names
+        if run.names[-1] == "b":
+            run.prune()
+    assert kept == ["a.txt", "b", "g", "h.txt", "i.txt", "j", "link"]
+    assert [r.names for r in workspace.walk_runs(".", max_depth=1)] == [
+        ["a.txt", "b"], ["g"], ["i.txt", "j"], ["link"]]
+
+
 def test_rename_never_replaces_without_overwrite(place: tuple[Workspace, Path, Path]) -> None:
     workspace, root, _outside = place
     (root / "a.txt").write_bytes(b"a")

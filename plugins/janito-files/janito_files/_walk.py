@@ -30,12 +30,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
-    from janito_core._fswalk import Folder, WalkEntry
+    from janito_core._fswalk import Folder, Run, WalkEntry
 
 SKIP_DIRS = frozenset({".git", ".janito"})
 GITIGNORE = ".gitignore"
 JANITOIGNORE = ".janitoignore"
 IGNORE_FILE_BYTES = 1 << 20
+_NOTED = SKIP_DIRS | {GITIGNORE, JANITOIGNORE}
+"""Names a folder's listing is checked for before its entries are looked at one by one."""
 
 _spec_cache: dict[tuple[int, int, int, int], Any] = {}
 
@@ -188,12 +190,23 @@ def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore:
     ``max_depth`` 1 gives the entries of ``start`` only; None walks everything. Folders
     that cannot be read are skipped and named in ``errors``.
     """
+    from janito_core._fswalk import entries_of
+
+    return entries_of(walk_runs(tool, start, max_depth=max_depth, gitignore=gitignore,
+                                errors=errors, exclude=exclude))
+
+
+def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
+              gitignore: bool = True, errors: list[str] | None = None,
+              exclude: Exclude | None = None) -> Iterator[Run]:
+    """The walk of :func:`walk`, a folder's consecutive entries at a time (see
+    ``janito_core._fswalk.Run``)."""
     skip = 0 if start == "." else len(start) + 1
 
     def enter(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
         rules: Ignores = folder.state or Ignores()
-        names = {e.name for e in entries} & {GITIGNORE, JANITOIGNORE}
-        if names:
+        names = {e.name for e in entries} & _NOTED
+        if GITIGNORE in names or JANITOIGNORE in names:
             git, janito = rules
             if gitignore and GITIGNORE in names:
                 spec = load_spec(folder.fd, GITIGNORE)
@@ -204,6 +217,8 @@ def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore:
                 if spec is not None:
                     janito = (*janito, (folder.relative, spec))
             rules = folder.state = Ignores(git, janito)
+        if not (names or rules.git or rules.janito or exclude):
+            return entries  # nothing here to skip: the common folder
         kept = []
         for entry in entries:
             try:
@@ -232,8 +247,8 @@ def walk(tool: BaseTool, start: str, *, max_depth: int | None = None, gitignore:
             errors.append(f"{where}: {exc.strerror or exc}")
 
     rules = inherited_rules(tool, start, gitignore)
-    yield from tool.workspace.walk(start, max_depth=max_depth, enter=enter, on_error=failed,
-                                   state=rules)
+    return tool.workspace.walk_runs(start, max_depth=max_depth, enter=enter, on_error=failed,
+                                    state=rules)
 
 
 def listing_levels(max_depth: int | None) -> int | None:

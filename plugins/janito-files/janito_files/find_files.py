@@ -18,14 +18,12 @@ from janito_core.constraints import Ge, Interval, MinLen, Pattern
 from ._common import NotRequired, TypedDict, echoed, invalid, safe_text
 from ._listing import (
     MAX_RESULTS_LIMIT,
-    Listed,
     ListingResult,
     entry_text,
     listing_result,
     walk_roots,
-    walked,
 )
-from ._walk import listing_levels, parse_exclude
+from ._walk import listing_levels, parse_exclude, walk_runs
 
 FileType = Literal["file", "dir", "symlink", "any"]
 SortBy = Literal["name", "size", "mtime"]
@@ -177,7 +175,8 @@ class FindFiles(BaseTool):
             return invalid(str(exc), **echo)
         flags = 0 if case_sensitive else re.IGNORECASE
         try:
-            globs = [Glob(g, flags) for g in (pattern or "*").split()]
+            picker = Picker([Glob(g, flags) for g in (pattern or "*").split()],
+                            _KINDS[file_type or "any"])
         except re.error as exc:
             return invalid(f"pattern cannot be used: {exc}", **echo)
         roots = walk_roots(self, paths, echo)
@@ -191,49 +190,66 @@ class FindFiles(BaseTool):
         older = None if older_than_days is None else now - older_than_days * _DAY
         needs_stat = (low is not None or high is not None or newer is not None
                       or older is not None or sort_by in ("size", "mtime"))
-        wanted = "any" if file_type is None else file_type
         unreadable: list[str] = []
+        excluded = parse_exclude(exclude)
 
-        def found() -> Iterator[tuple[Listed, os.stat_result | None]]:
-            for entry, below, walk_entry in walked(self, starts, listing_levels(max_depth),
-                                                   respect_gitignore, unreadable,
-                                                   parse_exclude(exclude)):
-                kind = entry.kind
-                chosen = [g for g in globs if g.matches(entry.name, below, kind)]
-                if not chosen:
+        def picked() -> Iterator[Picked]:
+            """What the pattern picks, a folder's consecutive entries at a time."""
+            for _path, shown, kind in starts:
+                if kind != "directory":
+                    # a file named in paths stands for itself
+                    name = os.path.basename(shown)
+                    if not (excluded and excluded.excludes(name, name, False)):
+                        chosen = picker.pick([name], [kind], shown[:-len(name)], "")
+                        if chosen[0]:
+                            yield shown[:-len(name)], *chosen, None
                     continue
-                if not any(g.folders_only for g in chosen) and not _of_type(kind, wanted):
-                    continue
-                info = None
-                if needs_stat:
-                    info = _lstat(self, entry, walk_entry)
-                    if info is None or not _within(info, kind, low, high, newer, older):
-                        continue
-                yield entry, info
+                skip = 0 if shown == "." else len(shown) + 1
+                for run in walk_runs(self, shown, max_depth=listing_levels(max_depth),
+                                     gitignore=respect_gitignore, errors=unreadable,
+                                     exclude=excluded):
+                    relative = run.relative
+                    prefix = "" if relative in ("", ".") else relative + "/"
+                    names, kinds = picker.pick(run.names, run.kinds, prefix, prefix[skip:])
+                    if names:
+                        yield prefix, names, kinds, run.dir_fd
+
+        def texts() -> Iterator[str]:
+            for prefix, names, kinds, _fd in picked():
+                yield from _texts(prefix, names, kinds)
+
+        def statted() -> Iterator[tuple[str, str, os.stat_result]]:
+            for prefix, names, kinds, fd in picked():
+                for name, kind in zip(names, kinds, strict=True):
+                    info = _lstat(self, prefix + name, name, fd)
+                    if info is not None and _within(info, kind, low, high, newer, older):
+                        yield prefix + name, kind, info
 
         cap = MAX_RESULTS_LIMIT if max_results is None else max_results
         note = (f"only the first {cap} matches are shown; narrow the pattern or raise "
                 "max_results")
-        details: list[dict[str, Any]] | None = [] if needs_stat else None
-        if sort_by in ("size", "mtime"):
-            key = (lambda item: item[1].st_size) if sort_by == "size" else \
-                (lambda item: item[1].st_mtime_ns)
-            ranked = heapq.nlargest(cap + 1, found(), key=key)
-            note = (f"only the {cap} {'largest' if sort_by == 'size' else 'most recent'} "
-                    "matches are shown; narrow the search or raise max_results")
-            chosen_items: Iterator[tuple[Listed, os.stat_result | None]] = iter(ranked)
-        else:
-            chosen_items = found()
+        details: list[dict[str, Any]] = []
+        found: Iterator[str] = texts()
+        if needs_stat:
+            items: Iterator[tuple[str, str, os.stat_result]] = statted()
+            if sort_by in ("size", "mtime"):
+                key = (lambda item: item[2].st_size) if sort_by == "size" else \
+                    (lambda item: item[2].st_mtime_ns)
+                items = iter(heapq.nlargest(cap + 1, items, key=key))
+                note = (f"only the {cap} {'largest' if sort_by == 'size' else 'most recent'} "
+                        "matches are shown; narrow the search or raise max_results")
 
-        def shown() -> Iterator[str]:
-            for entry, info in chosen_items:
-                text = entry_text(entry.relative, entry.kind)
-                if details is not None and info is not None and len(details) < cap:
-                    details.append({"path": text, "size": info.st_size,
-                                    "modified": _iso(info.st_mtime)})
-                yield text
+            def detailed() -> Iterator[str]:
+                for relative, kind, info in items:
+                    text = entry_text(relative, kind)
+                    if len(details) < cap:
+                        details.append({"path": text, "size": info.st_size,
+                                        "modified": _iso(info.st_mtime)})
+                    yield text
 
-        result = listing_result(echo, "files", shown(), cap, note, problems, unreadable)
+            found = detailed()
+
+        result = listing_result(echo, "files", found, cap, note, problems, unreadable)
         if details:
             result["details"] = details[:result["count"]]
         count = result["count"]
@@ -242,22 +258,78 @@ class FindFiles(BaseTool):
         return result
 
 
-def _of_type(kind: str, wanted: str) -> bool:
-    if wanted == "any":
+_KINDS: dict[str, str | None] = {"file": "file", "dir": "directory", "symlink": "symlink",
+                                 "any": None}
+"""A file_type's kind of entry (None: any)."""
+
+Picked = tuple[str, list[str], list[str], "int | None"]
+"""(prefix, names, kinds, folder descriptor): entries picked at ``prefix + name``, in the
+folder open as the descriptor (None for a path given as such)."""
+
+
+class Picker:
+    """Which entries of a folder a pattern picks: an entry one of its globs matches, of the
+    kind file_type asks for, or a folder a glob ending in "/" matches whatever it asks."""
+
+    __slots__ = ("_dirs", "_fast", "_kind", "_names", "_paths")
+
+    def __init__(self, globs: list[Glob], kind: str | None) -> None:
+        self._kind = kind
+        self._names = [g.regex.match for g in globs if not g.folders_only and not g.on_path]
+        self._paths = [g.regex.match for g in globs if not g.folders_only and g.on_path]
+        self._dirs = [g for g in globs if g.folders_only]
+        # one glob of names and nothing else: a folder's entries in one comprehension
+        self._fast = self._names[0] if len(globs) == 1 and self._names else None
+
+    def pick(self, names: list[str], kinds: list[str], prefix: str, below: str
+             ) -> tuple[list[str], list[str]]:
+        """(names, kinds) of the entries picked among ``names`` (of ``kinds``), found at
+        ``prefix + name`` and at ``below + name`` under the searched folder."""
+        match, kind = self._fast, self._kind
+        if match is not None:
+            if kind is None:
+                chosen = [i for i, name in enumerate(names) if match(name)]
+                return [names[i] for i in chosen], [kinds[i] for i in chosen]
+            picked = [name for name, its in zip(names, kinds, strict=True) if its == kind and match(name)]
+            return picked, [kind] * len(picked)
+        out_names: list[str] = []
+        out_kinds: list[str] = []
+        for name, its in zip(names, kinds, strict=True):
+            if (its == "directory" and self._dirs
+                    and any(g.matches(name, below + name, its) for g in self._dirs)) or (
+                    (kind is None or its == kind)
+                    and (any(m(name) for m in self._names)
+                         or any(m(below + name) for m in self._paths))):
+                out_names.append(name)
+                out_kinds.append(its)
+        return out_names, out_kinds
+
+
+def _texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:
+    """How entries ``prefix + name`` are shown (see :func:`entry_text`)."""
+    if _encodable(prefix) and _encodable("".join(names)):
+        return [prefix + name if kind == "file" else entry_text(prefix + name, kind)
+                for name, kind in zip(names, kinds, strict=True)]
+    return [entry_text(prefix + name, kind) for name, kind in zip(names, kinds, strict=True)]
+
+
+def _encodable(text: str) -> bool:
+    if text.isascii():
         return True
-    if wanted == "dir":
-        return kind == "directory"
-    if wanted == "symlink":
-        return kind == "symlink"
-    return kind == "file"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
-def _lstat(tool: BaseTool, entry: Listed, walk_entry: Any) -> os.stat_result | None:
+def _lstat(tool: BaseTool, relative: str, name: str, dir_fd: int | None
+           ) -> os.stat_result | None:
     """The entry's own status (a link's, not its target's); None when it vanished."""
     try:
-        if walk_entry is not None:
-            return os.stat(walk_entry.name, dir_fd=walk_entry.dir_fd, follow_symlinks=False)
-        with tool.workspace.locate(entry.relative, follow_symlinks=False) as where:
+        if dir_fd is not None:
+            return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        with tool.workspace.locate(relative, follow_symlinks=False) as where:
             return where.stat()
     except (OSError, ValueError):
         return None
