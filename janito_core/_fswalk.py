@@ -45,12 +45,19 @@ class Folder:
         self.relative = relative
         self.depth = depth
         self.state = state
-        info = os.fstat(fd)
-        self.ident = (info.st_dev, info.st_ino)
+        self.ident: tuple[int, int] | None = None
         self.entries: list[os.DirEntry[str]] = []
         self.names: list[str] = []
         self.kinds: list[str] = []
         self.index = 0
+
+    def let_go(self) -> None:
+        """Close the folder's descriptor, first noting which folder it is (device, inode),
+        so that the walk can tell it is the same one when it opens it again by name."""
+        if self.ident is None:
+            self.ident = identity(self.fd)
+        close_quietly(self.fd)
+        self.fd = -1
 
     def open_regular(self, name: str) -> tuple[int, os.stat_result]:
         """(descriptor, stat) of regular file ``name`` in this folder, opened for reading
@@ -147,6 +154,12 @@ def kind_of(entry: os.DirEntry[str]) -> str:
     return "other"
 
 
+def identity(fd: int) -> tuple[int, int]:
+    """(device, inode) of the file open as ``fd``."""
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
 def join(relative: str, name: str) -> str:
     return name if relative in ("", ".") else f"{relative}/{name}"
 
@@ -178,8 +191,7 @@ class _Stack:
         while self.open_count > FD_BUDGET and index < len(self.frames) - 1:
             folder = self.frames[index]
             if folder.fd >= 0:
-                close_quietly(folder.fd)
-                folder.fd = -1
+                folder.let_go()
                 self.open_count -= 1
             index += 1
 
@@ -194,8 +206,7 @@ class _Stack:
         for index in range(nearest + 1, position + 1):
             frame = self.frames[index]
             fd = os.open(frame.name, _LIST_FLAGS, dir_fd=self.frames[index - 1].fd)
-            info = os.fstat(fd)
-            if (info.st_dev, info.st_ino) != frame.ident:
+            if identity(fd) != frame.ident:
                 close_quietly(fd)
                 raise FolderChanged(errno.ESTALE, "the folder was replaced during the walk",
                                     frame.relative)
@@ -204,8 +215,7 @@ class _Stack:
             # Keep open only the folders the walk climbs back to soon.
             stale = self.frames[index - 1]
             if index - 1 > 0 and position - (index - 1) >= FD_BUDGET and stale.fd >= 0:
-                close_quietly(stale.fd)
-                stale.fd = -1
+                stale.let_go()
                 self.open_count -= 1
         return folder.fd
 
@@ -313,9 +323,11 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
                 continue
             try:
                 child = Folder(child_fd, name, below, run.depth, folder.state)
-                if child.ident in skip:
-                    close_quietly(child_fd)
-                    continue
+                if skip:
+                    child.ident = identity(child_fd)
+                    if child.ident in skip:
+                        close_quietly(child_fd)
+                        continue
                 listed = _listing(child_fd)
             except OSError as exc:
                 close_quietly(child_fd)

@@ -197,6 +197,33 @@ def test_runs_are_the_walk_a_folder_stretch_at_a_time(tmp_path: Path) -> None:
         ["a.txt", "b"], ["g"], ["i.txt", "j"], ["link"]]
 
 
+def test_a_folder_let_go_and_replaced_is_not_walked_again(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder whose descriptor the walk let go (past its budget) and that another
+    folder replaced meanwhile is reported, not walked: the walk knows it by device and
+    inode, noted as it let it go."""
+    from janito_core import _fswalk
+
+    monkeypatch.setattr(_fswalk, "FD_BUDGET", 2)
+    (tmp_path / "a/b/c/d").mkdir(parents=True)
+    (tmp_path / "a/b/c/d/f.txt").write_text("deep")
+    (tmp_path / "a/z.txt").write_text("old")
+    errors: list[tuple[str, OSError]] = []
+    seen = []
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for entry in _fswalk.walk(fd, ".", on_error=lambda where, exc: errors.append((where, exc))):
+            seen.append(entry.relative)
+            if entry.relative == "a/b/c/d/f.txt":
+                os.rename(tmp_path / "a", tmp_path / "old")
+                (tmp_path / "a").mkdir()
+                (tmp_path / "a/z.txt").write_text("new")
+    finally:
+        os.close(fd)
+    assert seen == ["a", "a/b", "a/b/c", "a/b/c/d", "a/b/c/d/f.txt"]
+    assert [(where, type(exc)) for where, exc in errors] == [("a", _fswalk.FolderChanged)]
+
+
 def test_rename_never_replaces_without_overwrite(place: tuple[Workspace, Path, Path]) -> None:
     workspace, root, _outside = place
     (root / "a.txt").write_bytes(b"a")

@@ -50,7 +50,7 @@ from ._steps import (
     literal_lines,
     scan_files,
 )
-from ._walk import Exclude, parse_exclude, walk
+from ._walk import Exclude, parse_exclude, walk_runs
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -713,35 +713,27 @@ class _Scan:
         of one folder's consecutive files at a time (see janito_files._batches)."""
         scan, start = self.scanner()
         pipeline = Pipeline(scan, start)
-        names: list[str] = []
-        paths: list[str] = []
-        here: tuple[int, int] | None = None
-        owned = -1  # the batch's folder, duplicated when its first file came
+        owned = -1  # the batch's folder, duplicated until the pipeline holds it
         try:
-            for entry in walk(self.tool, shown, max_depth=limit, gitignore=respect_gitignore,
-                              errors=self.unreadable, exclude=exclude):
-                if entry.kind != "file":
-                    # Files on either side of another entry may lie in different folders.
-                    here = None
+            for run in walk_runs(self.tool, shown, max_depth=limit, gitignore=respect_gitignore,
+                                 errors=self.unreadable, exclude=exclude):
+                kinds = run.kinds
+                if "file" not in kinds:
                     continue
-                # The walk gives a folder's files one after the other, and the files of
-                # the next folder at another depth or after that folder's own entry.
-                if (entry.dir_fd, entry.depth) != here or len(names) >= BATCH_FILES:
-                    if names:
-                        pipeline.give(owned, names, paths, self.left())
-                        owned = -1
-                        names, paths = [], []
-                        self.taken(pipeline, pipeline.full())
-                        if self.full:
-                            return
+                names = run.names
+                if kinds.count("file") != len(kinds):
+                    names = [name for name, kind in zip(names, kinds, strict=True)
+                             if kind == "file"]
+                prefix = "" if run.relative in ("", ".") else run.relative + "/"
+                for first in range(0, len(names), BATCH_FILES):
                     check_cancelled()
-                    here = (entry.dir_fd, entry.depth)
-                    owned = os.dup(entry.dir_fd)
-                names.append(entry.name)
-                paths.append(entry.relative)
-            if names:
-                pipeline.give(owned, names, paths, self.left())
-                owned = -1
+                    batch = names[first:first + BATCH_FILES]
+                    owned = os.dup(run.dir_fd)
+                    pipeline.give(owned, batch, [prefix + name for name in batch], self.left())
+                    owned = -1
+                    self.taken(pipeline, pipeline.full())
+                    if self.full:
+                        return
             while pipeline.queue and not self.full:
                 self.taken(pipeline, True)
         finally:

@@ -42,7 +42,7 @@ class Glob:
     "/" matches folders only.
     """
 
-    __slots__ = ("folders_only", "on_path", "regex")
+    __slots__ = ("folders_only", "on_path", "plain", "regex")
 
     def __init__(self, glob: str, flags: int) -> None:
         self.folders_only = glob.endswith("/")
@@ -53,11 +53,28 @@ class Glob:
             self.regex = re.compile("(?s:" + "(?:.*/)?".join(parts) + r")\Z", flags)
         else:
             self.regex = re.compile(fnmatch.translate(glob), flags)
+        self.plain = None if flags or self.on_path else _plain(glob)
 
     def matches(self, name: str, below: str, kind: str) -> bool:
         if self.folders_only and kind != "directory":
             return False
         return self.regex.match(below if self.on_path else name) is not None
+
+
+def _plain(glob: str) -> tuple[str, str, str] | None:
+    """(how, start, end) for a glob of names that string tests decide as its regular
+    expression does: "all", "equal" (start), "affixes" (starts with start and ends with
+    end, not overlapping) or "holds" (start); None for any other."""
+    if "?" in glob or "[" in glob:
+        return None
+    parts = glob.split("*")
+    if len(parts) == 1:
+        return "equal", glob, ""
+    if len(parts) == 2:
+        return ("all", "", "") if glob == "*" else ("affixes", parts[0], parts[1])
+    if len(parts) == 3 and not parts[0] and not parts[2]:
+        return ("holds", parts[1], "") if parts[1] else ("all", "", "")
+    return None
 
 
 def parse_size(value: int | str | None, name: str) -> int | None:
@@ -271,7 +288,7 @@ class Picker:
     """Which entries of a folder a pattern picks: an entry one of its globs matches, of the
     kind file_type asks for, or a folder a glob ending in "/" matches whatever it asks."""
 
-    __slots__ = ("_dirs", "_fast", "_kind", "_names", "_paths")
+    __slots__ = ("_dirs", "_kind", "_names", "_only", "_paths")
 
     def __init__(self, globs: list[Glob], kind: str | None) -> None:
         self._kind = kind
@@ -279,19 +296,15 @@ class Picker:
         self._paths = [g.regex.match for g in globs if not g.folders_only and g.on_path]
         self._dirs = [g for g in globs if g.folders_only]
         # one glob of names and nothing else: a folder's entries in one comprehension
-        self._fast = self._names[0] if len(globs) == 1 and self._names else None
+        self._only = globs[0] if len(globs) == 1 and self._names else None
 
     def pick(self, names: list[str], kinds: list[str], prefix: str, below: str
              ) -> tuple[list[str], list[str]]:
         """(names, kinds) of the entries picked among ``names`` (of ``kinds``), found at
         ``prefix + name`` and at ``below + name`` under the searched folder."""
-        match, kind = self._fast, self._kind
-        if match is not None:
-            if kind is None:
-                chosen = [i for i, name in enumerate(names) if match(name)]
-                return [names[i] for i in chosen], [kinds[i] for i in chosen]
-            picked = [name for name, its in zip(names, kinds, strict=True) if its == kind and match(name)]
-            return picked, [kind] * len(picked)
+        if self._only is not None:
+            return _picked(self._only, names, kinds, self._kind)
+        kind = self._kind
         out_names: list[str] = []
         out_kinds: list[str] = []
         for name, its in zip(names, kinds, strict=True):
@@ -303,6 +316,32 @@ class Picker:
                 out_names.append(name)
                 out_kinds.append(its)
         return out_names, out_kinds
+
+
+def _picked(glob: Glob, names: list[str], kinds: list[str], kind: str | None
+            ) -> tuple[list[str], list[str]]:
+    """(names, kinds) of the entries of ``kind`` (None: any) whose name ``glob`` matches."""
+    if kind is None:
+        chosen = [i for i, name in enumerate(names) if glob.regex.match(name)]
+        return [names[i] for i in chosen], [kinds[i] for i in chosen]
+    pairs = zip(names, kinds, strict=True)
+    how, start, end = glob.plain or ("regex", "", "")
+    if how == "all":
+        picked = [name for name, its in pairs if its == kind]
+    elif how == "affixes" and not start:
+        picked = [name for name, its in pairs if its == kind and name.endswith(end)]
+    elif how == "affixes":
+        least = len(start) + len(end)
+        picked = [name for name, its in pairs if its == kind and name.startswith(start)
+                  and name.endswith(end) and len(name) >= least]
+    elif how == "holds":
+        picked = [name for name, its in pairs if its == kind and start in name]
+    elif how == "equal":
+        picked = [name for name, its in pairs if its == kind and name == start]
+    else:
+        match = glob.regex.match
+        picked = [name for name, its in pairs if its == kind and match(name)]
+    return picked, [kind] * len(picked)
 
 
 def _texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:

@@ -42,7 +42,8 @@ SUFFIXES = ["", ".py", ".PY", ".log", ".txt", ".min.js", ".tar.gz"]
 GLOBS = ["*", "*.py", "*.PY", "a*", "*0", "*_test*", "test_*", "sub*/", "*/", "*.py *.log",
          "sub*/*.py", "**/*.py", "**/sub*/", "sub0/**/a?", "[ab]*", "[!a]*", "*é*",
          "x y*", "*/a0", "*/*/*", "?", "*.tar.gz", "README*", ".*", r"\[x\]*", "[[]x]*",
-         "**/a0", "**/**/b*", "sub1/", "a0 b1 sub2/"]
+         "**/a0", "**/**/b*", "sub1/", "a0 b1 sub2/", "a0", "a1.py", "a0*0", "a*0", "*0*",
+         "**", "te*st*", "s*b0", "*.*"]
 EXCLUDES = [None, None, None, "*.log", "sub*", ["x y*", "*.txt"], "sub0/", "*/a0",
             "**/keep*", "*.min.js"]
 
