@@ -197,6 +197,37 @@ def test_runs_are_the_walk_a_folder_stretch_at_a_time(tmp_path: Path) -> None:
         ["a.txt", "b"], ["g"], ["i.txt", "j"], ["link"]]
 
 
+def test_a_walk_left_half_way_closes_what_it_opened(tmp_path: Path) -> None:
+    """Closed or dropped mid-way, a walk (by runs or by entries) leaves no descriptor
+    open."""
+    import gc
+
+    for top in range(3):
+        (tmp_path / f"d{top}/e/f").mkdir(parents=True)
+        (tmp_path / f"d{top}/e/f/g.txt").write_text("x")
+    workspace = Workspace(tmp_path)
+    workspace.stat(".")  # the root's own descriptor, kept for the workspace's life
+
+    def open_now() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_now()
+    runs = workspace.walk_runs(".")
+    for run in runs:
+        if run.names == ["f"]:
+            break
+    assert open_now() > before
+    runs.close()
+    assert open_now() == before
+    entries = workspace.walk(".")
+    for entry in entries:
+        if entry.relative == "d0/e/f/g.txt":
+            break
+    del entries
+    gc.collect()
+    assert open_now() == before
+
+
 def test_a_folder_let_go_and_replaced_is_not_walked_again(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A folder whose descriptor the walk let go (past its budget) and that another
