@@ -73,7 +73,7 @@ MEMORY_BOUND = 40 << 20
 (measured, with lines just under LINE_BYTES of one-byte characters and one four-byte one)
 for the file read block by block: a block and the unfinished line before it (at most
 BLOCK_BYTES + LINE_BYTES) and a few copies of them (the buffer of whole lines, its
-lower-case form, its decoded text, at up to four bytes a character); and 8 MiB for the
+lower-case form, its decoded text, at up to four bytes a character); and 12 MiB for the
 batches of smaller files read ahead meanwhile (janito_files._batches.IN_FLIGHT). The
 matches it returns come on top: at most max_results lines, each clipped to LINE_CHARS
 characters."""
