@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +32,14 @@ def outside(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "secret.txt").write_text("OUTSIDE-SECRET\n")
     return folder
+
+
+@pytest.fixture
+def scratch() -> Iterator[str]:
+    """A folder for many small random trees, on tmpfs where there is one."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    folder = tempfile.mkdtemp(prefix="janito-differential-", dir=base)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

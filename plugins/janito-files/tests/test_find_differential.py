@@ -18,8 +18,6 @@ import heapq
 import os
 import random
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -201,17 +199,6 @@ def one_at_a_time(self: FindFiles, paths: Any, pattern: str | None = None,
     if details:
         result["details"] = details[:result["count"]]
     return result
-
-
-@pytest.fixture
-def scratch() -> Iterator[str]:
-    """A folder on tmpfs where there is one."""
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    folder = tempfile.mkdtemp(prefix="janito-find-differential-", dir=base)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

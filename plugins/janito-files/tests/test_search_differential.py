@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
-import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -142,17 +139,6 @@ def one_by_one(self: _Scan, shown: str, limit: int | None, respect_gitignore: bo
                 continue
             if self.full:
                 break
-
-
-@pytest.fixture
-def scratch() -> Iterator[str]:
-    """A folder on tmpfs where there is one."""
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    folder = tempfile.mkdtemp(prefix="janito-differential-", dir=base)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
