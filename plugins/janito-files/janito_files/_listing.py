@@ -1,9 +1,9 @@
-"""What ListFiles, FindFiles and SearchText share: limits, walk roots, walking, the listing."""
+"""What ListFiles, FindFiles and SearchText share: limits, walk roots, how entries are shown,
+the listing."""
 
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, Union
@@ -21,11 +21,9 @@ from ._common import (
     safe_text,
     split_paths_in,
 )
-from ._walk import Exclude, walk
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
-    from janito_core._fswalk import WalkEntry
 
 MAX_RESULTS_LIMIT = 100_000
 """The most entries or matches one listing or search may return."""
@@ -34,17 +32,6 @@ Start = tuple[str, str, str]
 """A walk root: (path as sent, path as the workspace shows it, kind)."""
 
 Roots = Union[tuple[list[Start], list[dict[str, Any]]], dict[str, Any]]
-
-
-class Listed:
-    """One entry of a listing: where it is (as shown from the root), its name, its kind."""
-
-    __slots__ = ("kind", "name", "relative")
-
-    def __init__(self, relative: str, name: str, kind: str) -> None:
-        self.relative = relative
-        self.name = name
-        self.kind = kind
 
 
 def walk_roots(tool: BaseTool, paths: str | list[str], echo: dict[str, Any]) -> Roots:
@@ -104,27 +91,23 @@ def entry_text(relative: str, kind: str) -> str:
     return text
 
 
-def walked(tool: BaseTool, starts: list[Start], limit: int | None, respect_gitignore: bool,
-           unreadable: list[str], exclude: Exclude | None = None,
-           ) -> Iterator[tuple[Listed, str, WalkEntry | None]]:
-    """(entry, its path below its start, the walk's entry) for every entry under ``starts``,
-    in order, ``limit`` levels deep (None: all).
+def entry_texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:
+    """How entries ``prefix + name`` of ``kinds`` are shown (as :func:`entry_text`
+    shows one), the check that they are UTF-8 made once for them all."""
+    if _encodable(prefix) and _encodable("".join(names)):
+        return [prefix + name if kind == "file" else entry_text(prefix + name, kind)
+                for name, kind in zip(names, kinds, strict=True)]
+    return [entry_text(prefix + name, kind) for name, kind in zip(names, kinds, strict=True)]
 
-    A start that is not a folder stands for itself (its name as the relative path, no walk
-    entry), unless ``exclude`` names it. Folders that cannot be read are named in
-    ``unreadable``.
-    """
-    for _path, shown, kind in starts:
-        if kind != "directory":
-            name = os.path.basename(shown)
-            if exclude and exclude.excludes(name, name, False):
-                continue
-            yield Listed(shown, name, kind), name, None
-            continue
-        skip = 0 if shown == "." else len(shown) + 1
-        for entry in walk(tool, shown, max_depth=limit, gitignore=respect_gitignore,
-                          errors=unreadable, exclude=exclude):
-            yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:], entry
+
+def _encodable(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class ListingResult(TypedDict):

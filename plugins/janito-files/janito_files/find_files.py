@@ -20,6 +20,7 @@ from ._listing import (
     MAX_RESULTS_LIMIT,
     ListingResult,
     entry_text,
+    entry_texts,
     listing_result,
     walk_roots,
 )
@@ -233,7 +234,7 @@ class FindFiles(BaseTool):
 
         def texts() -> Iterator[str]:
             for prefix, names, kinds, _fd in picked():
-                yield from _texts(prefix, names, kinds)
+                yield from entry_texts(prefix, names, kinds)
 
         def statted() -> Iterator[tuple[str, str, os.stat_result]]:
             for prefix, names, kinds, fd in picked():
@@ -342,24 +343,6 @@ def _picked(glob: Glob, names: list[str], kinds: list[str], kind: str | None
         match = glob.regex.match
         picked = [name for name, its in pairs if its == kind and match(name)]
     return picked, [kind] * len(picked)
-
-
-def _texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:
-    """How entries ``prefix + name`` are shown (see :func:`entry_text`)."""
-    if _encodable(prefix) and _encodable("".join(names)):
-        return [prefix + name if kind == "file" else entry_text(prefix + name, kind)
-                for name, kind in zip(names, kinds, strict=True)]
-    return [entry_text(prefix + name, kind) for name, kind in zip(names, kinds, strict=True)]
-
-
-def _encodable(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _lstat(tool: BaseTool, relative: str, name: str, dir_fd: int | None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -16,11 +17,11 @@ from ._listing import (
     MAX_RESULTS_LIMIT,
     ListingResult,
     entry_text,
+    entry_texts,
     listing_result,
     walk_roots,
-    walked,
 )
-from ._walk import listing_levels
+from ._walk import listing_levels, walk_runs
 
 
 class Listing(ListingResult):
@@ -93,10 +94,20 @@ class ListFiles(BaseTool):
         matches = _name_filter(pattern)
 
         def found() -> Iterator[str]:
-            for entry, _below, _walked in walked(self, starts, limit, respect_gitignore,
-                                                 unreadable):
-                if matches is None or matches(entry.name, entry.kind):
-                    yield entry_text(entry.relative, entry.kind)
+            for _path, shown, kind in starts:
+                if kind != "directory":  # a file named as the directory stands for itself
+                    if matches is None or matches(os.path.basename(shown), kind):
+                        yield entry_text(shown, kind)
+                    continue
+                for run in walk_runs(self, shown, max_depth=limit, gitignore=respect_gitignore,
+                                     errors=unreadable):
+                    relative = run.relative
+                    prefix = "" if relative in ("", ".") else relative + "/"
+                    names, kinds = run.names, run.kinds
+                    if matches is not None:
+                        chosen = [i for i, name in enumerate(names) if matches(name, kinds[i])]
+                        names, kinds = [names[i] for i in chosen], [kinds[i] for i in chosen]
+                    yield from entry_texts(prefix, names, kinds)
 
         cap = MAX_RESULTS_LIMIT if max_results is None else max_results
         result = listing_result(echo, "entries", found(), cap,

@@ -1,5 +1,5 @@
-"""FindFiles gives, over 20,000 small random trees and calls, exactly the result it gave
-when it looked at the walk's entries one at a time.
+"""FindFiles and ListFiles give, over 20,000 small random trees and calls, exactly the
+results they gave when they looked at the walk's entries one at a time.
 
 FindFiles now takes a folder's consecutive entries together (``Workspace.walk_runs``) and
 picks among them in one pass. :func:`one_at_a_time` is the loop it ran before, kept here
@@ -9,7 +9,8 @@ folders, links in and out, a FIFO, names that are not UTF-8, names with spaces, 
 and ".janito" as folders and as files, ignore files) and a random call (globs of names,
 of paths, with "**/" and of folders; every file_type; exclude; sizes and ages; max_depth;
 max_results; each sort_by; case; gitignore; paths that name files). The two results must
-be equal, key for key.
+be equal, key for key; and so must ListFiles' (by runs since too) against its own loop
+before, on a random call in the same tree.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from typing import Any
 
 import pytest
 from janito_files import _listing, find_files
-from janito_files._listing import entry_text, listing_result, walk_roots, walked
-from janito_files._walk import listing_levels, parse_exclude
+from janito_files._listing import entry_text, listing_result, walk_roots
+from janito_files._walk import Exclude, listing_levels, parse_exclude, walk
 from janito_files.find_files import FindFiles, Glob, _iso, _within, parse_size
+from janito_files.list_files import ListFiles, _name_filter
 
 from janito_core import Workspace
 
@@ -108,6 +110,56 @@ def _call(rng: random.Random, case: str) -> dict[str, Any]:
     arguments["respect_gitignore"] = rng.random() < 0.8
     arguments["case_sensitive"] = rng.random() < 0.7
     return arguments
+
+
+class Listed:
+    """One entry as the tools took it before runs."""
+
+    def __init__(self, relative: str, name: str, kind: str) -> None:
+        self.relative, self.name, self.kind = relative, name, kind
+
+
+def walked(tool: Any, starts: list[Any], limit: int | None, respect_gitignore: bool,
+           unreadable: list[str], exclude: Exclude | None = None) -> Iterator[Any]:
+    """(entry, its path below its start, the walk's entry) for every entry under
+    ``starts``, one at a time: the loop ListFiles and FindFiles shared before runs."""
+    for _path, shown, kind in starts:
+        if kind != "directory":
+            name = os.path.basename(shown)
+            if exclude and exclude.excludes(name, name, False):
+                continue
+            yield Listed(shown, name, kind), name, None
+            continue
+        skip = 0 if shown == "." else len(shown) + 1
+        for entry in walk(tool, shown, max_depth=limit, gitignore=respect_gitignore,
+                          errors=unreadable, exclude=exclude):
+            yield Listed(entry.relative, entry.name, entry.kind), entry.relative[skip:], entry
+
+
+def list_one_at_a_time(self: ListFiles, directory: str, recursive: bool = False,
+                       pattern: str | None = None, max_depth: int | None = None,
+                       respect_gitignore: bool = True, max_results: int | None = 1000
+                       ) -> dict[str, Any]:
+    """ListFiles as it ran before runs: each entry of the walk on its own."""
+    echo = {"directory": find_files.echoed(directory)}
+    limit = listing_levels(max_depth) if recursive or max_depth is not None else 1
+    roots = walk_roots(self, [directory], echo)
+    if isinstance(roots, dict):
+        return roots
+    starts, problems = roots
+    unreadable: list[str] = []
+    matches = _name_filter(pattern)
+
+    def found() -> Iterator[str]:
+        for entry, _below, _walked in walked(self, starts, limit, respect_gitignore,
+                                             unreadable):
+            if matches is None or matches(entry.name, entry.kind):
+                yield entry_text(entry.relative, entry.kind)
+
+    cap = _listing.MAX_RESULTS_LIMIT if max_results is None else max_results
+    return listing_result(echo, "entries", found(), cap,
+                          f"only the first {cap} entries are shown; list a subfolder, "
+                          "lower max_depth or raise max_results", problems, unreadable)
 
 
 def one_at_a_time(self: FindFiles, paths: Any, pattern: str | None = None,
@@ -202,11 +254,12 @@ def one_at_a_time(self: FindFiles, paths: Any, pattern: str | None = None,
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_findfiles_by_runs_gives_the_results_of_findfiles_entry_by_entry(
+def test_listings_by_runs_give_the_results_of_listings_entry_by_entry(
         chunk: int, scratch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(FindFiles, "_report", lambda *args, **kwargs: None)
-    tool = FindFiles()
-    tool.workspace = Workspace(scratch)
+    monkeypatch.setattr(ListFiles, "_report", lambda *args, **kwargs: None)
+    tool, lister = FindFiles(), ListFiles()
+    tool.workspace = lister.workspace = Workspace(scratch)
     rng = random.Random(f"find-differential-{chunk}")
     now = time.time()
     found = 0
@@ -218,4 +271,13 @@ def test_findfiles_by_runs_gives_the_results_of_findfiles_entry_by_entry(
         before = one_at_a_time(tool, **arguments)
         assert by_runs == before, (chunk, number, arguments)
         found += len(by_runs.get("files", ()))
+        listing = {"directory": rng.choice([case, f"{case}/sub0", f"{case}/a1.py"]),
+                   "recursive": rng.random() < 0.7,
+                   "pattern": rng.choice([None, None, "*.py", "sub*/", "a*", "*"]),
+                   "max_depth": rng.choice([None, None, 0, 1, 2]),
+                   "respect_gitignore": rng.random() < 0.8,
+                   "max_results": rng.choice([None, 1000, 1, 3])}
+        listed = ListFiles.run(lister, **listing)
+        assert listed == list_one_at_a_time(lister, **listing), (chunk, number, listing)
+        found += len(listed.get("entries", ()))
     assert found > CASES // CHUNKS  # the calls found things, not only failures
