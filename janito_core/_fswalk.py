@@ -66,7 +66,6 @@ class Folder:
 
     def keep(self, entries: list[os.DirEntry[str]]) -> None:
         """Walk ``entries`` (sorted, as ``enter`` kept them) in this folder."""
-        self.entries = entries
         self.names = [entry.name for entry in entries]
         try:
             self.kinds = ["file" if entry.is_file(follow_symlinks=False) else kind_of(entry)
@@ -126,6 +125,12 @@ class Run:
         self.names = names
         self.kinds = kinds
         self._descend = True
+
+    @property
+    def prefix(self) -> str:
+        """What goes before a name to make its path from the workspace root (as
+        :func:`join` joins them)."""
+        return join(self.relative, "")
 
     def prune(self) -> None:
         """Keep the walk out of this run's last entry (when it is a folder)."""
@@ -249,10 +254,10 @@ def entries_of(runs: Iterator[Run]) -> Iterator[WalkEntry]:
     """The entries of ``runs`` one at a time (a folder entry pruned keeps the walk out)."""
     try:
         for run in runs:
-            relative, depth, fd = run.relative, run.depth, run.dir_fd
+            prefix, depth, fd = run.prefix, run.depth, run.dir_fd
             entry = None
             for name, kind in zip(run.names, run.kinds, strict=True):
-                entry = WalkEntry(name, join(relative, name), depth, kind, fd)
+                entry = WalkEntry(name, prefix + name, depth, kind, fd)
                 yield entry
             if entry is not None and not entry._descend:
                 run.prune()

@@ -724,7 +724,7 @@ class _Scan:
                 if kinds.count("file") != len(kinds):
                     names = [name for name, kind in zip(names, kinds, strict=True)
                              if kind == "file"]
-                prefix = "" if run.relative in ("", ".") else run.relative + "/"
+                prefix = run.prefix
                 for first in range(0, len(names), BATCH_FILES):
                     check_cancelled()
                     batch = names[first:first + BATCH_FILES]

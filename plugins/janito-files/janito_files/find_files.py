@@ -218,16 +218,16 @@ class FindFiles(BaseTool):
                     # a file named in paths stands for itself
                     name = os.path.basename(shown)
                     if not (excluded and excluded.excludes(name, name, False)):
-                        chosen = picker.pick([name], [kind], shown[:-len(name)], "")
+                        folder = shown[:-len(name)]
+                        chosen = picker.pick([name], [kind], folder, "")
                         if chosen[0]:
-                            yield shown[:-len(name)], *chosen, None
+                            yield folder, *chosen, None
                     continue
                 skip = 0 if shown == "." else len(shown) + 1
                 for run in walk_runs(self, shown, max_depth=listing_levels(max_depth),
                                      gitignore=respect_gitignore, errors=unreadable,
                                      exclude=excluded):
-                    relative = run.relative
-                    prefix = "" if relative in ("", ".") else relative + "/"
+                    prefix = run.prefix
                     names, kinds = picker.pick(run.names, run.kinds, prefix, prefix[skip:])
                     if names:
                         yield prefix, names, kinds, run.dir_fd

@@ -101,13 +101,11 @@ class ListFiles(BaseTool):
                     continue
                 for run in walk_runs(self, shown, max_depth=limit, gitignore=respect_gitignore,
                                      errors=unreadable):
-                    relative = run.relative
-                    prefix = "" if relative in ("", ".") else relative + "/"
                     names, kinds = run.names, run.kinds
                     if matches is not None:
                         chosen = [i for i, name in enumerate(names) if matches(name, kinds[i])]
                         names, kinds = [names[i] for i in chosen], [kinds[i] for i in chosen]
-                    yield from entry_texts(prefix, names, kinds)
+                    yield from entry_texts(run.prefix, names, kinds)
 
         cap = MAX_RESULTS_LIMIT if max_results is None else max_results
         result = listing_result(echo, "entries", found(), cap,

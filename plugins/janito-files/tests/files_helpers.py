@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +51,16 @@ def fails(result: dict[str, Any], error_type: str) -> dict[str, Any]:
     assert result["error_type"] == error_type, result
     assert isinstance(result["error"], str) and result["error"]
     return result
+
+
+def random_ignore_file(root: str, rng: random.Random, gitignore: float, janitoignore: float
+                       ) -> None:
+    """Now and then an ignore file in folder ``root`` of a random tree: a ``.gitignore``
+    with odds ``gitignore``, else a ``.janitoignore`` up to odds ``janitoignore``."""
+    roll = rng.random()
+    if roll < gitignore:
+        with open(os.path.join(root, ".gitignore"), "w") as handle:
+            handle.write(rng.choice(["*.log\n", "sub*/\n", "*.py\n!keep*.py\n", "a0\n"]))
+    elif roll < janitoignore:
+        with open(os.path.join(root, ".janitoignore"), "w") as handle:
+            handle.write(rng.choice(["*.txt\n", "b*\n"]))

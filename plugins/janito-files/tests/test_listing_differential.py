@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from files_helpers import random_ignore_file
 from janito_files import _listing, find_files
 from janito_files._listing import entry_text, listing_result, walk_roots
 from janito_files._walk import Exclude, listing_levels, parse_exclude, walk
@@ -79,13 +80,7 @@ def _tree(root: str, rng: random.Random, now: float, depth: int = 0) -> None:
     elif roll < 0.11:
         with open(os.fsencode(os.path.join(root, "bad")) + b"\xff\xfe.py", "w"):
             pass
-    roll = rng.random()
-    if roll < 0.12:
-        with open(os.path.join(root, ".gitignore"), "w") as handle:
-            handle.write(rng.choice(["*.log\n", "sub*/\n", "*.py\n!keep*.py\n", "a0\n"]))
-    elif roll < 0.18:
-        with open(os.path.join(root, ".janitoignore"), "w") as handle:
-            handle.write(rng.choice(["*.txt\n", "b*\n"]))
+    random_ignore_file(root, rng, 0.12, 0.18)
 
 
 def _call(rng: random.Random, case: str) -> dict[str, Any]:

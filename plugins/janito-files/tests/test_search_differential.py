@@ -22,6 +22,7 @@ import random
 from typing import Any
 
 import pytest
+from files_helpers import random_ignore_file
 from janito_files import _batches, _search
 from janito_files._search import _Scan
 from janito_files._steps import read_searchable_at_py
@@ -87,13 +88,7 @@ def _tree(root: str, rng: random.Random, depth: int = 0) -> None:
         else:
             with open(path, "wb") as handle:
                 handle.write(_content(rng))
-    roll = rng.random()
-    if roll < 0.15:
-        with open(os.path.join(root, ".gitignore"), "w") as handle:
-            handle.write(rng.choice(["*.log\n", "sub*/\n", "*.py\n!keep*.py\n", "a0\n"]))
-    elif roll < 0.22:
-        with open(os.path.join(root, ".janitoignore"), "w") as handle:
-            handle.write(rng.choice(["*.txt\n", "b*\n"]))
+    random_ignore_file(root, rng, 0.15, 0.22)
 
 
 def _pattern(rng: random.Random) -> str:
