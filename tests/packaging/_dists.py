@@ -117,14 +117,17 @@ def build(dist: Dist, out: Path, env: dict[str, str] | None = None) -> Built:
 class CleanEnv:
     """A new virtual environment, with uv when available and venv + pip otherwise."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, interpreter: str | None = None) -> None:
+        """``interpreter``: the Python it is made from, this process's by default."""
         self.path = path
         self.bin = path / "bin"
         self.python = str(self.bin / "python")
         self.uv = uv()
-        base = getattr(sys, "_base_executable", sys.executable)
+        base = interpreter or getattr(sys, "_base_executable", sys.executable)
         if self.uv:
             self._run([self.uv, "venv", "--quiet", "--python", base, str(path)])
+        elif interpreter:
+            self._run([interpreter, "-m", "venv", str(path)])
         else:
             venv.create(path, with_pip=True)
 

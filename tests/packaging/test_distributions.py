@@ -13,12 +13,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sysconfig
 import tarfile
 import zipfile
 from email.message import Message
 from pathlib import Path
 
+import pytest
 from _dists import REPO, Built, CleanEnv, Dist, build, distributions
 
 DISTS = distributions()
@@ -129,6 +131,58 @@ def test_janito_files_without_a_compiler_is_a_pure_wheel_that_searches(
                            config=tmp_path / "config")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [{"path": "sub/a.txt", "line": 2, "text": "the needle"}]
+
+
+def _oldest_python() -> str | None:
+    """The oldest Python janito supports that runs here (3.10 or 3.11), or None."""
+    for version in ("3.10", "3.11"):
+        found = shutil.which(f"python{version}")
+        if found and subprocess.run([found, "-c", ""], capture_output=True,
+                                    check=False).returncode == 0:
+            return found
+    return None
+
+
+def test_the_compiled_janito_files_wheel_runs_on_the_oldest_python(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    """One ``cp310-abi3`` wheel, built here by the newest Python, serves 3.10 too.
+
+    Headers of 3.12 and later take None to be immortal, and their ``Py_RETURN_NONE`` gives
+    no reference back: a module built by them took one reference to None away per batch
+    on 3.10 and 3.11, and the interpreter aborted at exit ("deallocating None")."""
+    wheel = wheels["janito-files"]
+    if "-abi3-" not in wheel.name:
+        pytest.skip("janito-files was built without its compiled module (no compiler)")
+    oldest = _oldest_python()
+    if oldest is None:
+        pytest.skip("no Python 3.10 or 3.11 here to install the wheel into")
+    env = CleanEnv(tmp_path / "venv", interpreter=oldest)
+    env.install(str(wheels[CORE.name]), str(wheel))
+    for number in range(600):  # a folder, so a batch, each
+        (tmp_path / "tree" / f"d{number}").mkdir(parents=True)
+        (tmp_path / "tree" / f"d{number}" / "a.txt").write_text(f"the needle {number}\n")
+    script = (
+        "import sys\n"
+        "from janito_core import Registry, Workspace\n"
+        "from janito_files import _steps\n"
+        "assert _steps.Searcher.__module__ == 'janito_files._speedups', _steps.Searcher\n"
+        "registry = Registry(workspace=Workspace(sys.argv[1]), autoload=('files',),\n"
+        "                    reports='off')\n"
+        "search = registry.tools()['SearchText']\n"
+        "search(paths='.', query='needle', max_results=1000)\n"
+        "before = sys.getrefcount(None)\n"
+        "for _ in range(3):\n"
+        "    found = search(paths='.', query='needle', max_results=1000)\n"
+        "    assert len(found['matches']) == 600, found\n"
+        "del found\n"
+        "print(sys.getrefcount(None) - before)\n"
+    )
+    (tmp_path / "config").mkdir()
+    proc = env.python_code(script, str(tmp_path / "tree"), cwd=tmp_path,
+                           config=tmp_path / "config")
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == 0, f"None lost {-int(proc.stdout)} references over 3 searches"
 
 
 def test_wheel_holds_its_own_package_and_nothing_else(dist: Dist, built: Built) -> None:

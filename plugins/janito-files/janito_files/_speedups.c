@@ -16,6 +16,11 @@
 #define PY_SSIZE_T_CLEAN
 #define Py_LIMITED_API 0x030A0000
 #include <Python.h>
+
+/* Python 3.12's headers and later define Py_RETURN_NONE without a new reference, as None
+ * is immortal there; a module built by them for the limited API of 3.10 would then take a
+ * reference to None away on each return, on 3.10 and 3.11. */
+#define RETURN_NONE do { Py_INCREF(Py_None); return Py_None; } while (0)
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -967,7 +972,7 @@ searcher_give(PyObject *object, PyObject *args)
     if (self->idle)
         pthread_cond_signal(&self->work);
     pthread_mutex_unlock(&self->lock);
-    Py_RETURN_NONE;
+    RETURN_NONE;
 }
 
 static PyObject *
@@ -1021,7 +1026,7 @@ static PyObject *
 searcher_close(PyObject *object, PyObject *Py_UNUSED(ignored))
 {
     stop((Searcher *)object);
-    Py_RETURN_NONE;
+    RETURN_NONE;
 }
 
 static void
