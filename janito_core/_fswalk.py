@@ -14,6 +14,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Any
 
 from ._beneath import close_quietly, open_regular_at
@@ -21,6 +22,7 @@ from ._beneath import close_quietly, open_regular_at
 FD_BUDGET = 64
 """Folders a walk keeps open at most (the rest are reopened by name when needed)."""
 
+_NAME = attrgetter("name")
 _LIST_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
                | getattr(os, "O_CLOEXEC", 0))
 
@@ -32,12 +34,14 @@ class FolderChanged(OSError):
 class Folder:
     """A folder being walked: what ``enter`` callbacks see.
 
-    ``state`` starts as the parent folder's (None at the top); a callback may replace it,
-    and the folder's subfolders then inherit the new value.
+    ``names`` and ``kinds`` are its entries, sorted by name, with their kinds ("file",
+    "directory", "symlink", "other"); a callback keeps fewer with :meth:`keep`. ``state``
+    starts as the parent folder's (None at the top); a callback may replace it, and the
+    folder's subfolders then inherit the new value.
     """
 
-    __slots__ = ("depth", "entries", "fd", "ident", "index", "kinds", "name", "names",
-                 "relative", "state")
+    __slots__ = ("depth", "fd", "ident", "index", "kinds", "name", "names", "relative",
+                 "state")
 
     def __init__(self, fd: int, name: str, relative: str, depth: int, state: Any) -> None:
         self.fd = fd
@@ -46,7 +50,6 @@ class Folder:
         self.depth = depth
         self.state = state
         self.ident: tuple[int, int] | None = None
-        self.entries: list[os.DirEntry[str]] = []
         self.names: list[str] = []
         self.kinds: list[str] = []
         self.index = 0
@@ -64,14 +67,10 @@ class Folder:
         without blocking or following a link (the caller closes it)."""
         return open_regular_at(self.fd, name, join(self.relative, name))
 
-    def keep(self, entries: list[os.DirEntry[str]]) -> None:
-        """Walk ``entries`` (sorted, as ``enter`` kept them) in this folder."""
-        self.names = [entry.name for entry in entries]
-        try:
-            self.kinds = ["file" if entry.is_file(follow_symlinks=False) else kind_of(entry)
-                          for entry in entries]
-        except OSError:  # an entry of unknown type that vanished before its lstat
-            self.kinds = [kind_of(entry) for entry in entries]
+    def keep(self, names: list[str], kinds: list[str]) -> None:
+        """Walk only ``names`` (of :attr:`names`, in their order), of ``kinds``."""
+        self.names = names
+        self.kinds = kinds
 
 
 class WalkEntry:
@@ -140,7 +139,10 @@ class Run:
         return f"Run({self.relative!r}, {self.names!r})"
 
 
-Enter = Callable[[Folder, list["os.DirEntry[str]"]], list["os.DirEntry[str]"]]
+Listing = tuple[list[str], list[str]]
+"""A folder's entries: their names, sorted as Python sorts strings, and their kinds."""
+Lister = Callable[[int], Listing]
+Enter = Callable[[Folder], None]
 Errors = Callable[[str, OSError], None]
 
 
@@ -229,25 +231,35 @@ class _Stack:
             self.pop()
 
 
-def _listing(fd: int) -> list[os.DirEntry[str]]:
-    with os.scandir(fd) as entries:
-        return sorted(entries, key=lambda e: e.name)
+def list_folder(fd: int) -> Listing:
+    """The entries of the folder open as ``fd`` (names sorted, kinds never following a
+    link). janito-files' compiled module lists the same way, on its own."""
+    with os.scandir(fd) as listed:
+        entries = sorted(listed, key=_NAME)
+    names = [entry.name for entry in entries]
+    try:
+        kinds = ["file" if entry.is_file(follow_symlinks=False) else kind_of(entry)
+                 for entry in entries]
+    except OSError:  # an entry of unknown type that vanished before its lstat
+        kinds = [kind_of(entry) for entry in entries]
+    return names, kinds
 
 
 def walk(start_fd: int, relative: str, *, max_depth: int | None = None,
          enter: Enter | None = None, on_error: Errors | None = None,
-         state: Any = None, skip: frozenset[tuple[int, int]] = frozenset()
-         ) -> Iterator[WalkEntry]:
+         state: Any = None, skip: frozenset[tuple[int, int]] = frozenset(),
+         lister: Lister = list_folder) -> Iterator[WalkEntry]:
     """Every entry below folder ``start_fd`` (borrowed, not closed) in sorted depth-first
     order, each folder's entries right after it.
 
     ``max_depth`` 1 gives the start's own entries; None walks everything. ``enter`` sees each
-    folder's sorted entries before they are walked and returns those to keep. A folder that
-    cannot be opened or read is skipped and passed to ``on_error`` with its error. A folder
-    whose (device, inode) is in ``skip`` is never entered.
+    folder (its ``names`` and ``kinds``) before its entries are walked, and may keep fewer
+    (``Folder.keep``). A folder that cannot be opened or read is skipped and passed to
+    ``on_error`` with its error. A folder whose (device, inode) is in ``skip`` is never
+    entered. ``lister`` lists a folder as :func:`list_folder` does.
     """
     return entries_of(walk_runs(start_fd, relative, max_depth=max_depth, enter=enter,
-                                on_error=on_error, state=state, skip=skip))
+                                on_error=on_error, state=state, skip=skip, lister=lister))
 
 
 def entries_of(runs: Iterator[Run]) -> Iterator[WalkEntry]:
@@ -269,8 +281,8 @@ def entries_of(runs: Iterator[Run]) -> Iterator[WalkEntry]:
 
 def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
               enter: Enter | None = None, on_error: Errors | None = None,
-              state: Any = None, skip: frozenset[tuple[int, int]] = frozenset()
-              ) -> Iterator[Run]:
+              state: Any = None, skip: frozenset[tuple[int, int]] = frozenset(),
+              lister: Lister = list_folder) -> Iterator[Run]:
     """The walk of :func:`walk`, a :class:`Run` of one folder's consecutive entries at a
     time: a folder's entries up to and including its next subfolder, then that
     subfolder's runs, then the rest."""
@@ -284,12 +296,13 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
     stack.push(top)
     try:
         try:
-            listed = _listing(top.fd)
+            top.names, top.kinds = lister(top.fd)
         except OSError as exc:
             if on_error is not None:
                 on_error(relative, exc)
             return
-        top.keep(listed if enter is None else enter(top, listed))
+        if enter is not None:
+            enter(top)
         while stack.frames:
             position = len(stack.frames) - 1
             folder = stack.frames[position]
@@ -333,16 +346,21 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
                     if child.ident in skip:
                         close_quietly(child_fd)
                         continue
-                listed = _listing(child_fd)
+                child.names, child.kinds = lister(child_fd)
             except OSError as exc:
                 close_quietly(child_fd)
                 if on_error is not None:
                     on_error(below, exc)
                 continue
             stack.push(child)
-            child.keep(listed if enter is None else enter(child, listed))
+            if enter is not None:
+                enter(child)
     finally:
         stack.close()
+
+
+def _names(fd: int) -> list[str]:
+    return sorted(os.listdir(fd))
 
 
 def remove_tree(parent_fd: int, name: str, relative: str) -> tuple[int, int]:
@@ -361,16 +379,16 @@ def remove_tree(parent_fd: int, name: str, relative: str) -> tuple[int, int]:
         raise
     stack.push(top)
     try:
-        top.entries = _listing(top.fd)
+        top.names = _names(top.fd)
         while stack.frames:
             position = len(stack.frames) - 1
             folder = stack.frames[position]
             fd = stack.fd_of(position)
-            if folder.index >= len(folder.entries):
+            if folder.index >= len(folder.names):
                 # Entries made meanwhile would make rmdir fail: list once more first.
-                leftovers = _listing(fd)
+                leftovers = _names(fd)
                 if leftovers:
-                    folder.entries, folder.index = leftovers, 0
+                    folder.names, folder.index = leftovers, 0
                     continue
                 stack.pop()
                 parent = stack.fd_of(position - 1) if position else parent_fd
@@ -378,25 +396,25 @@ def remove_tree(parent_fd: int, name: str, relative: str) -> tuple[int, int]:
                 if position:
                     folders += 1
                 continue
-            item = folder.entries[folder.index]
+            name = folder.names[folder.index]
             folder.index += 1
             try:
-                info = os.stat(item.name, dir_fd=fd, follow_symlinks=False)
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
             if stat.S_ISDIR(info.st_mode):
-                child_fd = os.open(item.name, _LIST_FLAGS, dir_fd=fd)
+                child_fd = os.open(name, _LIST_FLAGS, dir_fd=fd)
                 try:
-                    child = Folder(child_fd, item.name, join(folder.relative, item.name),
+                    child = Folder(child_fd, name, join(folder.relative, name),
                                    folder.depth + 1, None)
-                    child.entries = _listing(child_fd)
+                    child.names = _names(child_fd)
                 except BaseException:
                     close_quietly(child_fd)
                     raise
                 stack.push(child)
                 continue
             try:
-                os.unlink(item.name, dir_fd=fd)
+                os.unlink(name, dir_fd=fd)
             except FileNotFoundError:
                 continue
             files += 1

@@ -35,14 +35,14 @@ from ._beneath import (
     open_regular_at,
     path_text,
 )
-from ._fswalk import entries_of, remove_tree, walk, walk_runs
+from ._fswalk import entries_of, list_folder, remove_tree, walk, walk_runs
 from ._renameat import rename_noreplace as _rename_noreplace
 from .config import state_folder
 from .errors import WorkspaceError
 from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
-    from ._fswalk import Enter, Errors, Folder, Run, WalkEntry
+    from ._fswalk import Enter, Errors, Folder, Lister, Run, WalkEntry
     from .journal import Change, Recording
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
@@ -475,7 +475,7 @@ class Workspace:
 
     def walk(self, path: object = ".", *, max_depth: int | None = None,
              enter: Enter | None = None, on_error: Errors | None = None,
-             state: Any = None) -> Iterator[WalkEntry]:
+             state: Any = None, lister: Lister | None = None) -> Iterator[WalkEntry]:
         """Every entry below folder ``path``: sorted, depth first, each folder's entries right
         after it; links are reported, never followed (see ``janito_core._fswalk.walk``).
 
@@ -484,14 +484,16 @@ class Workspace:
         ``on_error``, a start that cannot be walked is reported there too, not raised.
         """
         return entries_of(self.walk_runs(path, max_depth=max_depth, enter=enter,
-                                         on_error=on_error, state=state))
+                                         on_error=on_error, state=state, lister=lister))
 
     def walk_runs(self, path: object = ".", *, max_depth: int | None = None,
                   enter: Enter | None = None, on_error: Errors | None = None,
-                  state: Any = None) -> Iterator[Run]:
+                  state: Any = None, lister: Lister | None = None) -> Iterator[Run]:
         """The walk of :meth:`walk`, a folder's consecutive entries at a time (a
         ``janito_core._fswalk.Run``: names and kinds, up to and including a subfolder),
-        for callers that handle many entries alike."""
+        for callers that handle many entries alike. ``lister`` lists a folder in place of
+        ``janito_core._fswalk.list_folder``, with the same answers (janito-files passes
+        its compiled one)."""
         try:
             with self.locate(path) as where:
                 self.check(where.parts, READ, where.shown)
@@ -515,7 +517,8 @@ class Workspace:
                 skip = frozenset((resolver.hidden_ident,))
         try:
             yield from walk_runs(fd, shown, max_depth=max_depth, enter=enter,
-                                 on_error=on_error, state=state, skip=skip)
+                                 on_error=on_error, state=state, skip=skip,
+                                 lister=lister or list_folder)
         finally:
             os.close(fd)
 
@@ -902,22 +905,29 @@ class _Below:
 
 def _without_hidden(guard: Guard, start: list[str], enter: Enter | None) -> Enter:
     """``enter`` that also drops what the call's guard says it may not read."""
-    def keep(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    def keep(folder: Folder) -> None:
         below = folder.relative.split("/")[-folder.depth:] if folder.depth else []
         here = [*start, *below]
-        entries = [e for e in entries if not guard.hides([*here, e.name])]
-        return entries if enter is None else enter(folder, entries)
+        shown = [not guard.hides([*here, name]) for name in folder.names]
+        if not all(shown):
+            folder.keep([name for name, show in zip(folder.names, shown, strict=True) if show],
+                        [kind for kind, show in zip(folder.kinds, shown, strict=True) if show])
+        if enter is not None:
+            enter(folder)
     return keep
 
 
 def _without_state(hidden: list[str], start: list[str], enter: Enter | None) -> Enter:
     """``enter`` that also drops janito's state folder from the walk's listings."""
-    def keep(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    def keep(folder: Folder) -> None:
         below = folder.relative.split("/")[-folder.depth:] if folder.depth else []
         here = [*start, *below]
-        if len(hidden) == len(here) + 1 and hidden[:-1] == here:
-            entries = [e for e in entries if e.name != hidden[-1]]
-        return entries if enter is None else enter(folder, entries)
+        if len(hidden) == len(here) + 1 and hidden[:-1] == here and hidden[-1] in folder.names:
+            at = folder.names.index(hidden[-1])
+            folder.keep(folder.names[:at] + folder.names[at + 1:],
+                        folder.kinds[:at] + folder.kinds[at + 1:])
+        if enter is not None:
+            enter(folder)
     return keep
 
 

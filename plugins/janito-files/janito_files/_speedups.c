@@ -5,11 +5,13 @@
  *
  *   literal_lines(hay, data, needle, limit)        literal_lines_py
  *   read_searchable_at(dir_fd, name, sniff, most)  read_searchable_at_py
+ *   list_folder(fd)                                janito_core._fswalk.list_folder
  *
  * literal_lines only reads its two buffers, and every offset it forms lies within them.
  * read_searchable_at opens one name of a folder the walk already holds open, with the
  * flags janito_core's open_regular_at uses: it never follows a link, never blocks on a
  * FIFO or device, and refuses a name holding a slash, so it cannot leave that folder.
+ * list_folder reads the names of a folder the walk holds open, and opens nothing.
  *
  * Built against the limited API of Python 3.10, so one wheel serves 3.10 and later.
  */
@@ -21,6 +23,7 @@
  * is immortal there; a module built by them for the limited API of 3.10 would then take a
  * reference to None away on each return, on 3.10 and 3.11. */
 #define RETURN_NONE do { Py_INCREF(Py_None); return Py_None; } while (0)
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -1084,6 +1087,208 @@ add_searcher(PyObject *module)
     return 0;
 }
 
+/* ------------------------------------------------------------------ list_folder */
+
+typedef struct {
+    const char *name;
+    size_t length;
+    unsigned char type;  /* a d_type */
+} Listed;
+
+/* The code point at s[*at] as Python decodes a file name (UTF-8; a byte of an invalid
+ * sequence as U+DC80 to U+DCFF, as "surrogateescape" gives it), moving *at past it. */
+static unsigned int
+next_point(const unsigned char *s, size_t size, size_t *at)
+{
+    size_t i = *at, left = size - i;
+    unsigned char b = s[i];
+    if (b < 0x80) {
+        *at = i + 1;
+        return b;
+    }
+    if (b >= 0xC2 && b <= 0xDF) {
+        if (left >= 2 && (s[i + 1] & 0xC0) == 0x80) {
+            *at = i + 2;
+            return ((unsigned int)(b & 0x1F) << 6) | (s[i + 1] & 0x3F);
+        }
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        /* no overlong forms (E0 80..9F) and no surrogates (ED A0..BF) */
+        unsigned char low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
+        if (left >= 3 && s[i + 1] >= low && s[i + 1] <= high && (s[i + 2] & 0xC0) == 0x80) {
+            *at = i + 3;
+            return ((unsigned int)(b & 0x0F) << 12) | ((unsigned int)(s[i + 1] & 0x3F) << 6)
+                   | (s[i + 2] & 0x3F);
+        }
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        /* no overlong forms (F0 80..8F) and nothing past U+10FFFF (F4 90..) */
+        unsigned char low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
+        if (left >= 4 && s[i + 1] >= low && s[i + 1] <= high && (s[i + 2] & 0xC0) == 0x80
+            && (s[i + 3] & 0xC0) == 0x80) {
+            *at = i + 4;
+            return ((unsigned int)(b & 0x07) << 18) | ((unsigned int)(s[i + 1] & 0x3F) << 12)
+                   | ((unsigned int)(s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F);
+        }
+    }
+    /* Every byte of an invalid sequence is escaped alone: none of them starts a valid one,
+     * so stepping one byte gives what the decoder gives. */
+    *at = i + 1;
+    return 0xDC00u + b;
+}
+
+/* Names in the order of the strings Python decodes them to (by code point). */
+static int
+by_code_point(const void *left, const void *right)
+{
+    const Listed *a = left, *b = right;
+    const unsigned char *s = (const unsigned char *)a->name, *t = (const unsigned char *)b->name;
+    size_t i = 0, j = 0;
+    while (i < a->length && j < b->length) {
+        if (s[i] < 0x80 && t[j] < 0x80) {
+            if (s[i] != t[j])
+                return s[i] < t[j] ? -1 : 1;
+            i++;
+            j++;
+            continue;
+        }
+        unsigned int p = next_point(s, a->length, &i), q = next_point(t, b->length, &j);
+        if (p != q)
+            return p < q ? -1 : 1;
+    }
+    return (i < a->length) - (j < b->length);
+}
+
+/* list_folder(fd) -> (names, kinds): the entries of the folder open as fd, as
+ * janito_core._fswalk.list_folder gives them: names sorted as Python sorts the strings,
+ * kinds "file", "directory", "symlink" or "other", never following a link. The folder is
+ * read through a copy of the descriptor, from its start, and left at its start; the
+ * descriptor stays open. The reading and sorting run without the GIL. */
+static PyObject *
+list_folder(PyObject *module, PyObject *arg)
+{
+    int fd = PyLong_AsLong(arg);
+    if (fd == -1 && PyErr_Occurred())
+        return NULL;
+    Listed *items = NULL;
+    char *names_buffer = NULL;
+    size_t count = 0, room = 0, used = 0, size = 0;
+    int failed = 0;
+
+    Py_BEGIN_ALLOW_THREADS
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    DIR *folder = copy < 0 ? NULL : fdopendir(copy);
+    if (folder == NULL) {
+        failed = errno;
+        if (copy >= 0)
+            close(copy);
+    } else {
+        rewinddir(folder);
+        for (;;) {
+            errno = 0;
+            struct dirent *entry = readdir(folder);
+            if (entry == NULL) {
+                failed = errno;
+                break;
+            }
+            const char *name = entry->d_name;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+                continue;
+            size_t length = strlen(name);
+            if (count == room) {
+                room = room ? room * 2 : 64;
+                Listed *more = realloc(items, room * sizeof(Listed));
+                if (more == NULL) {
+                    failed = ENOMEM;
+                    break;
+                }
+                items = more;
+            }
+            if (used + length + 1 > size) {
+                /* names are kept by offset until the buffer stops moving */
+                size_t bigger = size ? size * 2 : 16384;
+                while (bigger < used + length + 1)
+                    bigger *= 2;
+                char *more = realloc(names_buffer, bigger);
+                if (more == NULL) {
+                    failed = ENOMEM;
+                    break;
+                }
+                names_buffer = more;
+                size = bigger;
+            }
+            memcpy(names_buffer + used, name, length + 1);
+            items[count].name = (const char *)(uintptr_t)used;
+            items[count].length = length;
+            items[count].type = entry->d_type;
+            used += length + 1;
+            count++;
+        }
+        if (!failed) {
+            for (size_t k = 0; k < count; k++)
+                items[k].name = names_buffer + (uintptr_t)items[k].name;
+            qsort(items, count, sizeof(Listed), by_code_point);
+            for (size_t k = 0; k < count; k++) {
+                if (items[k].type != DT_UNKNOWN)
+                    continue;
+                /* a file system that does not say: asked, as os.DirEntry asks */
+                struct stat info;
+                if (fstatat(fd, items[k].name, &info, AT_SYMLINK_NOFOLLOW) != 0)
+                    items[k].type = DT_FIFO;  /* gone meanwhile: "other" */
+                else if (S_ISREG(info.st_mode))
+                    items[k].type = DT_REG;
+                else if (S_ISDIR(info.st_mode))
+                    items[k].type = DT_DIR;
+                else if (S_ISLNK(info.st_mode))
+                    items[k].type = DT_LNK;
+                else
+                    items[k].type = DT_FIFO;
+            }
+        }
+        rewinddir(folder);  /* the copy shares its position with fd */
+        closedir(folder);
+    }
+    Py_END_ALLOW_THREADS
+
+    if (failed) {
+        free(items);
+        free(names_buffer);
+        errno = failed;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    PyObject *file = PyUnicode_InternFromString("file");
+    PyObject *directory = PyUnicode_InternFromString("directory");
+    PyObject *symlink = PyUnicode_InternFromString("symlink");
+    PyObject *other = PyUnicode_InternFromString("other");
+    PyObject *names = PyList_New((Py_ssize_t)count);
+    PyObject *kinds = PyList_New((Py_ssize_t)count);
+    PyObject *answer = NULL;
+    if (file == NULL || directory == NULL || symlink == NULL || other == NULL || names == NULL
+        || kinds == NULL)
+        goto done;
+    for (size_t k = 0; k < count; k++) {
+        PyObject *name = PyUnicode_DecodeFSDefaultAndSize(items[k].name,
+                                                          (Py_ssize_t)items[k].length);
+        if (name == NULL)
+            goto done;
+        PyList_SetItem(names, (Py_ssize_t)k, name);
+        unsigned char type = items[k].type;
+        PyObject *kind = type == DT_REG ? file : type == DT_DIR ? directory
+                         : type == DT_LNK ? symlink : other;
+        Py_INCREF(kind);
+        PyList_SetItem(kinds, (Py_ssize_t)k, kind);
+    }
+    answer = PyTuple_Pack(2, names, kinds);
+done:
+    free(items);
+    free(names_buffer);
+    Py_XDECREF(file);
+    Py_XDECREF(directory);
+    Py_XDECREF(symlink);
+    Py_XDECREF(other);
+    Py_XDECREF(names);
+    Py_XDECREF(kinds);
+    return answer;
+}
+
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, add_searcher},
     {0, NULL},
@@ -1095,6 +1300,8 @@ static PyMethodDef methods[] = {
     {"read_searchable_at", read_searchable_at, METH_VARARGS,
      "read_searchable_at(dir_fd, name, sniff, most) -> the bytes to search, or None when "
      "the file holds more than most bytes"},
+    {"list_folder", list_folder, METH_O,
+     "list_folder(fd) -> (names, kinds): the entries of the folder open as fd, names sorted"},
     {"scan_files", scan_files, METH_VARARGS,
      "scan_files(dir_fd, names, sniff, most, needle, fold, limit, count_only, mode, budget)"
      " -> (codes, payloads): the files of one folder read and searched as a batch"},

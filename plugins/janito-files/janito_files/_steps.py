@@ -11,7 +11,9 @@ tests/test_speedups.py holds each pair together:
 - ``scan_files``: the files of one folder read and searched as a batch
   (``scan_files_py``);
 - ``Searcher``: batches of ``scan_files`` on worker threads that never take the GIL,
-  taken back in order (``SearcherPy``).
+  taken back in order (``SearcherPy``);
+- ``list_folder``: a folder's names and kinds, as the walk lists them
+  (``janito_core._fswalk.list_folder``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import sys
 from collections import deque
 from typing import Any
 
+from janito_core._fswalk import Lister
+from janito_core._fswalk import list_folder as list_folder_py
 from janito_core.workspace import open_regular_at
 
 
@@ -269,5 +273,24 @@ except ImportError:  # built without a C compiler: the same steps in Python
     read_searchable_at = read_searchable_at_py
     scan_files = scan_files_py
     Searcher = SearcherPy  # type: ignore[misc,assignment]
+
+
+def _compiled_lister() -> Lister:
+    """The compiled ``list_folder`` where it was built and sorts as Python does: it orders
+    names by the code points of their UTF-8 decoding, which is Python's decoding of file
+    names only where the file system encoding is UTF-8 with "surrogateescape"."""
+    if (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()) != ("utf-8",
+                                                                          "surrogateescape"):
+        return list_folder_py
+    try:
+        from ._speedups import list_folder
+    except ImportError:
+        return list_folder_py
+    return list_folder  # type: ignore[no-any-return]
+
+
+#: How the walks of janito-files list a folder (``janito_core._fswalk.list_folder``'s
+#: answers, without an ``os.DirEntry`` per entry where the module was compiled).
+list_folder: Lister = _compiled_lister()
 
 

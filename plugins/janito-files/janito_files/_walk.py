@@ -28,6 +28,8 @@ import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._steps import list_folder
+
 if TYPE_CHECKING:
     from janito_core import BaseTool
     from janito_core._fswalk import Folder, Run, WalkEntry
@@ -203,9 +205,9 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
     ``janito_core._fswalk.Run``)."""
     skip = 0 if start == "." else len(start) + 1
 
-    def enter(folder: Folder, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    def enter(folder: Folder) -> None:
         rules: Ignores = folder.state or Ignores()
-        names = {e.name for e in entries} & _NOTED
+        names = _NOTED.intersection(folder.names)
         if GITIGNORE in names or JANITOIGNORE in names:
             git, janito = rules
             if gitignore and GITIGNORE in names:
@@ -218,14 +220,11 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
                     janito = (*janito, (folder.relative, spec))
             rules = folder.state = Ignores(git, janito)
         if not (names or rules.git or rules.janito or exclude):
-            return entries  # nothing here to skip: the common folder
-        kept = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            name = entry.name
+            return  # nothing here to skip: the common folder
+        kept_names: list[str] = []
+        kept_kinds: list[str] = []
+        for name, kind in zip(folder.names, folder.kinds, strict=True):
+            is_dir = kind == "directory"
             if is_dir:
                 if name in SKIP_DIRS:
                     continue
@@ -239,8 +238,9 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
                     continue
                 if exclude and exclude.excludes(name, relative[skip:], is_dir):
                     continue
-            kept.append(entry)
-        return kept
+            kept_names.append(name)
+            kept_kinds.append(kind)
+        folder.keep(kept_names, kept_kinds)
 
     def failed(where: str, exc: OSError) -> None:
         if errors is not None:
@@ -248,7 +248,7 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
 
     rules = inherited_rules(tool, start, gitignore)
     return tool.workspace.walk_runs(start, max_depth=max_depth, enter=enter, on_error=failed,
-                                    state=rules)
+                                    state=rules, lister=list_folder)
 
 
 def listing_levels(max_depth: int | None) -> int | None:

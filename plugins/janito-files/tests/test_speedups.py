@@ -47,6 +47,7 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
     assert _steps.read_searchable_at is _speedups.read_searchable_at
     assert _steps.scan_files is _speedups.scan_files
     assert _steps.Searcher is _speedups.Searcher
+    assert _steps.list_folder is _speedups.list_folder
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
@@ -317,3 +318,95 @@ def test_scan_files_refuses_bad_arguments_alike(speedups: Any, args: tuple[Any, 
     expected = outcome(_steps.scan_files_py, *args)
     assert expected[0] in ("ValueError", "TypeError")
     assert outcome(speedups.scan_files, *args) == expected
+
+
+# ------------------------------------------------------------------------- list_folder
+
+# Bytes that make names sort differently as bytes and as the strings Python decodes them
+# to: invalid sequences (each byte becomes U+DC80..U+DCFF), overlong forms, encoded
+# surrogates, code points past U+10FFFF, truncated sequences, and valid characters on
+# either side of the escaped range (U+00E9, U+4E2D, U+E000, U+FFFD, U+1F600).
+NAME_PIECES = [b"a", b"B", b"z", b"_", b"0", b" ", b"-", b".", b"~", b"\x7f", b"\x80",
+               b"\xbf", b"\xc0", b"\xc1", b"\xc2", b"\xc3\xa9", b"\xc3", b"\xe0\x80\x80",
+               b"\xe0\xa0\x80", b"\xe4\xb8\xad", b"\xed\xa0\x80", b"\xed\x9f\xbf",
+               b"\xee\x80\x80", b"\xef\xbf\xbd", b"\xf0\x80\x80\x80", b"\xf0\x9f\x98\x80",
+               b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5", b"\xfe", b"\xff", b"\xe2\x82"]
+
+
+def _random_names_folder(rng: random.Random, where: Path) -> None:
+    where.mkdir()
+    made: set[bytes] = set()
+    for _ in range(rng.randrange(0, 60)):
+        name = b"".join(rng.choice(NAME_PIECES) for _ in range(rng.randrange(1, 6)))
+        if name in (b".", b"..") or name in made or len(name) > 200:
+            continue
+        made.add(name)
+        path = os.fsencode(where) + b"/" + name
+        kind = rng.randrange(5)
+        if kind == 0:
+            os.mkdir(path)
+        elif kind == 1:
+            os.symlink(b"../elsewhere" if rng.random() < 0.5 else b"x", path)
+        elif kind == 2:
+            os.mkfifo(path)
+        else:
+            with open(path, "wb") as handle:
+                handle.write(b"x" * rng.randrange(3))
+
+
+def test_list_folder_agrees_with_the_walk_on_random_names(speedups: Any,
+                                                          tmp_path: Path) -> None:
+    from janito_core._fswalk import list_folder
+
+    rng = random.Random(37)
+    for number in range(150):
+        where = tmp_path / f"f{number}"
+        _random_names_folder(rng, where)
+        fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            expected = list_folder(fd)
+            assert speedups.list_folder(fd) == expected, where
+            # read from the folder's start again, and left there for the next reader
+            assert speedups.list_folder(fd) == expected
+            assert list_folder(fd) == expected
+            assert expected[0] == sorted(expected[0])
+        finally:
+            os.close(fd)
+
+
+def test_list_folder_sorts_every_pair_of_pieces_as_python_does(speedups: Any,
+                                                               tmp_path: Path) -> None:
+    from janito_core._fswalk import list_folder
+
+    names = {a + b for a in NAME_PIECES for b in NAME_PIECES} - {b".", b".."}
+    where = tmp_path / "pairs"
+    where.mkdir()
+    for name in names:
+        with open(os.fsencode(where) + b"/" + name, "wb"):
+            pass
+    fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        listed = speedups.list_folder(fd)
+        assert listed == list_folder(fd)
+        assert len(listed[0]) == len(names) and set(listed[1]) == {"file"}
+    finally:
+        os.close(fd)
+
+
+def test_list_folder_fails_as_the_walk_does(speedups: Any, tmp_path: Path) -> None:
+    from janito_core._fswalk import list_folder
+
+    regular = tmp_path / "file"
+    regular.write_text("x")
+    fd = os.open(regular, os.O_RDONLY)
+    try:
+        assert outcome(speedups.list_folder, fd) == outcome(list_folder, fd)
+        assert outcome(speedups.list_folder, fd)[:2] == ("OSError", errno.ENOTDIR)
+    finally:
+        os.close(fd)
+    closed = os.open(tmp_path, os.O_RDONLY)
+    os.close(closed)
+    assert outcome(speedups.list_folder, closed) == outcome(list_folder, closed)
+    assert outcome(speedups.list_folder, closed)[:2] == ("OSError", errno.EBADF)
+    with pytest.raises(TypeError):
+        speedups.list_folder("3")

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 from ._frontmatter import SKILL_FILE
 
 if TYPE_CHECKING:
-    import os
-
     from janito_core.workspace import Workspace
 
 MAX_LISTED = 500
@@ -81,23 +79,22 @@ def list_resources(folder: Workspace) -> tuple[list[str], bool]:
     visited = [0]
     truncated = False
 
-    def enter(_current: Any, entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    def enter(current: Any) -> None:
         nonlocal truncated
         visited[0] += 1
         if visited[0] > MAX_FOLDERS:
             truncated = True
-            return []
-        files, folders = [], []
-        for entry in entries:
-            try:
-                is_folder = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if not is_folder:
-                files.append(entry)
-            elif not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
-                folders.append(entry)
-        return files + folders
+            current.keep([], [])
+            return
+        # files first, then the folders worth walking: a skill's own files are listed
+        # before what its subfolders hold
+        files = [(name, kind) for name, kind in zip(current.names, current.kinds, strict=True)
+                 if kind != "directory"]
+        folders = [(name, kind) for name, kind in zip(current.names, current.kinds, strict=True)
+                   if kind == "directory" and not name.startswith(".")
+                   and name not in _SKIPPED_DIRS]
+        kept = files + folders
+        current.keep([name for name, _ in kept], [kind for _, kind in kept])
 
     for entry in folder.walk(".", enter=enter):
         if entry.kind == "symlink":
