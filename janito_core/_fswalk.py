@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 from ._beneath import close_quietly, open_regular_at
 
@@ -40,8 +40,8 @@ class Folder:
     folder's subfolders then inherit the new value.
     """
 
-    __slots__ = ("depth", "fd", "ident", "index", "kinds", "name", "names", "relative",
-                 "state")
+    __slots__ = ("depth", "fd", "ident", "index", "job", "kinds", "name", "names",
+                 "relative", "state")
 
     def __init__(self, fd: int, name: str, relative: str, depth: int, state: Any) -> None:
         self.fd = fd
@@ -50,6 +50,8 @@ class Folder:
         self.depth = depth
         self.state = state
         self.ident: tuple[int, int] | None = None
+        #: Its subfolders' job with the walk's ``lookahead``, if it was given them.
+        self.job: int | None = None
         self.names: list[str] = []
         self.kinds: list[str] = []
         self.index = 0
@@ -142,6 +144,24 @@ class Run:
 Listing = tuple[list[str], list[str]]
 """A folder's entries: their names, sorted as Python sorts strings, and their kinds."""
 Lister = Callable[[int], Listing]
+
+
+class Lookahead(Protocol):
+    """Opens and lists the subfolders a walk enters next while it goes on (janito-files'
+    compiled ``Lookahead``): each is opened as the walk opens one (by name from its
+    folder's descriptor, ``O_NOFOLLOW``) and listed as :func:`list_folder` lists."""
+
+    def ahead(self, dir_fd: int, names: list[str], kinds: list[str]) -> int | None:
+        """Start on the subfolders among entries ``names`` (of ``kinds``) of the folder
+        open as ``dir_fd``; a job, or None when there are none."""
+
+    def take(self, job: int, name: str) -> tuple[int, int, int, list[str], list[str]] | None:
+        """(descriptor, device, inode, names, kinds) of subfolder ``name`` of ``job``, now
+        the caller's; None for one the caller opens and lists itself."""
+
+    def drop(self, job: int) -> None:
+        """Close what ``job`` holds that was not taken."""
+
 Enter = Callable[[Folder], None]
 Errors = Callable[[str, OSError], None]
 
@@ -282,10 +302,15 @@ def entries_of(runs: Iterator[Run]) -> Iterator[WalkEntry]:
 def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
               enter: Enter | None = None, on_error: Errors | None = None,
               state: Any = None, skip: frozenset[tuple[int, int]] = frozenset(),
-              lister: Lister = list_folder) -> Iterator[Run]:
+              lister: Lister = list_folder, lookahead: Lookahead | None = None
+              ) -> Iterator[Run]:
     """The walk of :func:`walk`, a :class:`Run` of one folder's consecutive entries at a
     time: a folder's entries up to and including its next subfolder, then that
-    subfolder's runs, then the rest."""
+    subfolder's runs, then the rest.
+
+    With ``lookahead``, each folder's subfolders are handed to it as the folder is
+    entered, and a subfolder it opened and listed meanwhile is taken from it instead of
+    being opened and listed here (its owner closes it)."""
     stack = _Stack()
     try:
         top = Folder(os.dup(start_fd), "", relative, 0, state)
@@ -303,6 +328,8 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
             return
         if enter is not None:
             enter(top)
+        if lookahead is not None:
+            _look_ahead(lookahead, top, max_depth)
         while stack.frames:
             position = len(stack.frames) - 1
             folder = stack.frames[position]
@@ -310,6 +337,8 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
             kinds = folder.kinds
             if first >= len(kinds):
                 stack.pop()
+                if folder.job is not None and lookahead is not None:
+                    lookahead.drop(folder.job)
                 continue
             try:
                 fd = stack.fd_of(position)
@@ -332,31 +361,51 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
                 continue
             name = folder.names[last]
             below = join(folder.relative, name)
-            try:
-                fd = stack.fd_of(position)
-                child_fd = os.open(name, _LIST_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                if on_error is not None:
-                    on_error(below, exc)
-                continue
-            try:
+            taken = None
+            if folder.job is not None and lookahead is not None:
+                taken = lookahead.take(folder.job, name)
+            if taken is not None:
+                child_fd, device, inode, names, kinds = taken
                 child = Folder(child_fd, name, below, run.depth, folder.state)
-                if skip:
-                    child.ident = identity(child_fd)
-                    if child.ident in skip:
-                        close_quietly(child_fd)
-                        continue
-                child.names, child.kinds = lister(child_fd)
-            except OSError as exc:
-                close_quietly(child_fd)
-                if on_error is not None:
-                    on_error(below, exc)
-                continue
+                child.ident = (device, inode)
+                if child.ident in skip:
+                    close_quietly(child_fd)
+                    continue
+                child.names, child.kinds = names, kinds
+            else:
+                try:
+                    fd = stack.fd_of(position)
+                    child_fd = os.open(name, _LIST_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if on_error is not None:
+                        on_error(below, exc)
+                    continue
+                try:
+                    child = Folder(child_fd, name, below, run.depth, folder.state)
+                    if skip:
+                        child.ident = identity(child_fd)
+                        if child.ident in skip:
+                            close_quietly(child_fd)
+                            continue
+                    child.names, child.kinds = lister(child_fd)
+                except OSError as exc:
+                    close_quietly(child_fd)
+                    if on_error is not None:
+                        on_error(below, exc)
+                    continue
             stack.push(child)
             if enter is not None:
                 enter(child)
+            if lookahead is not None:
+                _look_ahead(lookahead, child, max_depth)
     finally:
         stack.close()
+
+
+def _look_ahead(lookahead: Lookahead, folder: Folder, max_depth: int | None) -> None:
+    """Hand ``folder``'s subfolders to ``lookahead``, unless the walk stops above them."""
+    if max_depth is None or folder.depth + 1 < max_depth:
+        folder.job = lookahead.ahead(folder.fd, folder.names, folder.kinds)
 
 
 def _names(fd: int) -> list[str]:

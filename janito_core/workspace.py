@@ -42,7 +42,7 @@ from .errors import WorkspaceError
 from .results import DENIED_BY_POLICY
 
 if TYPE_CHECKING:
-    from ._fswalk import Enter, Errors, Folder, Lister, Run, WalkEntry
+    from ._fswalk import Enter, Errors, Folder, Lister, Lookahead, Run, WalkEntry
     from .journal import Change, Recording
 
 __all__ = ["INVALID", "LOOP", "OUTSIDE", "ChangedMeanwhile", "Location", "NotRegularFile",
@@ -475,7 +475,8 @@ class Workspace:
 
     def walk(self, path: object = ".", *, max_depth: int | None = None,
              enter: Enter | None = None, on_error: Errors | None = None,
-             state: Any = None, lister: Lister | None = None) -> Iterator[WalkEntry]:
+             state: Any = None, lister: Lister | None = None,
+             lookahead: Lookahead | None = None) -> Iterator[WalkEntry]:
         """Every entry below folder ``path``: sorted, depth first, each folder's entries right
         after it; links are reported, never followed (see ``janito_core._fswalk.walk``).
 
@@ -484,16 +485,19 @@ class Workspace:
         ``on_error``, a start that cannot be walked is reported there too, not raised.
         """
         return entries_of(self.walk_runs(path, max_depth=max_depth, enter=enter,
-                                         on_error=on_error, state=state, lister=lister))
+                                         on_error=on_error, state=state, lister=lister,
+                                         lookahead=lookahead))
 
     def walk_runs(self, path: object = ".", *, max_depth: int | None = None,
                   enter: Enter | None = None, on_error: Errors | None = None,
-                  state: Any = None, lister: Lister | None = None) -> Iterator[Run]:
+                  state: Any = None, lister: Lister | None = None,
+                  lookahead: Lookahead | None = None) -> Iterator[Run]:
         """The walk of :meth:`walk`, a folder's consecutive entries at a time (a
         ``janito_core._fswalk.Run``: names and kinds, up to and including a subfolder),
         for callers that handle many entries alike. ``lister`` lists a folder in place of
-        ``janito_core._fswalk.list_folder``, with the same answers (janito-files passes
-        its compiled one)."""
+        ``janito_core._fswalk.list_folder``, with the same answers; ``lookahead`` opens and
+        lists the next subfolders meanwhile (``janito_core._fswalk.Lookahead``).
+        janito-files passes its compiled ones."""
         try:
             with self.locate(path) as where:
                 self.check(where.parts, READ, where.shown)
@@ -518,7 +522,7 @@ class Workspace:
         try:
             yield from walk_runs(fd, shown, max_depth=max_depth, enter=enter,
                                  on_error=on_error, state=state, skip=skip,
-                                 lister=lister or list_folder)
+                                 lister=lister or list_folder, lookahead=lookahead)
         finally:
             os.close(fd)
 

@@ -3,8 +3,6 @@ the listing."""
 
 from __future__ import annotations
 
-import itertools
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, Union
 
@@ -95,6 +93,8 @@ def entry_texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:
     """How entries ``prefix + name`` of ``kinds`` are shown (as :func:`entry_text`
     shows one), the check that they are UTF-8 made once for them all."""
     if _encodable(prefix) and _encodable("".join(names)):
+        if kinds.count("file") == len(kinds):  # what FindFiles finds by default
+            return [prefix + name for name in names]
         return [prefix + name if kind == "file" else entry_text(prefix + name, kind)
                 for name, kind in zip(names, kinds, strict=True)]
     return [entry_text(prefix + name, kind) for name, kind in zip(names, kinds, strict=True)]
@@ -124,13 +124,25 @@ class ListingResult(TypedDict):
                                                  "50)."]]
 
 
-def listing_result(echo: dict[str, Any], key: str, found: Iterator[str], max_results: int,
-                   note: str, problems: list[dict[str, Any]],
+def listing_result(echo: dict[str, Any], key: str, found: Iterator[list[str]],
+                   max_results: int, note: str, problems: list[dict[str, Any]],
                    unreadable: list[str]) -> dict[str, Any]:
-    """The result of a listing: the first ``max_results`` of ``found`` under ``key``, with
-    ``note`` when there were more, the per-path problems and the unreadable folders."""
-    items = list(itertools.islice(found, min(max_results, sys.maxsize)))
-    truncated = next(found, None) is not None
+    """The result of a listing: the first ``max_results`` of what ``found`` gives (lists of
+    texts, a folder's at a time) under ``key``, with ``note`` when there were more, the
+    per-path problems and the unreadable folders. The walk goes on only as far as it
+    takes to tell whether there were more."""
+    items: list[str] = []
+    truncated = False
+    for texts in found:
+        room = max_results - len(items)
+        if len(texts) > room:
+            items += texts[:room]
+            truncated = True
+            break
+        items += texts
+        if len(items) == max_results:
+            truncated = any(found)
+            break
     result: dict[str, Any] = {"success": True, **echo, key: items, "count": len(items),
                               "truncated": truncated}
     if truncated:

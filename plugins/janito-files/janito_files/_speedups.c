@@ -1157,129 +1157,141 @@ by_code_point(const void *left, const void *right)
     return (i < a->length) - (j < b->length);
 }
 
-/* list_folder(fd) -> (names, kinds): the entries of the folder open as fd, as
- * janito_core._fswalk.list_folder gives them: names sorted as Python sorts the strings,
- * kinds "file", "directory", "symlink" or "other", never following a link. The folder is
- * read through a copy of the descriptor, from its start, and left at its start; the
- * descriptor stays open. The reading and sorting run without the GIL. */
-static PyObject *
-list_folder(PyObject *module, PyObject *arg)
+/* A folder's entries read without the GIL: names (each NUL-terminated, in one buffer)
+ * with their types, sorted as Python sorts the strings it decodes them to. */
+typedef struct {
+    Listed *items;
+    char *names;
+    size_t count;
+} Listing;
+
+static void
+listing_free(Listing *listing)
 {
-    int fd = PyLong_AsLong(arg);
-    if (fd == -1 && PyErr_Occurred())
-        return NULL;
+    free(listing->items);
+    free(listing->names);
+    listing->items = NULL;
+    listing->names = NULL;
+    listing->count = 0;
+}
+
+/* Read the folder open as fd into *listing, through a copy of the descriptor, from its
+ * start, leaving it at its start; 0 or an errno. Takes no GIL and touches no Python. */
+static int
+read_folder(int fd, Listing *listing)
+{
     Listed *items = NULL;
-    char *names_buffer = NULL;
+    char *names = NULL;
     size_t count = 0, room = 0, used = 0, size = 0;
     int failed = 0;
-
-    Py_BEGIN_ALLOW_THREADS
     int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     DIR *folder = copy < 0 ? NULL : fdopendir(copy);
     if (folder == NULL) {
         failed = errno;
         if (copy >= 0)
             close(copy);
-    } else {
-        rewinddir(folder);
-        for (;;) {
-            errno = 0;
-            struct dirent *entry = readdir(folder);
-            if (entry == NULL) {
-                failed = errno;
+        return failed;
+    }
+    rewinddir(folder);
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(folder);
+        if (entry == NULL) {
+            failed = errno;
+            break;
+        }
+        const char *name = entry->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+            continue;
+        size_t length = strlen(name);
+        if (count == room) {
+            room = room ? room * 2 : 64;
+            Listed *more = realloc(items, room * sizeof(Listed));
+            if (more == NULL) {
+                failed = ENOMEM;
                 break;
             }
-            const char *name = entry->d_name;
-            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
-                continue;
-            size_t length = strlen(name);
-            if (count == room) {
-                room = room ? room * 2 : 64;
-                Listed *more = realloc(items, room * sizeof(Listed));
-                if (more == NULL) {
-                    failed = ENOMEM;
-                    break;
-                }
-                items = more;
-            }
-            if (used + length + 1 > size) {
-                /* names are kept by offset until the buffer stops moving */
-                size_t bigger = size ? size * 2 : 16384;
-                while (bigger < used + length + 1)
-                    bigger *= 2;
-                char *more = realloc(names_buffer, bigger);
-                if (more == NULL) {
-                    failed = ENOMEM;
-                    break;
-                }
-                names_buffer = more;
-                size = bigger;
-            }
-            memcpy(names_buffer + used, name, length + 1);
-            items[count].name = (const char *)(uintptr_t)used;
-            items[count].length = length;
-            items[count].type = entry->d_type;
-            used += length + 1;
-            count++;
+            items = more;
         }
-        if (!failed) {
-            for (size_t k = 0; k < count; k++)
-                items[k].name = names_buffer + (uintptr_t)items[k].name;
-            qsort(items, count, sizeof(Listed), by_code_point);
-            for (size_t k = 0; k < count; k++) {
-                if (items[k].type != DT_UNKNOWN)
-                    continue;
-                /* a file system that does not say: asked, as os.DirEntry asks */
-                struct stat info;
-                if (fstatat(fd, items[k].name, &info, AT_SYMLINK_NOFOLLOW) != 0)
-                    items[k].type = DT_FIFO;  /* gone meanwhile: "other" */
-                else if (S_ISREG(info.st_mode))
-                    items[k].type = DT_REG;
-                else if (S_ISDIR(info.st_mode))
-                    items[k].type = DT_DIR;
-                else if (S_ISLNK(info.st_mode))
-                    items[k].type = DT_LNK;
-                else
-                    items[k].type = DT_FIFO;
+        if (used + length + 1 > size) {
+            /* names are kept by offset until the buffer stops moving */
+            size_t bigger = size ? size * 2 : 16384;
+            while (bigger < used + length + 1)
+                bigger *= 2;
+            char *more = realloc(names, bigger);
+            if (more == NULL) {
+                failed = ENOMEM;
+                break;
             }
+            names = more;
+            size = bigger;
         }
-        rewinddir(folder);  /* the copy shares its position with fd */
-        closedir(folder);
+        memcpy(names + used, name, length + 1);
+        items[count].name = (const char *)(uintptr_t)used;
+        items[count].length = length;
+        items[count].type = entry->d_type;
+        used += length + 1;
+        count++;
     }
-    Py_END_ALLOW_THREADS
-
+    rewinddir(folder);  /* the copy shares its position with fd */
+    closedir(folder);
     if (failed) {
         free(items);
-        free(names_buffer);
-        errno = failed;
-        return PyErr_SetFromErrno(PyExc_OSError);
+        free(names);
+        return failed;
     }
+    for (size_t k = 0; k < count; k++)
+        items[k].name = names + (uintptr_t)items[k].name;
+    qsort(items, count, sizeof(Listed), by_code_point);
+    for (size_t k = 0; k < count; k++) {
+        if (items[k].type != DT_UNKNOWN)
+            continue;
+        /* a file system that does not say: asked, as os.DirEntry asks */
+        struct stat info;
+        if (fstatat(fd, items[k].name, &info, AT_SYMLINK_NOFOLLOW) != 0)
+            items[k].type = DT_FIFO;  /* gone meanwhile: "other" */
+        else if (S_ISREG(info.st_mode))
+            items[k].type = DT_REG;
+        else if (S_ISDIR(info.st_mode))
+            items[k].type = DT_DIR;
+        else if (S_ISLNK(info.st_mode))
+            items[k].type = DT_LNK;
+        else
+            items[k].type = DT_FIFO;
+    }
+    listing->items = items;
+    listing->names = names;
+    listing->count = count;
+    return 0;
+}
+
+/* (names, kinds) of a listing, as janito_core._fswalk.list_folder gives them. */
+static PyObject *
+listing_answer(const Listing *listing)
+{
     PyObject *file = PyUnicode_InternFromString("file");
     PyObject *directory = PyUnicode_InternFromString("directory");
     PyObject *symlink = PyUnicode_InternFromString("symlink");
     PyObject *other = PyUnicode_InternFromString("other");
-    PyObject *names = PyList_New((Py_ssize_t)count);
-    PyObject *kinds = PyList_New((Py_ssize_t)count);
+    PyObject *names = PyList_New((Py_ssize_t)listing->count);
+    PyObject *kinds = PyList_New((Py_ssize_t)listing->count);
     PyObject *answer = NULL;
     if (file == NULL || directory == NULL || symlink == NULL || other == NULL || names == NULL
         || kinds == NULL)
         goto done;
-    for (size_t k = 0; k < count; k++) {
-        PyObject *name = PyUnicode_DecodeFSDefaultAndSize(items[k].name,
-                                                          (Py_ssize_t)items[k].length);
+    for (size_t k = 0; k < listing->count; k++) {
+        const Listed *item = &listing->items[k];
+        PyObject *name = PyUnicode_DecodeFSDefaultAndSize(item->name, (Py_ssize_t)item->length);
         if (name == NULL)
             goto done;
         PyList_SetItem(names, (Py_ssize_t)k, name);
-        unsigned char type = items[k].type;
-        PyObject *kind = type == DT_REG ? file : type == DT_DIR ? directory
-                         : type == DT_LNK ? symlink : other;
+        PyObject *kind = item->type == DT_REG ? file : item->type == DT_DIR ? directory
+                         : item->type == DT_LNK ? symlink : other;
         Py_INCREF(kind);
         PyList_SetItem(kinds, (Py_ssize_t)k, kind);
     }
     answer = PyTuple_Pack(2, names, kinds);
 done:
-    free(items);
-    free(names_buffer);
     Py_XDECREF(file);
     Py_XDECREF(directory);
     Py_XDECREF(symlink);
@@ -1289,8 +1301,543 @@ done:
     return answer;
 }
 
+/* list_folder(fd) -> (names, kinds): the entries of the folder open as fd, as
+ * janito_core._fswalk.list_folder gives them: names sorted as Python sorts the strings,
+ * kinds "file", "directory", "symlink" or "other", never following a link. The folder is
+ * read through a copy of the descriptor, from its start, and left at its start; the
+ * descriptor stays open. The reading and sorting run without the GIL. */
+static PyObject *
+list_folder(PyObject *module, PyObject *arg)
+{
+    long fd = PyLong_AsLong(arg);
+    if (fd == -1 && PyErr_Occurred())
+        return NULL;
+    if (fd < 0 || fd > INT_MAX) {
+        errno = EBADF;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    Listing listing = {0};
+    int failed;
+    Py_BEGIN_ALLOW_THREADS
+    failed = read_folder((int)fd, &listing);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        errno = failed;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    PyObject *answer = listing_answer(&listing);
+    listing_free(&listing);
+    return answer;
+}
+
+/* ------------------------------------------------------------------ Lookahead */
+
+/* Lookahead(after=256): opens and lists the subfolders a walk will enter next, on a thread
+ * of its own that never takes the GIL, while the walk goes on with what it holds. The
+ * first `after` folders handed to it are left to the walk: a small walk is over before a
+ * thread pays for itself.
+ *
+ *   ahead(dir_fd, names, kinds)   the subfolders among the entries of the folder open as
+ *     -> job, or None             dir_fd (those of kind "directory"), in the order the
+ *                                 walk enters them; None when it holds none
+ *   take(job, name)               (fd, device, inode, names, kinds) of subfolder `name`,
+ *                                 opened and listed, or None: the walk opens and lists
+ *                                 it itself (not reached yet, or it failed, so that the
+ *                                 walk meets and reports the failure as it always does)
+ *   drop(job)                     the walk left the folder: what was not taken is closed
+ *   close()                       stop the thread, close everything
+ *
+ * A subfolder is opened as the walk opens one: relative to a copy of its parent's
+ * descriptor, with O_NOFOLLOW and O_DIRECTORY, by a name holding no slash and neither "."
+ * nor ".."; so a link or a file put in its place is never entered. Jobs form a stack: the newest (the deepest
+ * folder) is served first, as a depth-first walk needs them. At most LOOKAHEAD_HELD
+ * listed subfolders wait to be taken, and at most LOOKAHEAD_JOBS jobs keep a descriptor
+ * of their folder: the older ones are left to the walk. */
+
+#define LOOKAHEAD_HELD 32
+#define LOOKAHEAD_AFTER 256
+#define LOOKAHEAD_JOBS 8
+#define LOOKAHEAD_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+enum { SLOT_PENDING, SLOT_WORKING, SLOT_DONE, SLOT_GONE };
+
+typedef struct {
+    char *name;
+    int state;
+    int fd;  /* SLOT_DONE: the subfolder, open */
+    dev_t device;
+    ino_t inode;
+    Listing listing;
+} Subfolder;
+
+typedef struct AheadJob {
+    struct AheadJob *below;
+    long id;
+    int dir_fd;        /* a copy of the folder's descriptor; -1 once no slot needs it */
+    Subfolder *slots;
+    size_t count;
+    size_t next;       /* the first slot the thread has not looked at */
+    size_t cursor;     /* where take() looks first */
+    int working;       /* slots the thread is opening now */
+    int dropped;
+} AheadJob;
+
+typedef struct {
+    PyObject_HEAD
+    pthread_mutex_t lock;
+    pthread_cond_t work;      /* the thread waits here for a job or for room */
+    pthread_cond_t done;      /* the walk waits here for a subfolder being opened */
+    int thread_waits;
+    int walk_waits;
+    pthread_t thread;
+    int started;
+    int closing;
+    AheadJob *top;
+    AheadJob *dropped;      /* left by the walk while the thread was in one of their slots */
+    long next_id;
+    size_t held;       /* slots done and not taken */
+    long folders;      /* folders handed to ahead() */
+    long after;        /* folders left to the walk before the thread starts */
+} Lookahead;
+
+static void
+slot_clear(Subfolder *slot)
+{
+    if (slot->state == SLOT_DONE) {
+        close(slot->fd);
+        listing_free(&slot->listing);
+    }
+    slot->state = SLOT_GONE;
+}
+
+static void
+job_free(AheadJob *job)
+{
+    for (size_t k = 0; k < job->count; k++) {
+        slot_clear(&job->slots[k]);
+        free(job->slots[k].name);
+    }
+    if (job->dir_fd >= 0)
+        close(job->dir_fd);
+    free(job->slots);
+    free(job);
+}
+
+/* Close the job's copy of its folder once no slot will be opened from it. Lock held. */
+static void
+job_settle(AheadJob *job)
+{
+    if (job->dir_fd >= 0 && job->next >= job->count && job->working == 0) {
+        close(job->dir_fd);
+        job->dir_fd = -1;
+    }
+}
+
+/* The job the thread serves next: the newest with a slot not looked at. Lock held. */
+static AheadJob *
+next_job(Lookahead *self)
+{
+    for (AheadJob *job = self->top; job != NULL; job = job->below)
+        if (job->next < job->count && job->dir_fd >= 0)
+            return job;
+    return NULL;
+}
+
+static void *
+lookahead_work(void *argument)
+{
+    Lookahead *self = argument;
+    pthread_mutex_lock(&self->lock);
+    while (!self->closing) {
+        AheadJob *job = self->held < LOOKAHEAD_HELD ? next_job(self) : NULL;
+        if (job == NULL) {
+            self->thread_waits = 1;
+            pthread_cond_wait(&self->work, &self->lock);
+            self->thread_waits = 0;
+            continue;
+        }
+        Subfolder *slot = &job->slots[job->next++];
+        if (slot->state != SLOT_PENDING) {
+            job_settle(job);
+            continue;
+        }
+        slot->state = SLOT_WORKING;
+        job->working++;
+        int dir_fd = job->dir_fd;
+        pthread_mutex_unlock(&self->lock);
+
+        Listing listing = {0};
+        struct stat info;
+        int failed = 0;
+        int fd = openat(dir_fd, slot->name, LOOKAHEAD_FLAGS);
+        if (fd < 0)
+            failed = 1;
+        else if (fstat(fd, &info) != 0 || read_folder(fd, &listing) != 0) {
+            close(fd);
+            failed = 1;
+        }
+
+        pthread_mutex_lock(&self->lock);
+        job->working--;
+        if (failed || job->dropped || self->closing) {
+            if (!failed) {
+                close(fd);
+                listing_free(&listing);
+            }
+            slot->state = SLOT_GONE;  /* the walk opens it itself and meets the failure */
+        } else {
+            slot->fd = fd;
+            slot->device = info.st_dev;
+            slot->inode = info.st_ino;
+            slot->listing = listing;
+            slot->state = SLOT_DONE;
+            self->held++;
+        }
+        job_settle(job);
+        if (job->dropped && job->working == 0) {
+            /* unlink it from the list of dropped jobs and let it go */
+            for (AheadJob **at = &self->dropped; *at != NULL; at = &(*at)->below) {
+                if (*at == job) {
+                    *at = job->below;
+                    break;
+                }
+            }
+            job_free(job);
+        }
+        if (self->walk_waits)
+            pthread_cond_signal(&self->done);
+    }
+    pthread_mutex_unlock(&self->lock);
+    return NULL;
+}
+
+static AheadJob *
+find_job(Lookahead *self, long id)
+{
+    for (AheadJob *job = self->top; job != NULL; job = job->below)
+        if (job->id == id)
+            return job;
+    return NULL;
+}
+
+static PyObject *
+lookahead_ahead(PyObject *object, PyObject *args)
+{
+    Lookahead *self = (Lookahead *)object;
+    int dir_fd;
+    PyObject *names, *kinds;
+    if (!PyArg_ParseTuple(args, "iO!O!:ahead", &dir_fd, &PyList_Type, &names, &PyList_Type,
+                          &kinds))
+        return NULL;
+    if (self->closing) {
+        PyErr_SetString(PyExc_ValueError, "the lookahead is closed");
+        return NULL;
+    }
+    if (PyList_Size(kinds) != PyList_Size(names)) {
+        PyErr_SetString(PyExc_ValueError, "names and kinds differ in length");
+        return NULL;
+    }
+    if (++self->folders <= self->after)
+        RETURN_NONE;
+    PyObject *directory = PyUnicode_InternFromString("directory");
+    if (directory == NULL)
+        return NULL;
+    Py_ssize_t listed = PyList_Size(names), count = 0;
+    for (Py_ssize_t k = 0; k < listed; k++) {
+        PyObject *kind = PyList_GetItem(kinds, k);
+        if (kind == directory || (PyUnicode_Check(kind) && PyUnicode_Compare(kind, directory) == 0))
+            count++;
+    }
+    if (count == 0) {
+        Py_DECREF(directory);
+        RETURN_NONE;
+    }
+    AheadJob *job = calloc(1, sizeof(AheadJob));
+    Subfolder *slots = count ? calloc((size_t)count, sizeof(Subfolder)) : NULL;
+    if (job == NULL || (count && slots == NULL)) {
+        free(job);
+        free(slots);
+        Py_DECREF(directory);
+        return PyErr_NoMemory();
+    }
+    job->slots = slots;
+    job->dir_fd = -1;
+    for (Py_ssize_t at = 0, k = 0; at < listed; at++) {
+        PyObject *kind = PyList_GetItem(kinds, at);
+        if (!(kind == directory
+              || (PyUnicode_Check(kind) && PyUnicode_Compare(kind, directory) == 0)))
+            continue;
+        PyObject *encoded = PyUnicode_EncodeFSDefault(PyList_GetItem(names, at));
+        char *bytes;
+        Py_ssize_t size;
+        if (encoded == NULL || PyBytes_AsStringAndSize(encoded, &bytes, &size) < 0) {
+            Py_XDECREF(encoded);
+            job->count = (size_t)k;
+            job_free(job);
+            Py_DECREF(directory);
+            return NULL;
+        }
+        slots[k].name = malloc((size_t)size + 1);
+        if (slots[k].name != NULL)
+            memcpy(slots[k].name, bytes, (size_t)size + 1);
+        /* a name that could leave the folder is never opened here: the walk decides */
+        slots[k].state = slots[k].name == NULL || size == 0 || memchr(bytes, '/', (size_t)size)
+                         || strlen(bytes) != (size_t)size || strcmp(bytes, ".") == 0
+                         || strcmp(bytes, "..") == 0 ? SLOT_GONE : SLOT_PENDING;
+        slots[k].fd = -1;
+        Py_DECREF(encoded);
+        k++;
+    }
+    Py_DECREF(directory);
+    job->count = (size_t)count;
+    job->dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    if (job->dir_fd < 0) {
+        job_free(job);
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if (!self->started) {
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setstacksize(&attributes, 256 * 1024);
+        int failed = pthread_create(&self->thread, &attributes, lookahead_work, self);
+        pthread_attr_destroy(&attributes);
+        if (failed) {
+            job_free(job);
+            errno = failed;
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        self->started = 1;
+    }
+    pthread_mutex_lock(&self->lock);
+    job->id = ++self->next_id;
+    job->below = self->top;
+    self->top = job;
+    /* the oldest jobs with work left are left to the walk: a deep tree keeps few copies */
+    int live = 0;
+    for (AheadJob *older = self->top; older != NULL; older = older->below) {
+        if (older->dir_fd < 0)
+            continue;
+        if (++live > LOOKAHEAD_JOBS) {
+            older->next = older->count;
+            job_settle(older);
+        }
+    }
+    long id = job->id;
+    if (self->thread_waits)
+        pthread_cond_signal(&self->work);
+    pthread_mutex_unlock(&self->lock);
+    return PyLong_FromLong(id);
+}
+
+static PyObject *
+lookahead_take(PyObject *object, PyObject *args)
+{
+    Lookahead *self = (Lookahead *)object;
+    long id;
+    PyObject *name_object;
+    if (!PyArg_ParseTuple(args, "lU:take", &id, &name_object))
+        return NULL;
+    PyObject *encoded = PyUnicode_EncodeFSDefault(name_object);
+    if (encoded == NULL)
+        return NULL;
+    const char *name = PyBytes_AsString(encoded);
+    if (name == NULL) {
+        Py_DECREF(encoded);
+        return NULL;
+    }
+    Subfolder taken = {0};
+    int found = 0;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&self->lock);
+    AheadJob *job = find_job(self, id);
+    Subfolder *slot = NULL;
+    if (job != NULL) {
+        for (size_t k = job->cursor; k < job->count; k++) {
+            if (job->slots[k].name != NULL && strcmp(job->slots[k].name, name) == 0) {
+                slot = &job->slots[k];
+                job->cursor = k + 1;
+                break;
+            }
+        }
+    }
+    while (slot != NULL && slot->state == SLOT_WORKING) {
+        self->walk_waits = 1;
+        pthread_cond_wait(&self->done, &self->lock);
+        self->walk_waits = 0;
+    }
+    if (slot != NULL) {
+        if (slot->state == SLOT_DONE) {
+            taken = *slot;
+            slot->listing = (Listing){0};
+            slot->state = SLOT_GONE;
+            if (self->held-- == LOOKAHEAD_HELD && self->thread_waits)
+                pthread_cond_signal(&self->work);  /* room again */
+            found = 1;
+        } else {
+            slot->state = SLOT_GONE;  /* not reached: the walk opens it now */
+        }
+    }
+    pthread_mutex_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(encoded);
+    if (!found)
+        RETURN_NONE;
+    PyObject *listed = listing_answer(&taken.listing);
+    listing_free(&taken.listing);
+    if (listed == NULL) {
+        close(taken.fd);
+        return NULL;
+    }
+    PyObject *answer = Py_BuildValue("(iKKOO)", taken.fd, (unsigned long long)taken.device,
+                                     (unsigned long long)taken.inode,
+                                     PyTuple_GetItem(listed, 0), PyTuple_GetItem(listed, 1));
+    Py_DECREF(listed);
+    if (answer == NULL)
+        close(taken.fd);
+    return answer;
+}
+
+static PyObject *
+lookahead_drop(PyObject *object, PyObject *arg)
+{
+    Lookahead *self = (Lookahead *)object;
+    long id = PyLong_AsLong(arg);
+    if (id == -1 && PyErr_Occurred())
+        return NULL;
+    pthread_mutex_lock(&self->lock);
+    for (AheadJob **at = &self->top; *at != NULL; at = &(*at)->below) {
+        AheadJob *job = *at;
+        if (job->id != id)
+            continue;
+        *at = job->below;
+        for (size_t k = 0; k < job->count; k++) {
+            if (job->slots[k].state == SLOT_DONE)
+                self->held--;
+            if (job->slots[k].state != SLOT_WORKING)
+                slot_clear(&job->slots[k]);
+        }
+        job->next = job->count;
+        if (job->working) {  /* the thread lets it go when it comes back */
+            job->dropped = 1;
+            job->below = self->dropped;
+            self->dropped = job;
+        } else {
+            job_free(job);
+        }
+        if (self->thread_waits)
+            pthread_cond_signal(&self->work);
+        break;
+    }
+    pthread_mutex_unlock(&self->lock);
+    RETURN_NONE;
+}
+
+static void
+lookahead_stop(Lookahead *self)
+{
+    if (self->started) {
+        pthread_mutex_lock(&self->lock);
+        self->closing = 1;
+        pthread_cond_signal(&self->work);
+        pthread_mutex_unlock(&self->lock);
+        Py_BEGIN_ALLOW_THREADS
+        pthread_join(self->thread, NULL);
+        Py_END_ALLOW_THREADS
+        self->started = 0;
+    }
+    self->closing = 1;
+    while (self->top != NULL) {
+        AheadJob *job = self->top;
+        self->top = job->below;
+        job_free(job);
+    }
+    while (self->dropped != NULL) {
+        AheadJob *job = self->dropped;
+        self->dropped = job->below;
+        job_free(job);
+    }
+    self->held = 0;
+}
+
+static PyObject *
+lookahead_close(PyObject *object, PyObject *Py_UNUSED(ignored))
+{
+    lookahead_stop((Lookahead *)object);
+    RETURN_NONE;
+}
+
+static PyObject *
+lookahead_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"after", NULL};
+    long after = LOOKAHEAD_AFTER;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|l:Lookahead", keywords, &after))
+        return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Lookahead *self = (Lookahead *)alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->after = after;
+    pthread_mutex_init(&self->lock, NULL);
+    pthread_cond_init(&self->work, NULL);
+    pthread_cond_init(&self->done, NULL);
+    return (PyObject *)self;
+}
+
+static void
+lookahead_dealloc(PyObject *object)
+{
+    Lookahead *self = (Lookahead *)object;
+    PyTypeObject *type = Py_TYPE(object);
+    lookahead_stop(self);
+    pthread_cond_destroy(&self->work);
+    pthread_cond_destroy(&self->done);
+    pthread_mutex_destroy(&self->lock);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(object);
+    Py_DECREF(type);
+}
+
+static PyMethodDef lookahead_methods[] = {
+    {"ahead", lookahead_ahead, METH_VARARGS,
+     "ahead(dir_fd, names, kinds) -> job or None: open and list the subfolders ahead"},
+    {"take", lookahead_take, METH_VARARGS,
+     "take(job, name) -> (fd, device, inode, names, kinds), or None: the walk opens it"},
+    {"drop", lookahead_drop, METH_O, "drop(job): close what the walk did not take"},
+    {"close", lookahead_close, METH_NOARGS, "close(): stop the thread, close everything"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot lookahead_slots[] = {
+    {Py_tp_doc, "Lookahead(after=256): the next subfolders of a walk, opened and listed ahead "
+                "once `after` folders were handed to it"},
+    {Py_tp_new, lookahead_new},
+    {Py_tp_dealloc, lookahead_dealloc},
+    {Py_tp_methods, lookahead_methods},
+    {0, NULL},
+};
+
+static PyType_Spec lookahead_spec = {
+    "janito_files._speedups.Lookahead", sizeof(Lookahead), 0, Py_TPFLAGS_DEFAULT,
+    lookahead_slots,
+};
+
+static int
+add_lookahead(PyObject *module)
+{
+    PyObject *type = PyType_FromSpec(&lookahead_spec);
+    if (type == NULL)
+        return -1;
+    if (PyModule_AddObject(module, "Lookahead", type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, add_searcher},
+    {Py_mod_exec, add_lookahead},
     {0, NULL},
 };
 

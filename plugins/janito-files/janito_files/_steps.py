@@ -13,7 +13,8 @@ tests/test_speedups.py holds each pair together:
 - ``Searcher``: batches of ``scan_files`` on worker threads that never take the GIL,
   taken back in order (``SearcherPy``);
 - ``list_folder``: a folder's names and kinds, as the walk lists them
-  (``janito_core._fswalk.list_folder``).
+  (``janito_core._fswalk.list_folder``); ``Lookahead`` lists the next subfolders so on a
+  thread of its own (none in Python: the walk lists them itself).
 """
 
 from __future__ import annotations
@@ -292,5 +293,15 @@ def _compiled_lister() -> Lister:
 #: How the walks of janito-files list a folder (``janito_core._fswalk.list_folder``'s
 #: answers, without an ``os.DirEntry`` per entry where the module was compiled).
 list_folder: Lister = _compiled_lister()
+
+
+def lookahead() -> Any:
+    """A new compiled ``Lookahead`` for one walk (its owner closes it), or None where
+    folders are listed in Python: the walk then opens and lists each itself."""
+    if list_folder is list_folder_py:
+        return None
+    from ._speedups import Lookahead
+
+    return Lookahead()
 
 

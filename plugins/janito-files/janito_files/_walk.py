@@ -28,7 +28,7 @@ import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._steps import list_folder
+from ._steps import list_folder, lookahead
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -247,8 +247,22 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
             errors.append(f"{where}: {exc.strerror or exc}")
 
     rules = inherited_rules(tool, start, gitignore)
-    return tool.workspace.walk_runs(start, max_depth=max_depth, enter=enter, on_error=failed,
-                                    state=rules, lister=list_folder)
+    ahead = lookahead()
+    runs = tool.workspace.walk_runs(start, max_depth=max_depth, enter=enter, on_error=failed,
+                                    state=rules, lister=list_folder, lookahead=ahead)
+    return runs if ahead is None else _closing(runs, ahead)
+
+
+def _closing(runs: Iterator[Run], ahead: Any) -> Iterator[Run]:
+    """``runs``, then ``ahead`` closed (its thread stopped, what it holds closed), however
+    the walk ends."""
+    try:
+        yield from runs
+    finally:
+        close = getattr(runs, "close", None)
+        if close is not None:
+            close()
+        ahead.close()
 
 
 def listing_levels(max_depth: int | None) -> int | None:

@@ -232,9 +232,9 @@ class FindFiles(BaseTool):
                     if names:
                         yield prefix, names, kinds, run.dir_fd
 
-        def texts() -> Iterator[str]:
+        def texts() -> Iterator[list[str]]:
             for prefix, names, kinds, _fd in picked():
-                yield from entry_texts(prefix, names, kinds)
+                yield entry_texts(prefix, names, kinds)
 
         def statted() -> Iterator[tuple[str, str, os.stat_result]]:
             for prefix, names, kinds, fd in picked():
@@ -247,7 +247,7 @@ class FindFiles(BaseTool):
         note = (f"only the first {cap} matches are shown; narrow the pattern or raise "
                 "max_results")
         details: list[dict[str, Any]] = []
-        found: Iterator[str] = texts()
+        found: Iterator[list[str]] = texts()
         if needs_stat:
             items: Iterator[tuple[str, str, os.stat_result]] = statted()
             if sort_by in ("size", "mtime"):
@@ -257,13 +257,13 @@ class FindFiles(BaseTool):
                 note = (f"only the {cap} {'largest' if sort_by == 'size' else 'most recent'} "
                         "matches are shown; narrow the search or raise max_results")
 
-            def detailed() -> Iterator[str]:
+            def detailed() -> Iterator[list[str]]:
                 for relative, kind, info in items:
                     text = entry_text(relative, kind)
                     if len(details) < cap:
                         details.append({"path": text, "size": info.st_size,
                                         "modified": _iso(info.st_mtime)})
-                    yield text
+                    yield [text]
 
             found = detailed()
 

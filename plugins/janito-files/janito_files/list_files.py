@@ -93,11 +93,11 @@ class ListFiles(BaseTool):
         unreadable: list[str] = []
         matches = _name_filter(pattern)
 
-        def found() -> Iterator[str]:
+        def found() -> Iterator[list[str]]:
             for _path, shown, kind in starts:
                 if kind != "directory":  # a file named as the directory stands for itself
                     if matches is None or matches(os.path.basename(shown), kind):
-                        yield entry_text(shown, kind)
+                        yield [entry_text(shown, kind)]
                     continue
                 for run in walk_runs(self, shown, max_depth=limit, gitignore=respect_gitignore,
                                      errors=unreadable):
@@ -105,7 +105,7 @@ class ListFiles(BaseTool):
                     if matches is not None:
                         chosen = [i for i, name in enumerate(names) if matches(name, kinds[i])]
                         names, kinds = [names[i] for i in chosen], [kinds[i] for i in chosen]
-                    yield from entry_texts(run.prefix, names, kinds)
+                    yield entry_texts(run.prefix, names, kinds)
 
         cap = MAX_RESULTS_LIMIT if max_results is None else max_results
         result = listing_result(echo, "entries", found(), cap,

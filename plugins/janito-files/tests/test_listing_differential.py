@@ -145,11 +145,11 @@ def list_one_at_a_time(self: ListFiles, directory: str, recursive: bool = False,
     unreadable: list[str] = []
     matches = _name_filter(pattern)
 
-    def found() -> Iterator[str]:
+    def found() -> Iterator[list[str]]:
         for entry, _below, _walked in walked(self, starts, limit, respect_gitignore,
                                              unreadable):
             if matches is None or matches(entry.name, entry.kind):
-                yield entry_text(entry.relative, entry.kind)
+                yield [entry_text(entry.relative, entry.kind)]
 
     cap = _listing.MAX_RESULTS_LIMIT if max_results is None else max_results
     return listing_result(echo, "entries", found(), cap,
@@ -234,13 +234,13 @@ def one_at_a_time(self: FindFiles, paths: Any, pattern: str | None = None,
     else:
         items = found()
 
-    def shown() -> Iterator[str]:
+    def shown() -> Iterator[list[str]]:
         for entry, info in items:
             text = entry_text(entry.relative, entry.kind)
             if details is not None and info is not None and len(details) < cap:
                 details.append({"path": text, "size": info.st_size,
                                 "modified": _iso(info.st_mtime)})
-            yield text
+            yield [text]
 
     result = listing_result(echo, "files", shown(), cap, note, problems, unreadable)
     if details:
