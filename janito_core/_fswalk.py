@@ -162,6 +162,10 @@ class Lookahead(Protocol):
     def drop(self, job: int) -> None:
         """Close what ``job`` holds that was not taken."""
 
+    def release(self, fd: int) -> None:
+        """Close folder descriptor ``fd``, which the walk is done with (on the lookahead's
+        thread, where the kernel's clean-up of a listed folder is paid)."""
+
 Enter = Callable[[Folder], None]
 Errors = Callable[[str, OSError], None]
 
@@ -194,9 +198,10 @@ def join(relative: str, name: str) -> str:
 class _Stack:
     """The folders from the start of a walk down to the current one."""
 
-    def __init__(self) -> None:
+    def __init__(self, close: Callable[[int], None] = close_quietly) -> None:
         self.frames: list[Folder] = []
         self.open_count = 0
+        self.close = close
 
     def push(self, folder: Folder) -> None:
         self.frames.append(folder)
@@ -206,7 +211,7 @@ class _Stack:
     def pop(self) -> Folder:
         folder = self.frames.pop()
         if folder.fd >= 0:
-            close_quietly(folder.fd)
+            self.close(folder.fd)
             folder.fd = -1
             self.open_count -= 1
         return folder
@@ -246,7 +251,7 @@ class _Stack:
                 self.open_count -= 1
         return folder.fd
 
-    def close(self) -> None:
+    def close_all(self) -> None:
         while self.frames:
             self.pop()
 
@@ -311,7 +316,7 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
     With ``lookahead``, each folder's subfolders are handed to it as the folder is
     entered, and a subfolder it opened and listed meanwhile is taken from it instead of
     being opened and listed here (its owner closes it)."""
-    stack = _Stack()
+    stack = _Stack() if lookahead is None else _Stack(lookahead.release)
     try:
         top = Folder(os.dup(start_fd), "", relative, 0, state)
     except OSError as exc:
@@ -399,7 +404,7 @@ def walk_runs(start_fd: int, relative: str, *, max_depth: int | None = None,
             if lookahead is not None:
                 _look_ahead(lookahead, child, max_depth)
     finally:
-        stack.close()
+        stack.close_all()
 
 
 def _look_ahead(lookahead: Lookahead, folder: Folder, max_depth: int | None) -> None:
@@ -468,5 +473,5 @@ def remove_tree(parent_fd: int, name: str, relative: str) -> tuple[int, int]:
                 continue
             files += 1
     finally:
-        stack.close()
+        stack.close_all()
     return files, folders

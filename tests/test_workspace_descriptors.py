@@ -142,9 +142,8 @@ def test_fifos_and_devices_are_never_opened_for_a_blocking_read(
 def test_a_deep_tree_needs_few_descriptors(tmp_path: Path) -> None:
     """1,500 levels: made in one call, written, read through '..', walked and removed,
     with the descriptor table never filling (the soft limit is lowered to make sure)."""
-    import resource
-
     import gc
+    import resource
 
     workspace = Workspace(tmp_path)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -19,6 +19,7 @@ from ._common import (
     safe_text,
     split_paths_in,
 )
+from ._steps import prefixed
 
 if TYPE_CHECKING:
     from janito_core import BaseTool
@@ -94,7 +95,7 @@ def entry_texts(prefix: str, names: list[str], kinds: list[str]) -> list[str]:
     shows one), the check that they are UTF-8 made once for them all."""
     if _encodable(prefix) and _encodable("".join(names)):
         if kinds.count("file") == len(kinds):  # what FindFiles finds by default
-            return [prefix + name for name in names]
+            return prefixed(prefix, names)
         return [prefix + name if kind == "file" else entry_text(prefix + name, kind)
                 for name, kind in zip(names, kinds, strict=True)]
     return [entry_text(prefix + name, kind) for name, kind in zip(names, kinds, strict=True)]

@@ -6,6 +6,8 @@
  *   literal_lines(hay, data, needle, limit)        literal_lines_py
  *   read_searchable_at(dir_fd, name, sniff, most)  read_searchable_at_py
  *   list_folder(fd)                                janito_core._fswalk.list_folder
+ *   pick_plain(names, kinds, kind, how, start, end) pick_plain_py
+ *   prefixed(prefix, names)                        prefixed_py
  *
  * literal_lines only reads its two buffers, and every offset it forms lies within them.
  * read_searchable_at opens one name of a folder the walk already holds open, with the
@@ -1330,6 +1332,94 @@ list_folder(PyObject *module, PyObject *arg)
     return answer;
 }
 
+/* ------------------------------------------------------------ pick_plain, prefixed */
+
+/* Whether kinds[i] is `kind` (the walk's kinds are the same interned strings). */
+static int
+same_kind(PyObject *its, PyObject *kind)
+{
+    return its == kind || (PyUnicode_Check(its) && PyUnicode_Compare(its, kind) == 0);
+}
+
+/* pick_plain(names, kinds, kind, how, start, end) -> the names of `kind` that a glob of
+ * names decided by string tests picks (janito_files._steps.pick_plain_py): how "all",
+ * "affixes" (starts with start, ends with end, the two not overlapping), "holds" (start
+ * within) or "equal" (start). */
+static PyObject *
+pick_plain(PyObject *module, PyObject *args)
+{
+    PyObject *names, *kinds, *kind, *how, *start, *end;
+    if (!PyArg_ParseTuple(args, "O!O!UUUU:pick_plain", &PyList_Type, &names, &PyList_Type,
+                          &kinds, &kind, &how, &start, &end))
+        return NULL;
+    Py_ssize_t count = PyList_Size(names);
+    if (PyList_Size(kinds) != count) {
+        PyErr_SetString(PyExc_ValueError, "names and kinds differ in length");
+        return NULL;
+    }
+    int mode = PyUnicode_CompareWithASCIIString(how, "all") == 0 ? 0
+               : PyUnicode_CompareWithASCIIString(how, "affixes") == 0 ? 1
+               : PyUnicode_CompareWithASCIIString(how, "holds") == 0 ? 2
+               : PyUnicode_CompareWithASCIIString(how, "equal") == 0 ? 3 : -1;
+    if (mode < 0) {
+        PyErr_SetString(PyExc_ValueError, "how must be all, affixes, holds or equal");
+        return NULL;
+    }
+    Py_ssize_t least = PyUnicode_GetLength(start) + PyUnicode_GetLength(end);
+    PyObject *picked = PyList_New(0);
+    if (picked == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *name = PyList_GetItem(names, k);
+        if (!same_kind(PyList_GetItem(kinds, k), kind) || !PyUnicode_Check(name))
+            continue;
+        Py_ssize_t found = 1;
+        if (mode == 1) {
+            Py_ssize_t length = PyUnicode_GetLength(name);
+            found = length >= least
+                    && PyUnicode_Tailmatch(name, start, 0, length, -1) == 1
+                    && PyUnicode_Tailmatch(name, end, 0, length, 1) == 1;
+        } else if (mode == 2) {
+            found = PyUnicode_Find(name, start, 0, PyUnicode_GetLength(name), 1);
+            if (found == -2)
+                goto failed;
+            found = found >= 0;
+        } else if (mode == 3) {
+            found = PyUnicode_Compare(name, start) == 0;
+        }
+        if (PyErr_Occurred())
+            goto failed;
+        if (found && PyList_Append(picked, name) < 0)
+            goto failed;
+    }
+    return picked;
+failed:
+    Py_DECREF(picked);
+    return NULL;
+}
+
+/* prefixed(prefix, names) -> [prefix + name for name in names]. */
+static PyObject *
+prefixed(PyObject *module, PyObject *args)
+{
+    PyObject *prefix, *names;
+    if (!PyArg_ParseTuple(args, "UO!:prefixed", &prefix, &PyList_Type, &names))
+        return NULL;
+    Py_ssize_t count = PyList_Size(names);
+    PyObject *joined = PyList_New(count);
+    if (joined == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *path = PyUnicode_Concat(prefix, PyList_GetItem(names, k));
+        if (path == NULL) {
+            Py_DECREF(joined);
+            return NULL;
+        }
+        PyList_SetItem(joined, k, path);
+    }
+    return joined;
+}
+
 /* ------------------------------------------------------------------ Lookahead */
 
 /* Lookahead(after=256): opens and lists the subfolders a walk will enter next, on a thread
@@ -1345,6 +1435,7 @@ list_folder(PyObject *module, PyObject *arg)
  *                                 it itself (not reached yet, or it failed, so that the
  *                                 walk meets and reports the failure as it always does)
  *   drop(job)                     the walk left the folder: what was not taken is closed
+ *   release(fd)                   the walk is done with folder fd: closed on the thread
  *   close()                       stop the thread, close everything
  *
  * A subfolder is opened as the walk opens one: relative to a copy of its parent's
@@ -1398,6 +1489,9 @@ typedef struct {
     size_t held;       /* slots done and not taken */
     long folders;      /* folders handed to ahead() */
     long after;        /* folders left to the walk before the thread starts */
+    int *closing_fds;  /* handed back by the walk, closed by the thread */
+    size_t to_close;
+    size_t close_room;
 } Lookahead;
 
 static void
@@ -1449,6 +1543,15 @@ lookahead_work(void *argument)
     Lookahead *self = argument;
     pthread_mutex_lock(&self->lock);
     while (!self->closing) {
+        if (self->to_close) {
+            /* the walk is done with these folders: the kernel's clean-up of each (its
+             * directory index) is paid here rather than on the walk's thread */
+            int fd = self->closing_fds[--self->to_close];
+            pthread_mutex_unlock(&self->lock);
+            close(fd);
+            pthread_mutex_lock(&self->lock);
+            continue;
+        }
         AheadJob *job = self->held < LOOKAHEAD_HELD ? next_job(self) : NULL;
         if (job == NULL) {
             self->thread_waits = 1;
@@ -1732,6 +1835,43 @@ lookahead_drop(PyObject *object, PyObject *arg)
     RETURN_NONE;
 }
 
+/* release(fd): the walk is done with folder descriptor fd, which this closes (on its
+ * thread once it runs: closing a folder the kernel indexed costs the closer). */
+static PyObject *
+lookahead_release(PyObject *object, PyObject *arg)
+{
+    Lookahead *self = (Lookahead *)object;
+    long fd = PyLong_AsLong(arg);
+    if (fd == -1 && PyErr_Occurred())
+        return NULL;
+    if (fd < 0 || fd > INT_MAX) {
+        errno = EBADF;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    pthread_mutex_lock(&self->lock);
+    int queued = 0;
+    if (self->started && !self->closing) {
+        if (self->to_close == self->close_room) {
+            size_t room = self->close_room ? self->close_room * 2 : 64;
+            int *more = realloc(self->closing_fds, room * sizeof(int));
+            if (more != NULL) {
+                self->closing_fds = more;
+                self->close_room = room;
+            }
+        }
+        if (self->to_close < self->close_room) {
+            self->closing_fds[self->to_close++] = (int)fd;
+            queued = 1;
+            if (self->thread_waits)
+                pthread_cond_signal(&self->work);
+        }
+    }
+    pthread_mutex_unlock(&self->lock);
+    if (!queued)
+        close((int)fd);
+    RETURN_NONE;
+}
+
 static void
 lookahead_stop(Lookahead *self)
 {
@@ -1757,6 +1897,11 @@ lookahead_stop(Lookahead *self)
         job_free(job);
     }
     self->held = 0;
+    while (self->to_close)
+        close(self->closing_fds[--self->to_close]);
+    free(self->closing_fds);
+    self->closing_fds = NULL;
+    self->close_room = 0;
 }
 
 static PyObject *
@@ -1804,6 +1949,8 @@ static PyMethodDef lookahead_methods[] = {
     {"take", lookahead_take, METH_VARARGS,
      "take(job, name) -> (fd, device, inode, names, kinds), or None: the walk opens it"},
     {"drop", lookahead_drop, METH_O, "drop(job): close what the walk did not take"},
+    {"release", lookahead_release, METH_O,
+     "release(fd): close folder descriptor fd, which the walk is done with, on the thread"},
     {"close", lookahead_close, METH_NOARGS, "close(): stop the thread, close everything"},
     {NULL, NULL, 0, NULL},
 };
@@ -1847,6 +1994,9 @@ static PyMethodDef methods[] = {
     {"read_searchable_at", read_searchable_at, METH_VARARGS,
      "read_searchable_at(dir_fd, name, sniff, most) -> the bytes to search, or None when "
      "the file holds more than most bytes"},
+    {"pick_plain", pick_plain, METH_VARARGS,
+     "pick_plain(names, kinds, kind, how, start, end) -> the names a plain glob picks"},
+    {"prefixed", prefixed, METH_VARARGS, "prefixed(prefix, names) -> [prefix + name, ...]"},
     {"list_folder", list_folder, METH_O,
      "list_folder(fd) -> (names, kinds): the entries of the folder open as fd, names sorted"},
     {"scan_files", scan_files, METH_VARARGS,

@@ -14,7 +14,9 @@ tests/test_speedups.py holds each pair together:
   taken back in order (``SearcherPy``);
 - ``list_folder``: a folder's names and kinds, as the walk lists them
   (``janito_core._fswalk.list_folder``); ``Lookahead`` lists the next subfolders so on a
-  thread of its own (none in Python: the walk lists them itself).
+  thread of its own (none in Python: the walk lists them itself);
+- ``pick_plain`` and ``prefixed``: FindFiles' picking by a plain glob, and the paths of
+  what it picked (``pick_plain_py``, ``prefixed_py``).
 """
 
 from __future__ import annotations
@@ -267,13 +269,48 @@ class SearcherPy:
         self.answers.clear()
 
 
+def pick_plain_py(names: list[str], kinds: list[str], kind: str, how: str, start: str,
+                  end: str) -> list[str]:
+    """The names of ``kind`` that a glob of names decided by string tests picks (see
+    ``find_files._plain``): ``how`` "all", "affixes" (starts with ``start``, ends with
+    ``end``, the two not overlapping), "holds" (``start`` within) or "equal" (``start``)."""
+    pairs = zip(names, kinds, strict=True)
+    if how == "all":
+        return [name for name, its in pairs if its == kind]
+    if how == "affixes" and not start:
+        return [name for name, its in pairs if its == kind and name.endswith(end)]
+    if how == "affixes":
+        least = len(start) + len(end)
+        return [name for name, its in pairs if its == kind and name.startswith(start)
+                and name.endswith(end) and len(name) >= least]
+    if how == "holds":
+        return [name for name, its in pairs if its == kind and start in name]
+    if how == "equal":
+        return [name for name, its in pairs if its == kind and name == start]
+    raise ValueError("how must be all, affixes, holds or equal")
+
+
+def prefixed_py(prefix: str, names: list[str]) -> list[str]:
+    """``prefix + name`` for each of ``names``."""
+    return [prefix + name for name in names]
+
+
 try:
-    from ._speedups import Searcher, literal_lines, read_searchable_at, scan_files
+    from ._speedups import (
+        Searcher,
+        literal_lines,
+        pick_plain,
+        prefixed,
+        read_searchable_at,
+        scan_files,
+    )
 except ImportError:  # built without a C compiler: the same steps in Python
     literal_lines = literal_lines_py
     read_searchable_at = read_searchable_at_py
     scan_files = scan_files_py
     Searcher = SearcherPy  # type: ignore[misc,assignment]
+    pick_plain = pick_plain_py
+    prefixed = prefixed_py
 
 
 def _compiled_lister() -> Lister:

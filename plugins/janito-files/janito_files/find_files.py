@@ -24,6 +24,7 @@ from ._listing import (
     listing_result,
     walk_roots,
 )
+from ._steps import pick_plain
 from ._walk import listing_levels, parse_exclude, walk_runs
 
 FileType = Literal["file", "dir", "symlink", "any"]
@@ -325,23 +326,12 @@ def _picked(glob: Glob, names: list[str], kinds: list[str], kind: str | None
     if kind is None:
         chosen = [i for i, name in enumerate(names) if glob.regex.match(name)]
         return [names[i] for i in chosen], [kinds[i] for i in chosen]
-    pairs = zip(names, kinds, strict=True)
-    how, start, end = glob.plain or ("regex", "", "")
-    if how == "all":
-        picked = [name for name, its in pairs if its == kind]
-    elif how == "affixes" and not start:
-        picked = [name for name, its in pairs if its == kind and name.endswith(end)]
-    elif how == "affixes":
-        least = len(start) + len(end)
-        picked = [name for name, its in pairs if its == kind and name.startswith(start)
-                  and name.endswith(end) and len(name) >= least]
-    elif how == "holds":
-        picked = [name for name, its in pairs if its == kind and start in name]
-    elif how == "equal":
-        picked = [name for name, its in pairs if its == kind and name == start]
+    if glob.plain is not None:
+        picked = pick_plain(names, kinds, kind, *glob.plain)
     else:
         match = glob.regex.match
-        picked = [name for name, its in pairs if its == kind and match(name)]
+        picked = [name for name, its in zip(names, kinds, strict=True)
+                  if its == kind and match(name)]
     return picked, [kind] * len(picked)
 
 

@@ -140,6 +140,9 @@ def test_a_large_walk_looks_ahead_and_agrees(speedups: Any, tmp_path: Path) -> N
         def drop(self, job: int) -> None:
             ahead.drop(job)
 
+        def release(self, fd: int) -> None:
+            ahead.release(fd)
+
     try:
         looked = _walk(workspace, Counting(), random.Random(5), None, None)
     finally:

@@ -48,6 +48,8 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
     assert _steps.scan_files is _speedups.scan_files
     assert _steps.Searcher is _speedups.Searcher
     assert _steps.list_folder is _speedups.list_folder
+    assert _steps.pick_plain is _speedups.pick_plain
+    assert _steps.prefixed is _speedups.prefixed
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
@@ -410,3 +412,34 @@ def test_list_folder_fails_as_the_walk_does(speedups: Any, tmp_path: Path) -> No
     assert outcome(speedups.list_folder, closed)[:2] == ("OSError", errno.EBADF)
     with pytest.raises(TypeError):
         speedups.list_folder("3")
+
+
+# ------------------------------------------------------------------ pick_plain, prefixed
+
+PICK_NAMES = ["", "a", "ab", "aba", "abab", "b", "ba", "x.py", ".py", "py", "a.py.py",
+              "é.py", "\udcff", "\udcffa", "a\udcff", "test_x", "x_test_y", "_test", "ü_test_é",
+              "aa", "aaa"]
+PICK_PIECES = ["", "a", "b", "ab", "ba", "aa", ".py", "_test", "é", "\udcff", "x"]
+
+
+def test_pick_plain_agrees_with_its_python_twin(speedups: Any) -> None:
+    rng = random.Random(2037)
+    kinds_of = ["file", "directory", "symlink", "other"]
+    for _ in range(3000):
+        names = [rng.choice(PICK_NAMES) + rng.choice(["", "a", "b"]) for _ in range(rng.randrange(8))]
+        kinds = [rng.choice(kinds_of) for _ in names]
+        kind = rng.choice(kinds_of)
+        how = rng.choice(["all", "affixes", "holds", "equal"])
+        start, end = rng.choice(PICK_PIECES), rng.choice(PICK_PIECES)
+        args = (names, kinds, kind, how, start, end)
+        assert speedups.pick_plain(*args) == _steps.pick_plain_py(*args), args
+    for bad in [(["a"], [], "file", "all", "", ""), (["a"], ["file"], "file", "regex", "", "")]:
+        assert outcome(speedups.pick_plain, *bad) == outcome(_steps.pick_plain_py, *bad)
+
+
+def test_prefixed_agrees_with_its_python_twin(speedups: Any) -> None:
+    for prefix in ["", "a/", "é/b/", "\udcff/"]:
+        names = ["x", "", "é", "\udcfe", "long" * 50]
+        assert speedups.prefixed(prefix, names) == _steps.prefixed_py(prefix, names)
+    with pytest.raises(TypeError):
+        speedups.prefixed("a/", [1])
