@@ -126,11 +126,18 @@ def test_janito_files_without_a_compiler_is_a_pure_wheel_that_searches(
         "found = registry.tools()['SearchText'](paths='.', query='needle')\n"
         "print(json.dumps(found['matches']))\n"
     )
+    found = json.loads(_run_on_tree(env, script, tmp_path))
+    assert found == [{"path": "sub/a.txt", "line": 2, "text": "the needle"}]
+
+
+def _run_on_tree(env: CleanEnv, script: str, tmp_path: Path) -> str:
+    """What ``script``, run by ``env``'s Python on ``tmp_path/tree`` with a configuration
+    folder of its own, printed; it must succeed."""
     (tmp_path / "config").mkdir()
     proc = env.python_code(script, str(tmp_path / "tree"), cwd=tmp_path,
                            config=tmp_path / "config")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == [{"path": "sub/a.txt", "line": 2, "text": "the needle"}]
+    return proc.stdout
 
 
 def _oldest_python() -> str | None:
@@ -178,11 +185,8 @@ def test_the_compiled_janito_files_wheel_runs_on_the_oldest_python(
         "del found\n"
         "print(sys.getrefcount(None) - before)\n"
     )
-    (tmp_path / "config").mkdir()
-    proc = env.python_code(script, str(tmp_path / "tree"), cwd=tmp_path,
-                           config=tmp_path / "config")
-    assert proc.returncode == 0, proc.stderr
-    assert int(proc.stdout) == 0, f"None lost {-int(proc.stdout)} references over 3 searches"
+    lost = -int(_run_on_tree(env, script, tmp_path))
+    assert lost == 0, f"None lost {lost} references over 3 searches"
 
 
 def test_wheel_holds_its_own_package_and_nothing_else(dist: Dist, built: Built) -> None:

@@ -1076,18 +1076,6 @@ static PyType_Spec searcher_spec = {
     searcher_slots,
 };
 
-static int
-add_searcher(PyObject *module)
-{
-    PyObject *type = PyType_FromSpec(&searcher_spec);
-    if (type == NULL)
-        return -1;
-    if (PyModule_AddObject(module, "Searcher", type) < 0) {
-        Py_DECREF(type);
-        return -1;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------------ list_folder */
 
@@ -1970,21 +1958,28 @@ static PyType_Spec lookahead_spec = {
 };
 
 static int
-add_lookahead(PyObject *module)
+add_type(PyObject *module, PyType_Spec *spec, const char *name)
 {
-    PyObject *type = PyType_FromSpec(&lookahead_spec);
+    PyObject *type = PyType_FromSpec(spec);
     if (type == NULL)
         return -1;
-    if (PyModule_AddObject(module, "Lookahead", type) < 0) {
+    if (PyModule_AddObject(module, name, type) < 0) {
         Py_DECREF(type);
         return -1;
     }
     return 0;
 }
 
+static int
+add_types(PyObject *module)
+{
+    if (add_type(module, &searcher_spec, "Searcher") < 0)
+        return -1;
+    return add_type(module, &lookahead_spec, "Lookahead");
+}
+
 static PyModuleDef_Slot module_slots[] = {
-    {Py_mod_exec, add_searcher},
-    {Py_mod_exec, add_lookahead},
+    {Py_mod_exec, add_types},
     {0, NULL},
 };
 

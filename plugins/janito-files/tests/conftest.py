@@ -43,3 +43,15 @@ def scratch() -> Iterator[str]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def speedups() -> Any:
+    """janito-files' compiled module (the tests that hold it to its Python twins skip
+    without it)."""
+    try:
+        from janito_files import _speedups
+    except ImportError:
+        pytest.skip("janito-files was installed without its compiled module (no C compiler, "
+                    "or an editable install)")
+    return _speedups

@@ -20,16 +20,6 @@ NAMES = ["a", "b", "sub", "Sub", "é", "x y", "[x]", ".git", ".janito", "node_mo
          "keep", "z" * 40]
 
 
-@pytest.fixture(scope="module")
-def speedups() -> Any:
-    try:
-        from janito_files import _speedups
-    except ImportError:
-        pytest.skip("janito-files was installed without its compiled module (no C compiler, "
-                    "or an editable install)")
-    return _speedups
-
-
 def open_folders() -> int:
     gc.collect()  # what earlier tests left for the collector closes its descriptors now
     return len(os.listdir("/proc/self/fd"))

@@ -21,16 +21,6 @@ from janito_files import _steps
 SNIFF = 64
 
 
-@pytest.fixture(scope="module")
-def speedups() -> Any:
-    try:
-        from janito_files import _speedups
-    except ImportError:
-        pytest.skip("janito-files was installed without its compiled module (no C compiler, "
-                    "or an editable install)")
-    return _speedups
-
-
 def _from_source_tree() -> bool:
     return Path(janito_files.__file__).resolve().parent.parent.joinpath("hatch_build.py").exists()
 
