@@ -20,6 +20,7 @@ import codecs
 import os
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -399,7 +400,17 @@ def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool]:
                 break
         return total
 
-    parsed = parser.parse(query, flags)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            parsed = parser.parse(query, flags)
+        except DeprecationWarning as warning:
+            # Python 3.10 only warns of global flags past a pattern's start, and applies
+            # them to the whole pattern; 3.11 and later refuse it, and so does janito on
+            # every Python, in 3.11's words
+            where = re.search(r"at position (\d+)", str(warning))
+            raise re.error("global flags not at the start of the expression", query,
+                           int(where.group(1)) if where else None) from None
     needs, alone = required_text(parsed, parser)
     return size(parsed), parsed.state.flags, needs, alone
 

@@ -233,6 +233,21 @@ def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
     fails(files.call("SearchRegex", paths=".", pattern=r"\p{L}"), "invalid_regex")
 
 
+@pytest.mark.parametrize(("pattern", "position"), [
+    (r"\d+(?i)k", 3), (r"\A(?i)", 2), (r"(?:ab)+(?i)", 7), (" (?=o)(?i)", 6), ("a(?x) b", 1),
+])
+def test_global_flags_past_the_start_are_refused_on_every_python(
+        files: Any, ws: Path, pattern: str, position: int) -> None:
+    """Python 3.10 only warns of them and applies them to the whole pattern; 3.11 and later
+    refuse them. A model gets the same answer whichever runs janito."""
+    (ws / "a.txt").write_text("12K\nab\n")
+    result = fails(files.call("SearchRegex", paths=".", pattern=pattern), "invalid_regex")
+    assert (f"global flags not at the start of the expression at position {position}"
+            in result["error"]), result["error"]
+    # where they belong, they work
+    assert ok(files.call("SearchRegex", paths=".", pattern=r"(?i)\d+k"))["count"] == 1
+
+
 def test_a_query_with_a_line_break_is_refused_not_matched_across_lines(
         files: Any, ws: Path) -> None:
     # "x a" and "b y" do not hold "a\nb"; finding it across the break named line 1
