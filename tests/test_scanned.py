@@ -20,10 +20,18 @@ from janito_core import _manifest, _scanned, discovery
 
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A folder of distributions first on sys.path, its times taken as settled at once."""
+    """A folder of distributions first on sys.path, its times taken as settled at once.
+
+    The rest of sys.path is the environment's and the interpreter's own folders only: a
+    scan is kept while every folder of sys.path keeps its times, and the checkout's
+    folders there (the tests') change whenever a test beside this one, in another
+    process, first writes a ``__pycache__`` into one of them."""
     folder = tmp_path / "site"
     write_distribution(folder, "janito-alpha", "1.0", toolsets={"alpha": "alpha_pkg"},
                        files={"alpha_pkg/__init__.py": ""})
+    own = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path
+                                      if isinstance(entry, str) and entry.startswith(own)])
     monkeypatch.syspath_prepend(str(folder))
     monkeypatch.setattr(_manifest, "SETTLED_SECONDS", -3600.0)
     importlib.invalidate_caches()

@@ -1,4 +1,6 @@
-"""Builds ``janito_files._speedups``, the compiled per-file steps of SearchText.
+"""Builds ``janito_files._speedups``, the compiled steps of the search and of the walk
+(each file read and searched; each folder listed, and listed ahead on a thread of its own;
+FindFiles' picking by a plain glob).
 
 A wheel built where a C compiler and Python's headers exist carries the module and is
 tagged ``cp310-abi3-<platform>``: built against Python 3.10's limited API, it loads on
