@@ -30,9 +30,10 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     write_distribution(folder, "janito-alpha", "1.0", toolsets={"alpha": "alpha_pkg"},
                        files={"alpha_pkg/__init__.py": ""})
     own = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-    monkeypatch.setattr(sys, "path", [entry for entry in sys.path
-                                      if isinstance(entry, str) and entry.startswith(own)])
-    monkeypatch.syspath_prepend(str(folder))
+    # a new list, put back as it was afterwards (syspath_prepend would write its copy of
+    # this one back into the old list)
+    monkeypatch.setattr(sys, "path", [str(folder), *(
+        entry for entry in sys.path if isinstance(entry, str) and entry.startswith(own))])
     monkeypatch.setattr(_manifest, "SETTLED_SECONDS", -3600.0)
     importlib.invalidate_caches()
     yield folder
