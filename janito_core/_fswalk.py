@@ -166,6 +166,7 @@ class Lookahead(Protocol):
         """Close folder descriptor ``fd``, which the walk is done with (on the lookahead's
         thread, where the kernel's clean-up of a listed folder is paid)."""
 
+
 Enter = Callable[[Folder], None]
 Errors = Callable[[str, OSError], None]
 
