@@ -186,6 +186,57 @@ def test_what_is_not_a_folder_now_is_left_to_the_walk(speedups: Any, tmp_path: P
     assert open_folders() == before
 
 
+def test_a_folder_swapped_for_a_link_after_it_was_opened_stays_the_folder_opened(
+        speedups: Any, tmp_path: Path) -> None:
+    # Someone outside janito renames a folder the thread has opened and puts a link to a
+    # folder outside the workspace in its place: the walk gets the folder that was opened
+    # (still in the workspace, under its new name), as it would had it opened the folder
+    # itself a moment before the swap; what the link points to is never listed.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("x")
+    root = tmp_path / "root"
+    root.mkdir()
+    before = open_folders()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    ahead = speedups.Lookahead(after=0)
+    try:
+        taken = None
+        for attempt in range(1, 40):  # until the thread opened it before the swap
+            real = root / f"real{attempt}"
+            real.mkdir()
+            (real / "inside").write_text("x")
+            original = os.stat(real)
+            job = ahead.ahead(fd, [real.name], ["directory"])
+            time.sleep(0.002 * attempt)
+            real.rename(root / f"moved{attempt}")
+            real.symlink_to(outside)
+            taken = ahead.take(job, real.name)
+            ahead.drop(job)
+            if taken is not None:  # opened before the swap: O_NOFOLLOW refuses the link
+                break
+        assert taken is not None
+        child, device, inode, listed, kinds = taken
+        try:
+            assert (device, inode) == (original.st_dev, original.st_ino)
+            assert (os.fstat(child).st_dev, os.fstat(child).st_ino) == (device, inode)
+            assert (listed, kinds) == list_folder(child) == (["inside"], ["file"])
+        finally:
+            os.close(child)
+        # and the walk itself, looking ahead, never lists the link's target
+        walking = speedups.Lookahead(after=0)
+        try:
+            runs = [(run.relative, run.names) for run in Workspace(root).walk_runs(
+                ".", lister=list_folder, lookahead=walking)]
+        finally:
+            walking.close()
+        assert [names for _, names in runs if "secret" in names] == [], runs
+    finally:
+        ahead.close()
+        os.close(fd)
+    assert open_folders() <= before + 1  # the workspace's root, opened by its walk
+
+
 def test_names_that_could_leave_the_folder_are_never_opened(speedups: Any,
                                                             tmp_path: Path) -> None:
     (tmp_path / "w" / "a").mkdir(parents=True)
