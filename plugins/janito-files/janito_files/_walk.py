@@ -9,10 +9,12 @@ asks for everything) and ``.janitoignore`` (always: it is how a user hides paths
 tools, whatever a model asks). Rules come from every such file between the workspace root
 and the folder being walked, and from those found inside it; a deeper file overrides a
 shallower one, and within one file the last matching pattern wins (``!pattern``
-re-includes), as git does. Matching is done by the ``pathspec`` library. An ignored folder
-is not entered. An ignore file is read only when it is a regular file (a FIFO, a device or
-a link in its place is ignored, as git ignores a linked one), through the descriptor of the
-folder that holds it, and never more than its first MiB.
+re-includes), as git does. Matching is done by the ``pathspec`` library (asked only of
+paths some rule matches: janito_files._ignore), and a line it cannot read is left out, as
+git leaves it out, rather than the whole file. An ignored folder is not entered. An ignore
+file is read only when it is a regular file (a FIFO, a device or a link in its place is
+ignored, as git ignores a linked one), through the descriptor of the folder that holds it,
+and never more than its first MiB.
 
 ``.git`` and ``.janito`` folders and the ``.janitoignore`` files themselves are never part
 of a walk. The caller's ``exclude`` patterns (see :class:`Exclude`) prune folders and skip
@@ -28,6 +30,7 @@ import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._ignore import IgnoreFile, compile_lines
 from ._steps import list_folder, lookahead
 
 if TYPE_CHECKING:
@@ -41,10 +44,10 @@ IGNORE_FILE_BYTES = 1 << 20
 _NOTED = SKIP_DIRS | {GITIGNORE, JANITOIGNORE}
 """Names a folder's listing is checked for before its entries are looked at one by one."""
 
-_spec_cache: dict[tuple[int, int, int, int], Any] = {}
+_spec_cache: dict[tuple[int, int, int, int], IgnoreFile | None] = {}
 
-Rules = tuple[tuple[str, Any], ...]
-"""(folder as shown from the root, compiled GitIgnoreSpec), shallowest first."""
+Rules = tuple[tuple[str, IgnoreFile], ...]
+"""(folder as shown from the root, its ignore file's rules), shallowest first."""
 
 
 class Ignores(NamedTuple):
@@ -54,9 +57,9 @@ class Ignores(NamedTuple):
     janito: Rules = ()
 
 
-def load_spec(dir_fd: int, name: str = GITIGNORE) -> Any | None:
-    """The compiled ignore file ``name`` of the folder open as ``dir_fd``, or None (cached by
-    inode, size and modification time)."""
+def load_spec(dir_fd: int, name: str = GITIGNORE) -> IgnoreFile | None:
+    """The rules of ignore file ``name`` of the folder open as ``dir_fd``, or None (cached by
+    inode, size and modification time). A malformed line is left out, not the file."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
@@ -78,13 +81,8 @@ def load_spec(dir_fd: int, name: str = GITIGNORE) -> Any | None:
         return None
     finally:
         os.close(fd)
-    from pathspec import GitIgnoreSpec
-
-    try:
-        spec = GitIgnoreSpec.from_lines(lines) if any(
-            line.strip() and not line.startswith("#") for line in lines) else None
-    except Exception:  # a malformed pattern file must not stop a listing
-        spec = None
+    compiled = compile_lines(lines)
+    spec = None if compiled is None else IgnoreFile(compiled)
     if len(_spec_cache) > 256:
         _spec_cache.clear()
     _spec_cache[key] = spec
@@ -98,8 +96,8 @@ def inherited_rules(tool: BaseTool, start: str, gitignore: bool = True) -> Ignor
         return Ignores()
     parts = start.split("/")[:-1]
     folders = ["."] + ["/".join(parts[:i + 1]) for i in range(len(parts))]
-    git: list[tuple[str, Any]] = []
-    janito: list[tuple[str, Any]] = []
+    git: list[tuple[str, IgnoreFile]] = []
+    janito: list[tuple[str, IgnoreFile]] = []
     for folder in folders:
         try:
             fd = tool.workspace.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -124,7 +122,7 @@ def is_ignored(relative: str, is_dir: bool, rules: Rules) -> bool:
         below = relative if folder == "." else relative[len(folder) + 1:]
         if is_dir:
             below += "/"
-        verdict = spec.check_file(below).include
+        verdict = spec.verdict(below)
         if verdict is not None:
             return bool(verdict)
     return False

@@ -69,3 +69,13 @@ def test_unreadable_or_odd_gitignore_is_harmless(files: Any, ws: Path) -> None:
     (ws / ".gitignore").write_bytes(b"\xff\xfe[\n\\\n*.x\n")
     make(ws, {"a.x": "", "b.y": ""})
     assert "b.y" in found(files)
+    assert "a.x" not in found(files)  # the lines pathspec cannot read are left out, not "*.x"
+
+
+def test_a_malformed_line_of_janitoignore_hides_nothing_less(files: Any, ws: Path) -> None:
+    # .janitoignore is how a person hides paths from the model: one line pathspec cannot
+    # read (a trailing backslash) must not make the others stop hiding what they name
+    make(ws, {".janitoignore": "secrets/\nbad\\\n*.key\n", "secrets/a.txt": "token",
+              "id.key": "token", "notes.txt": "nothing here"})
+    assert found(files) == ["notes.txt"]
+    assert ok(files.call("SearchText", paths=".", query="token"))["matches"] == []
