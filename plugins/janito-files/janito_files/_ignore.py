@@ -20,7 +20,6 @@ from typing import Any
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 _REFERENCES = frozenset({"GROUPREF", "GROUPREF_EXISTS", "GROUPREF_IGNORE",
                          "GROUPREF_LOC_IGNORE", "GROUPREF_UNI_IGNORE"})
-_NOTHING = re.compile(r"(?!)")
 
 
 class IgnoreFile:
@@ -31,17 +30,21 @@ class IgnoreFile:
     ``!`` rule takes it back, None when no rule decides.
     """
 
-    __slots__ = ("_any", "spec")
+    __slots__ = ("_anywhere", "_at_start", "_joined", "spec")
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
-        self._any = joined_patterns(spec)
+        joined = joined_patterns(spec)
+        self._joined = joined is not None
+        self._at_start, self._anywhere = joined or (None, None)
 
     def verdict(self, path: str) -> bool | None:
-        joined = self._any
         # pathspec drops a leading "/" or "./" first; the walk's paths never have one
-        if joined is not None and joined.search(path) is None and not path.startswith(("/", "./")):
-            return None
+        if self._joined and not path.startswith(("/", "./")):
+            at_start, anywhere = self._at_start, self._anywhere
+            if ((at_start is None or at_start.match(path) is None)
+                    and (anywhere is None or anywhere.search(path) is None)):
+                return None
         include: bool | None = self.spec.check_file(path).include
         return include
 
@@ -71,47 +74,66 @@ def compile_lines(lines: list[str]) -> Any | None:
         return None
 
 
-def joined_patterns(spec: Any) -> re.Pattern[str] | None:
-    """One expression that ``search`` finds in exactly the paths where the regular
-    expression of some deciding pattern of ``spec`` is found; None when that cannot be
-    proven (the caller then asks ``spec`` of every path).
+Joined = tuple["re.Pattern[str] | None", "re.Pattern[str] | None"]
+"""(matched at a path's start, searched anywhere in it): between them they find exactly the
+paths some pattern of a spec is found in."""
+
+# Most patterns of a gitignore start so: "^" and, for a pattern of no folder, any folders.
+_START = "^"
+_ANY_FOLDERS = "(?:.+/)?"
+
+
+def joined_patterns(spec: Any) -> Joined | None:
+    """Expressions that find exactly the paths where the regular expression of some
+    deciding pattern of ``spec`` is found (pathspec ``search``es each); None when that
+    cannot be proven (the caller then asks ``spec`` of every path).
 
     The patterns' named groups would clash once joined, so each ``(?P<name>`` becomes
-    ``(?:``; the result is kept only if, parsed, it is the pattern's own expression but
-    for its groups' numbers, and nothing in it refers to a group or sets a global flag.
+    ``(?:``; that is kept only if, parsed, it is the pattern's own expression but for its
+    groups' numbers, nothing in it refers to a group and it sets no global flag. The
+    patterns that start with "^" are matched at the start of a path, in one expression
+    that tries the common "any folders" start once for them all (a search would try every
+    position of the path, each pattern's "^" failing there in turn); the rest are searched.
     """
-    parts = []
-    for pattern in getattr(spec, "patterns", None) or ():
-        if getattr(pattern, "include", None) is None:
-            continue  # a comment or a blank: decides nothing
-        regex = getattr(pattern, "regex", None)
-        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
-            return None
-        if regex.flags != re.UNICODE:  # an inline global flag would reach the others
-            return None
-        text = _NAMED_GROUP.sub("(?:", regex.pattern)
-        if not _same_expression(regex.pattern, text):
-            return None
-        parts.append(f"(?:{text})")
-    if not parts:
-        return _NOTHING
+    parser = _parser()
+    if parser is None:
+        return None
+    starts: list[tuple[str, list[str]]] = [(_START + _ANY_FOLDERS, []), (_START, [])]
+    anywhere: list[str] = []
     try:
-        return re.compile("|".join(parts))
-    except (re.error, RecursionError, OverflowError):
+        start_shapes = [_shape(parser.parse(start)) for start, _ in starts]
+        for pattern in getattr(spec, "patterns", None) or ():
+            if getattr(pattern, "include", None) is None:
+                continue  # a comment or a blank: decides nothing
+            regex = getattr(pattern, "regex", None)
+            if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+                return None
+            if regex.flags != re.UNICODE:  # an inline global flag would reach the others
+                return None
+            text = _NAMED_GROUP.sub("(?:", regex.pattern)
+            shape = _shape(parser.parse(text))
+            if shape != _shape(parser.parse(regex.pattern)):
+                return None  # renaming changed what it matches
+            for (start, rests), start_shape in zip(starts, start_shapes, strict=True):
+                # only where the rest parses on its own to what follows the start
+                if (text.startswith(start) and shape[:len(start_shape)] == start_shape
+                        and shape[len(start_shape):] == _shape(parser.parse(text[len(start):]))):
+                    rests.append(text[len(start):])
+                    break
+            else:
+                anywhere.append(text)
+        (folders_start, after_folders), (_, after_start) = starts
+        at_start = after_start + ([folders_start[len(_START):] + _either(after_folders)]
+                                  if after_folders else [])
+        return (re.compile(_either(at_start)) if at_start else None,
+                re.compile(_either(anywhere)) if anywhere else None)
+    except (re.error, _RefersToGroup, RecursionError, OverflowError, AttributeError, TypeError,
+            ValueError):
         return None
 
 
-def _same_expression(original: str, renamed: str) -> bool:
-    """Whether ``renamed`` matches what ``original`` matches: their parsed forms are equal
-    once groups are taken as the sequences they hold, and neither refers to a group."""
-    parser = _parser()
-    if parser is None:
-        return False
-    try:
-        same: bool = _shape(parser.parse(original)) == _shape(parser.parse(renamed))
-    except (re.error, _RefersToGroup, RecursionError, AttributeError, TypeError, ValueError):
-        return False
-    return same
+def _either(texts: list[str]) -> str:
+    return "(?:" + "|".join(f"(?:{text})" for text in texts) + ")"
 
 
 class _RefersToGroup(Exception):
