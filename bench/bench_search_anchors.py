@@ -8,6 +8,11 @@ binary). Both hold no ignore files and no hidden files, so ripgrep and fd (given
 exactly the files the tools look at, and the benchmark checks that they count the same
 lines and paths.
 
+A third tree, `--tree ignored`, is the stdlib copy with a common Python `.gitignore` at its
+root, as a project has one: the tools follow it, and so do ripgrep and fd, which read the
+same rules from an `.ignore` beside it (they read a `.gitignore` only inside a git
+repository).
+
 ripgrep comes from the `ripgrep` wheel (bench/requirements.txt) or the system; fd from
 the system (`fd` or Debian's `fdfind`), the `fd-find` wheel where an index has one. A
 missing anchor is reported and its rows skipped.
@@ -17,7 +22,7 @@ the wheel has them) and the anchor alternately; the figures are medians of wall 
 of CPU time (this process's, against the anchor's rusage). Target (issue 37): the tool at
 most 1.0x its anchor's wall time.
 
-    python bench/bench_search_anchors.py [--rounds 5] [--tree stdlib|generated|both]
+    python bench/bench_search_anchors.py [--rounds 5] [--tree stdlib|generated|both|ignored]
         [--only FindFiles]
 """
 
@@ -42,6 +47,63 @@ from _common import load_note
 LITERALS = ["def", "import", "raise ValueError", "zq_absent_qz"]
 REGEXES = [r"def [a-z_]+\(self", r"^\s+return [a-z]+\(", r"[A-Z][a-z]+Error\b"]
 GLOBS = ["*.py", "*_test*", "*"]
+
+PYTHON_GITIGNORE = """\
+__pycache__/
+*.py[cod]
+*$py.class
+*.so
+.Python
+build/
+develop-eggs/
+dist/
+downloads/
+eggs/
+.eggs/
+lib64/
+parts/
+sdist/
+var/
+wheels/
+*.egg-info/
+.installed.cfg
+*.egg
+MANIFEST
+*.manifest
+*.spec
+pip-log.txt
+htmlcov/
+.tox/
+.nox/
+.coverage
+.coverage.*
+.cache
+nosetests.xml
+coverage.xml
+*.cover
+.hypothesis/
+.pytest_cache/
+*.mo
+*.pot
+*.log
+local_settings.py
+db.sqlite3
+instance/
+docs/_build/
+target/
+.ipynb_checkpoints
+.env
+.venv
+env/
+venv/
+ENV/
+/site
+.mypy_cache/
+.pyre/
+cython_debug/
+"""
+"""What `--tree ignored` puts at the stdlib copy's root: the rules most Python projects
+keep (the common template's, less its rarer lines)."""
 
 FILLER = ("alpha beta gamma delta value items key data result error None True for in if "
           "else while with as try except lambda yield").split()
@@ -141,22 +203,25 @@ class ToolFailed(Exception):
 
 
 def measure(tree: str, label: str, tools: dict[str, Any], rg: str | None, fd: str | None,
-            rounds: int, only: str = "") -> list[float]:
+            rounds: int, only: str = "", ignore_files: bool = False) -> list[float]:
+    """The cases over ``tree``; ``ignore_files``: the anchors follow its ignore files, as
+    the tools do (otherwise they are told to look at everything, as the tools do there)."""
+    everything = [] if ignore_files else ["--no-ignore"]
     cases: list[tuple[str, Any, dict[str, Any], str, list[str] | None]] = []
     for query in LITERALS:
         cases.append((f"SearchText {query!r}", tools["SearchText"],
                       {"paths": ".", "query": query, "max_results": 10_000_000}, "count",
-                      [rg, "-j2", "-n", "--hidden", "--no-ignore", "-F", "-e", query, "."]
+                      [rg, "-j2", "-n", "--hidden", *everything, "-F", "-e", query, "."]
                       if rg else None))
     for pattern in REGEXES:
         cases.append((f"SearchRegex {pattern!r}", tools["SearchRegex"],
                        {"paths": ".", "pattern": pattern, "max_results": 10_000_000}, "count",
-                       [rg, "-j2", "-n", "--hidden", "--no-ignore", "-e", pattern, "."]
+                       [rg, "-j2", "-n", "--hidden", *everything, "-e", pattern, "."]
                        if rg else None))
     for glob in GLOBS:
         cases.append((f"FindFiles {glob!r}", tools["FindFiles"],
                       {"paths": ".", "pattern": glob, "max_results": 10_000_000}, "count",
-                      [fd, "-j2", "--hidden", "--no-ignore", "-t", "f", "-g", glob, "."]
+                      [fd, "-j2", "--hidden", *everything, "-t", "f", "-g", glob, "."]
                       if fd else None))
     ratios = []
     print(f"\n{label}; {rounds} alternating rounds; {load_note()}")
@@ -198,7 +263,8 @@ def measure(tree: str, label: str, tools: dict[str, Any], rg: str | None, fd: st
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--tree", choices=("stdlib", "generated", "both"), default="both")
+    parser.add_argument("--tree", choices=("stdlib", "generated", "both", "ignored"),
+                        default="both")
     parser.add_argument("--only", default="", help="run only the cases whose name holds this")
     args = parser.parse_args()
     rg = find_binary("rg")
@@ -224,18 +290,26 @@ def main() -> int:
         if args.tree in ("stdlib", "both"):
             tree = os.path.join(temp, "stdlib")
             copy_stdlib(tree)
-            trees.append((tree, f"copy of {sysconfig.get_paths()['stdlib']}"))
+            trees.append((tree, f"copy of {sysconfig.get_paths()['stdlib']}", False))
+        if args.tree == "ignored":
+            tree = os.path.join(temp, "ignored")
+            copy_stdlib(tree)
+            for name in (".gitignore", ".ignore"):
+                Path(tree, name).write_text(PYTHON_GITIGNORE)
+            trees.append((tree, f"copy of {sysconfig.get_paths()['stdlib']} with a common "
+                                f"Python .gitignore at its root", True))
         if args.tree in ("generated", "both"):
             tree = os.path.join(temp, "generated")
             started = time.perf_counter()
             generate(tree)
             os.sync()  # written back now, not while the first cases run
             trees.append((tree, f"generated tree, 100,000 files, about 2 GB (made in "
-                                f"{time.perf_counter() - started:.0f} s)"))
-        for tree, label in trees:
+                                f"{time.perf_counter() - started:.0f} s)", False))
+        for tree, label, ignore_files in trees:
             registry = Registry(workspace=Workspace(tree), autoload=("files",), allowed=None)
             _mute_reports(registry)
-            ratios += measure(tree, label, registry.tools(), rg, fd, args.rounds, args.only)
+            ratios += measure(tree, label, registry.tools(), rg, fd, args.rounds, args.only,
+                              ignore_files)
             shutil.rmtree(tree)
     if not ratios:
         print("no anchor installed: nothing compared")
