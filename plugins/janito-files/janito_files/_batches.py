@@ -52,14 +52,15 @@ pay for starting them."""
 
 class Batch:
     """The consecutive files of one folder: the folder (a descriptor this batch owns),
-    their names in it and their paths as shown, and (once read) the answer."""
+    their names in it, what goes before a name to make its path as shown (made only for
+    the files an answer names), and (once read) the answer."""
 
-    __slots__ = ("answer", "dir_fd", "names", "paths")
+    __slots__ = ("answer", "dir_fd", "names", "prefix")
 
-    def __init__(self, dir_fd: int, names: list[str], paths: list[str]) -> None:
+    def __init__(self, dir_fd: int, names: list[str], prefix: str) -> None:
         self.dir_fd = dir_fd
         self.names = names
-        self.paths = paths
+        self.prefix = prefix
         self.answer: Any = None
 
     def close(self) -> None:
@@ -88,10 +89,11 @@ class Pipeline:
         self.given = 0
         self.searcher: Any = None
 
-    def give(self, dir_fd: int, names: list[str], paths: list[str], limit: int) -> None:
+    def give(self, dir_fd: int, names: list[str], prefix: str, limit: int) -> None:
         """Hand out the files ``names`` of folder ``dir_fd``, a descriptor the batch owns
-        from now on, to be searched for at most ``limit`` lines each."""
-        batch = Batch(dir_fd, names, paths)
+        from now on, shown as ``prefix`` and their names, to be searched for at most
+        ``limit`` lines each."""
+        batch = Batch(dir_fd, names, prefix)
         self.queue.append(batch)
         self.given += 1
         try:

@@ -740,7 +740,7 @@ class _Scan:
                     check_cancelled()
                     batch = names[first:first + BATCH_FILES]
                     owned = os.dup(run.dir_fd)
-                    pipeline.give(owned, batch, [prefix + name for name in batch], self.left())
+                    pipeline.give(owned, batch, prefix, self.left())
                     owned = -1
                     self.taken(pipeline, pipeline.full())
                     if self.full:
@@ -811,26 +811,26 @@ class _Scan:
             self.binary_count += codes.count(b"b")
             return
         given = iter(payloads)
-        paths = batch.paths
+        prefix, names = batch.prefix, batch.names
         for index, code in enumerate(codes, first):
             if code == _NOTHING:
                 self.files_searched += 1
             elif code == _BINARY:
                 self.binary_count += 1
             elif code == _FOUND:
-                self.found(next(given), paths[index])
+                self.found(next(given), prefix + names[index])
             elif code == _DATA:
-                self.file(next(given), paths[index])
+                self.file(next(given), prefix + names[index])
             elif code == _LARGE:  # more than one block: searched block by block
                 try:
-                    fd, info = open_regular_at(batch.dir_fd, batch.names[index])
-                    self.stream(fd, info.st_size, paths[index])
+                    fd, info = open_regular_at(batch.dir_fd, names[index])
+                    self.stream(fd, info.st_size, prefix + names[index])
                 except OSError as exc:
-                    self.unreadable.append(f"{safe_text(paths[index])}: "
+                    self.unreadable.append(f"{safe_text(prefix + names[index])}: "
                                            f"{exc.strerror or exc}")
             else:
                 exc = next(given)
-                self.unreadable.append(f"{safe_text(paths[index])}: {exc.strerror or exc}")
+                self.unreadable.append(f"{safe_text(prefix + names[index])}: {exc.strerror or exc}")
             if self.full:
                 return
 
