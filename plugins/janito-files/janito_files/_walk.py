@@ -115,16 +115,21 @@ def inherited_rules(tool: BaseTool, start: str, gitignore: bool = True) -> Ignor
     return Ignores(tuple(git), tuple(janito))
 
 
-def is_ignored(relative: str, is_dir: bool, rules: Rules) -> bool:
-    """Whether ``relative`` (as shown from the root) is excluded by ``rules`` (the deepest
-    deciding rule wins)."""
-    for folder, spec in reversed(rules):
-        below = relative if folder == "." else relative[len(folder) + 1:]
-        if is_dir:
-            below += "/"
-        verdict = spec.verdict(below)
+def from_folder(rules: Rules, base: str) -> list[tuple[str, IgnoreFile]]:
+    """``rules`` deepest first, each with what goes before the name of an entry of the folder
+    at ``base`` (its path from the root and a "/", or "" for the root) to make the entry's
+    path from the folder of that rule's file."""
+    return [(base if folder == "." else base[len(folder) + 1:], spec)
+            for folder, spec in reversed(rules)]
+
+
+def is_ignored(name: str, is_dir: bool, rules: list[tuple[str, IgnoreFile]]) -> bool:
+    """Whether entry ``name`` is excluded by ``rules`` (of :func:`from_folder`): the deepest
+    rule file that decides wins."""
+    for before, spec in rules:
+        verdict = spec.verdict(f"{before}{name}/" if is_dir else before + name)
         if verdict is not None:
-            return bool(verdict)
+            return verdict
     return False
 
 
@@ -219,6 +224,9 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
             rules = folder.state = Ignores(git, janito)
         if not (names or rules.git or rules.janito or exclude):
             return  # nothing here to skip: the common folder
+        base = "" if folder.relative == "." else f"{folder.relative}/"
+        janito_rules = from_folder(rules.janito, base)
+        git_rules = from_folder(rules.git, base)
         kept_names: list[str] = []
         kept_kinds: list[str] = []
         for name, kind in zip(folder.names, folder.kinds, strict=True):
@@ -228,14 +236,12 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
                     continue
             elif name == JANITOIGNORE:
                 continue
-            if rules.git or rules.janito or exclude:
-                relative = name if folder.relative == "." else f"{folder.relative}/{name}"
-                if rules.janito and is_ignored(relative, is_dir, rules.janito):
-                    continue
-                if rules.git and is_ignored(relative, is_dir, rules.git):
-                    continue
-                if exclude and exclude.excludes(name, relative[skip:], is_dir):
-                    continue
+            if janito_rules and is_ignored(name, is_dir, janito_rules):
+                continue
+            if git_rules and is_ignored(name, is_dir, git_rules):
+                continue
+            if exclude and exclude.excludes(name, (base + name)[skip:], is_dir):
+                continue
             kept_names.append(name)
             kept_kinds.append(kind)
         folder.keep(kept_names, kept_kinds)
