@@ -423,7 +423,8 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
     """(needs, alone) of a parsed pattern: the longest run of plain ASCII characters of
     its top level (every match holds it: the top level is one sequence, each item
     required), or None; and whether it sees a line alone: no lookaround, which may look
-    past a line's end, and no ``\\A`` or ``\\Z``, which see where the file starts and ends.
+    past a line's end, and no ``\\A`` or ``\\Z``, which see where the file starts and ends
+    (nor ``^`` or ``$`` where ``(?-m:...)`` makes them mean that).
 
     A pattern matched without case has no such text (``k`` matches the Kelvin sign): None.
     The ASCII characters of decoded text come from the same bytes, so a file whose bytes do
@@ -447,6 +448,8 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
             name = getattr(op, "name", "")
             if name in _LOOKING or (name == "AT" and getattr(av, "name", "") in _STRING_EDGES):
                 return False
+            if name == "SUBPATTERN" and av[2] & re.MULTILINE:
+                return False  # (?-m:...): its "^" and "$" see where the file starts and ends
             for part in av if isinstance(av, (tuple, list)) else (av,):
                 if isinstance(part, parser.SubPattern) and not alone(part):
                     return False

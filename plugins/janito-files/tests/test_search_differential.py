@@ -47,7 +47,9 @@ LITERALS = ["def", "foo", "Foo", "o", "self", "(self", "é", "ab", "aba", " x", 
             "42", "qq_absent", "de", "f b", "\r"]
 PIECES = ["def", "foo", "[a-z]+", r"\d+", r"\(self", "^", "$", r"\b", ".", ".*", "x?",
           "(?=o)", "(?<=f)", "(?!b)", r"\A", r"\Z", "(foo|bar)", "a|b", "[Ff]oo", "é",
-          r"\s", "(?:ab)+", "o{2}", r"\w+", "(?i)", "self", "import", " ", "k"]
+          r"\s", "(?:ab)+", "o{2}", r"\w+", "(?i)", "self", "import", " ", "k",
+          # what may not search several files' lines joined (janito_files._search.joinable)
+          "(?-m:$)", "(?s:.)", "(?>o+)", "o++"]
 
 
 def _content(rng: random.Random) -> bytes:

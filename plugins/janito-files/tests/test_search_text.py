@@ -233,6 +233,17 @@ def test_regex_features_of_python_re(files: Any, ws: Path) -> None:
     fails(files.call("SearchRegex", paths=".", pattern=r"\p{L}"), "invalid_regex")
 
 
+def test_line_edges_without_multiline_are_the_files_edges(files: Any, ws: Path) -> None:
+    # "(?-m:$)" holds only at a file's end: matched against only the lines holding
+    # "(self", it held at the last of them, and a line that is not the file's last matched
+    (ws / "a.py").write_text("x = f(self\ny = g(self\nz = 1\n")
+    (ws / "b.py").write_text("x = f(self\ny = g(self")
+    found = ok(files.call("SearchRegex", paths=".", pattern=r"\(self(?-m:$)"))
+    assert lines_of(found) == [("b.py", 2, "y = g(self")]
+    first = ok(files.call("SearchRegex", paths=".", pattern=r"(?-m:^)y = g\(self"))
+    assert first["count"] == 0
+
+
 @pytest.mark.parametrize(("pattern", "position"), [
     (r"\d+(?i)k", 3), (r"\A(?i)", 2), (r"(?:ab)+(?i)", 7), (" (?=o)(?i)", 6), ("a(?x) b", 1),
 ])
