@@ -288,16 +288,36 @@ class RegexMatcher:
 
     ``needs`` is text every match holds (see :func:`required_text`), so a file without it is
     not decoded; ``alone``: the pattern sees nothing of a line's neighbours, so it may be
-    matched against the lines holding ``needs`` only, joined.
+    matched against the lines holding ``needs`` only, joined; ``joinable``: the lines of
+    several files may be searched together for its first match (see :func:`joinable`).
     """
 
     def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None,
-                 needs: bytes | None = None, alone: bool = False) -> None:
+                 needs: bytes | None = None, alone: bool = False,
+                 joinable: bool = False) -> None:
         self.pattern = pattern
         self.scanner = scanner
         self.left = time_limit
         self.needs = needs
         self.alone = alone
+        self.joinable = joinable
+
+    def first_at(self, text: str) -> int:
+        """Where the pattern's first match in ``text`` starts, or -1, within the time left."""
+        if self.left is None:
+            found = self.pattern.search(text)
+        else:
+            budget = self.left
+            if budget <= 0:
+                raise RegexTooSlow
+            started = time.perf_counter()
+            try:
+                found = self.pattern.search(text, timeout=budget)
+            except TimeoutError:
+                raise RegexTooSlow from None
+            finally:
+                self.left = budget - (time.perf_counter() - started)
+        return -1 if found is None else int(found.start())
 
     def _matched(self, text: str, pos: int,
                  consume: Callable[[Iterator[tuple[int, int]]], T]) -> T:
@@ -371,11 +391,12 @@ def _parser() -> Any:
     return parser
 
 
-def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool]:
-    """(size, flags, needs, alone) of ``query``: how many items it holds once fixed
-    repetition counts are multiplied out (counting stops early past
-    :data:`MAX_REGEX_SIZE`), its global flags, inline ones included, and what
-    :func:`required_text` says of it.
+def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, bool]:
+    """(size, flags, needs, alone, joinable) of ``query``: how many items it holds once
+    fixed repetition counts are multiplied out (counting stops early past
+    :data:`MAX_REGEX_SIZE`), its global flags, inline ones included, what
+    :func:`required_text` says of it, and whether :func:`joinable` says it may look for
+    its first match in several files' lines at once.
 
     Parsed with the standard library's own parser, which raises re.error for a bad pattern.
     """
@@ -412,7 +433,42 @@ def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool]:
             raise re.error("global flags not at the start of the expression", query,
                            int(where.group(1)) if where else None) from None
     needs, alone = required_text(parsed, parser)
-    return size(parsed), parsed.state.flags, needs, alone
+    return size(parsed), parsed.state.flags, needs, alone, alone and joinable(parsed, parser)
+
+
+_COMMITTING = frozenset({"ATOMIC_GROUP", "POSSESSIVE_REPEAT"})
+
+
+def joinable(parsed: Any, parser: Any) -> bool:
+    """Whether a pattern that sees a line alone (see :func:`required_text`), compiled with
+    ``MULTILINE``, matches somewhere in texts joined by line feeds exactly when it matches
+    somewhere in one of them, no later than there.
+
+    A match of one text is a match of the joined texts: around each text, ``^``, ``$``
+    and ``\\b`` see a line feed where they saw the text's start or end, and answer alike.
+    Two things break that, and a pattern holding either is not joinable: a flag set or
+    cleared inside it (a ``$`` without ``MULTILINE`` holds only at the very end), and an
+    atomic group or a possessive repeat, which commit to what they took first and may
+    take more of the joined text than of one.
+    """
+    subpattern = parser.SubPattern
+
+    def plain(items: Any) -> bool:
+        for op, av in items:
+            name = getattr(op, "name", "")
+            if name in _COMMITTING:
+                return False
+            if name == "SUBPATTERN" and (av[1] or av[2]):  # (group, add, del, items)
+                return False
+            for part in av if isinstance(av, (tuple, list)) else (av,):
+                if isinstance(part, subpattern) and not plain(part):
+                    return False
+                if isinstance(part, list) and not all(
+                        plain(p) for p in part if isinstance(p, subpattern)):
+                    return False
+        return True
+
+    return bool(parsed.state.flags & re.MULTILINE) and plain(parsed)
 
 
 _LOOKING = frozenset({"ASSERT", "ASSERT_NOT"})
@@ -468,7 +524,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
     ``regex`` package, imported here only, whose searches take a timeout.
     """
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    size, flags, needs, alone = parse_regex(query, flags)
+    size, flags, needs, alone, joins = parse_regex(query, flags)
     if size > MAX_REGEX_SIZE:
         raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
                             "items; use smaller counts or open ranges such as {1,1000}")
@@ -480,7 +536,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
         scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
     except regex.error as exc:
         raise re.error(str(exc)) from None
-    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone)
+    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone, joins)
 
 
 def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:
@@ -676,6 +732,8 @@ class _Finds:
 
 
 _NOTHING, _BINARY, _FOUND, _DATA, _LARGE = b"nbmdl"
+_CARRIED = frozenset(b"emd")
+"""The answers that carry a payload: an error, what was found, the bytes."""
 
 
 class _Scan:
@@ -815,13 +873,18 @@ class _Scan:
             return
         given = iter(payloads)
         prefix, names = batch.prefix, batch.names
+        quiet = first + self.first_finding(codes, payloads)
         for index, code in enumerate(codes, first):
             if code == _NOTHING:
                 self.files_searched += 1
             elif code == _BINARY:
                 self.binary_count += 1
             elif code == _FOUND:
-                self.found(next(given), prefix + names[index])
+                if index < quiet:  # its lines hold no match: as found() would count it
+                    next(given)
+                    self.files_searched += 1
+                else:
+                    self.found(next(given), prefix + names[index])
             elif code == _DATA:
                 self.file(next(given), prefix + names[index])
             elif code == _LARGE:  # more than one block: searched block by block
@@ -836,6 +899,39 @@ class _Scan:
                 self.unreadable.append(f"{safe_text(prefix + names[index])}: {exc.strerror or exc}")
             if self.full:
                 return
+
+    def first_finding(self, codes: bytes, payloads: list[Any]) -> int:
+        """How many of ``codes`` (a batch's answers) come before the first file whose lines
+        may match: all of them when none does.
+
+        For a pattern that is :func:`joinable`, the candidate lines of the batch's files
+        are searched joined, once: the files before the one holding the first match of all
+        of them have none, and their lines are not matched a file at a time. (A search
+        that finds nothing over many files made several calls into the engine and Python
+        objects for each of them.) 0 for any other pattern, or fewer than two such files.
+        """
+        matcher = self.matcher
+        if (isinstance(matcher, BytesMatcher) or not matcher.joinable
+                or codes.count(_FOUND) < 2):
+            return 0
+        texts: list[str] = []
+        where: list[int] = []
+        given = iter(payloads)
+        for index, code in enumerate(codes):
+            if code in _CARRIED:
+                answer = next(given)
+                if code == _FOUND:
+                    texts.append(answer[1].decode("utf-8", "replace"))
+                    where.append(index)
+        first = matcher.first_at("\n".join(texts))
+        if first < 0:
+            return len(codes)
+        end = 0
+        for text, index in zip(texts, where, strict=True):
+            end += len(text) + 1  # and the line feed joining it to the next
+            if first < end:
+                return index
+        return len(codes)
 
     def found(self, answer: Any, path: str) -> None:
         """Take a ``b"m"`` answer of :func:`scan_files` for the file at ``path``."""

@@ -244,6 +244,29 @@ def test_line_edges_without_multiline_are_the_files_edges(files: Any, ws: Path) 
     assert first["count"] == 0
 
 
+def test_a_folders_files_searched_together_find_what_each_finds_alone(files: Any,
+                                                                     ws: Path) -> None:
+    # SearchRegex looks for the first match in a batch's candidate lines joined, and does
+    # not match the files before it one by one
+    for name in "abcdefg":
+        (ws / f"{name}.py").write_text(f"def {name}(self):\n    return self\n")
+    (ws / "d.py").write_text("def d(self, bar):\n    return self\n")
+    (ws / "g.py").write_text("x = 1\ndef g(self, bar):\n")
+    found = ok(files.call("SearchRegex", paths=".", pattern=r"\(self, bar\):$"))
+    assert lines_of(found) == [("d.py", 1, "def d(self, bar):"), ("g.py", 2, "def g(self, bar):")]
+    assert found["files_searched"] == 7
+    counted = ok(files.call("SearchRegex", paths=".", pattern=r"\(self, bar\):$",
+                            count_only=True))
+    assert [row["path"] for row in counted["counts"]] == ["d.py", "g.py"]
+    assert ok(files.call("SearchRegex", paths=".", pattern=r"\(self, qux\)"))["count"] == 0
+    # "$" without MULTILINE holds only at a text's very end: joined, it would hold at the
+    # last file's alone, so such a pattern is matched a file at a time
+    for name in "abcdefg":
+        (ws / f"{name}.py").write_text(f"x = 1\ny = {name}(self)")  # no line feed at the end
+    alone = ok(files.call("SearchRegex", paths=".", pattern=r"\(self\)(?-m:$)"))
+    assert [m["path"] for m in alone["matches"]] == [f"{name}.py" for name in "abcdefg"]
+
+
 @pytest.mark.parametrize(("pattern", "position"), [
     (r"\d+(?i)k", 3), (r"\A(?i)", 2), (r"(?:ab)+(?i)", 7), (" (?=o)(?i)", 6), ("a(?x) b", 1),
 ])
