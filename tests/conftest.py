@@ -21,6 +21,39 @@ from helpers.distributions import sources_of_testkit, write_distribution
 from janito_core import Registry, Workspace
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test (in the process that starts the others), give each folder of this
+    environment on sys.path that holds modules its ``__pycache__``, and wait until that
+    is settled.
+
+    A scan of the entry points and a toolset's manifest are kept only while the folders
+    of sys.path keep their times, and only once those times are a few seconds old
+    (``_manifest.SETTLED_SECONDS``). A fresh environment's site-packages has no
+    ``__pycache__`` until a first import of a module lying directly in it, by any test in
+    any process, makes one and changes the folder's times in the middle of the session:
+    a test then rightly finds its kept scan or manifest unused."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller did it
+        return
+    import time
+
+    from janito_core import _manifest
+
+    made = False
+    for entry in sys.path:
+        if not (isinstance(entry, str) and entry.startswith(sys.prefix) and os.path.isdir(entry)):
+            continue
+        cache = os.path.join(entry, "__pycache__")
+        if os.path.isdir(cache) or not any(name.endswith(".py") for name in os.listdir(entry)):
+            continue  # no import will make one here
+        try:
+            os.mkdir(cache)
+        except OSError:  # made meanwhile, or a folder this user cannot write
+            continue
+        made = True
+    if made:
+        time.sleep(_manifest.SETTLED_SECONDS + 0.2)
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     config = tmp_path / "janito-config"

@@ -25,24 +25,15 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     The rest of sys.path is the environment's and the interpreter's own folders only: a
     scan is kept while every folder of sys.path keeps its times, and the checkout's
     folders there (the tests') change whenever a test beside this one, in another
-    process, first writes a ``__pycache__`` into one of them. For the same reason each
-    kept folder gets its ``__pycache__`` now, if it has none yet: in a fresh environment,
-    the first import of a module lying directly in site-packages, by any test in any
-    process, makes that folder (and so changes site-packages' times) otherwise."""
+    process, first writes a ``__pycache__`` into one of them."""
     folder = tmp_path / "site"
     write_distribution(folder, "janito-alpha", "1.0", toolsets={"alpha": "alpha_pkg"},
                        files={"alpha_pkg/__init__.py": ""})
     own = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-    kept = [entry for entry in sys.path if isinstance(entry, str) and entry.startswith(own)]
-    for entry in kept:
-        if os.path.isdir(entry):
-            try:
-                os.makedirs(os.path.join(entry, "__pycache__"), exist_ok=True)
-            except OSError:  # a folder this user cannot write: no one's import writes there
-                pass
     # a new list, put back as it was afterwards (syspath_prepend would write its copy of
     # this one back into the old list)
-    monkeypatch.setattr(sys, "path", [str(folder), *kept])
+    monkeypatch.setattr(sys, "path", [str(folder), *(
+        entry for entry in sys.path if isinstance(entry, str) and entry.startswith(own))])
     monkeypatch.setattr(_manifest, "SETTLED_SECONDS", -3600.0)
     importlib.invalidate_caches()
     yield folder
