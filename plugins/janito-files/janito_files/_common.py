@@ -65,6 +65,16 @@ class PathProblem(TypedDict):
     error_type: str
 
 
+def regex_parser() -> Any:
+    """The standard library's parser of regular expressions (what ``re.compile`` parses
+    with), whose trees the search and the ignore rules read."""
+    try:
+        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
+    except ImportError:  # Python 3.10
+        import sre_parse as parser
+    return parser
+
+
 def check_cancelled() -> None:
     """Raise CallCancelled when this call was cancelled or ran out of time (its timeout
     cancels it): checked between the blocks of every read whose length the file decides,

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._common import regex_parser
+
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 _REFERENCES = frozenset({"GROUPREF", "GROUPREF_EXISTS", "GROUPREF_IGNORE",
                          "GROUPREF_LOC_IGNORE", "GROUPREF_UNI_IGNORE"})
@@ -95,9 +97,7 @@ def joined_patterns(spec: Any) -> Joined | None:
     that tries the common "any folders" start once for them all (a search would try every
     position of the path, each pattern's "^" failing there in turn); the rest are searched.
     """
-    parser = _parser()
-    if parser is None:
-        return None
+    parser = regex_parser()
     starts: list[tuple[str, list[str]]] = [(_START + _ANY_FOLDERS, []), (_START, [])]
     anywhere: list[str] = []
     try:
@@ -166,13 +166,3 @@ def _shape(value: Any) -> Any:
         return tuple(_shape(item) for item in value)
     return value
 
-
-def _parser() -> Any:
-    try:
-        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
-    except ImportError:  # Python 3.10
-        try:
-            import sre_parse as parser
-        except ImportError:
-            return None
-    return parser

@@ -39,6 +39,7 @@ from ._common import (
     check_cancelled,
     clip_line,
     echoed,
+    regex_parser,
     safe_text,
 )
 from ._listing import Start, walk_roots
@@ -383,14 +384,6 @@ class RegexMatcher:
         return TooLong()
 
 
-def _parser() -> Any:
-    try:
-        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
-    except ImportError:  # Python 3.10
-        import sre_parse as parser
-    return parser
-
-
 def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, bool]:
     """(size, flags, needs, alone, joinable) of ``query``: how many items it holds once
     fixed repetition counts are multiplied out (counting stops early past
@@ -400,7 +393,7 @@ def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, b
 
     Parsed with the standard library's own parser, which raises re.error for a bad pattern.
     """
-    parser = _parser()
+    parser = regex_parser()
     subpattern = parser.SubPattern
 
     def size(items: Any) -> int:
