@@ -22,7 +22,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
@@ -444,24 +444,33 @@ def joinable(parsed: Any, parser: Any) -> bool:
     atomic group or a possessive repeat, which commit to what they took first and may
     take more of the joined text than of one.
     """
+    for name, av in parsed_items(parsed, parser):
+        if name in _COMMITTING or (name == "SUBPATTERN" and (av[1] or av[2])):
+            return False  # (group, add, del, items): a flag set or cleared inside
+    return bool(parsed.state.flags & re.MULTILINE)
+
+
+def parsed_items(items: Any, parser: Any) -> Iterator[tuple[str, Any]]:
+    """(name, argument) of each item of a parsed expression, those inside groups,
+    repeats, branches and lookarounds included, each before what it holds. (A stack of
+    iterators rather than nested generators: a deeply nested pattern costs no more an
+    item.)"""
     subpattern = parser.SubPattern
-
-    def plain(items: Any) -> bool:
-        for op, av in items:
-            name = getattr(op, "name", "")
-            if name in _COMMITTING:
-                return False
-            if name == "SUBPATTERN" and (av[1] or av[2]):  # (group, add, del, items)
-                return False
+    stack = [iter(items)]
+    while stack:
+        for op, av in stack[-1]:
+            yield getattr(op, "name", ""), av
+            inside = []
             for part in av if isinstance(av, (tuple, list)) else (av,):
-                if isinstance(part, subpattern) and not plain(part):
-                    return False
-                if isinstance(part, list) and not all(
-                        plain(p) for p in part if isinstance(p, subpattern)):
-                    return False
-        return True
-
-    return bool(parsed.state.flags & re.MULTILINE) and plain(parsed)
+                if isinstance(part, subpattern):
+                    inside.append(part)
+                elif isinstance(part, list):
+                    inside.extend(inner for inner in part if isinstance(inner, subpattern))
+            if inside:
+                stack.append(chain.from_iterable(inside))
+                break
+        else:
+            stack.pop()
 
 
 _LOOKING = frozenset({"ASSERT", "ASSERT_NOT"})
@@ -492,22 +501,15 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
         else:
             run = []
 
-    def alone(items: Any) -> bool:
-        for op, av in items:
-            name = getattr(op, "name", "")
+    def alone() -> bool:
+        for name, av in parsed_items(parsed, parser):
             if name in _LOOKING or (name == "AT" and getattr(av, "name", "") in _STRING_EDGES):
                 return False
             if name == "SUBPATTERN" and av[2] & re.MULTILINE:
                 return False  # (?-m:...): its "^" and "$" see where the file starts and ends
-            for part in av if isinstance(av, (tuple, list)) else (av,):
-                if isinstance(part, parser.SubPattern) and not alone(part):
-                    return False
-                if isinstance(part, list) and not all(
-                        alone(p) for p in part if isinstance(p, parser.SubPattern)):
-                    return False
         return True
 
-    return (bytes(best) if best else None), alone(parsed)
+    return (bytes(best) if best else None), alone()
 
 
 def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
