@@ -305,19 +305,11 @@ class RegexMatcher:
 
     def first_at(self, text: str) -> int:
         """Where the pattern's first match in ``text`` starts, or -1, within the time left."""
+        pattern = self.pattern
         if self.left is None:
-            found = self.pattern.search(text)
+            found = pattern.search(text)
         else:
-            budget = self.left
-            if budget <= 0:
-                raise RegexTooSlow
-            started = time.perf_counter()
-            try:
-                found = self.pattern.search(text, timeout=budget)
-            except TimeoutError:
-                raise RegexTooSlow from None
-            finally:
-                self.left = budget - (time.perf_counter() - started)
+            found = self._timed(lambda left: pattern.search(text, timeout=left()))
         return -1 if found is None else int(found.start())
 
     def _matched(self, text: str, pos: int,
@@ -329,23 +321,34 @@ class RegexMatcher:
         if self.left is None:
             return consume(matching_lines(text, scanner.finditer, scanner.groups,
                                           pattern.search, pos))
+
+        def lines(left: Callable[[], float]) -> T:
+            def finditer(text: str, pos: int, endpos: int) -> Any:
+                return scanner.finditer(text, pos, endpos, timeout=left())
+
+            def search(text: str, pos: int, endpos: int) -> Any:
+                return pattern.search(text, pos, endpos, timeout=left())
+
+            return consume(matching_lines(text, finditer, scanner.groups, search, pos))
+
+        return self._timed(lines)
+
+    def _timed(self, work: Callable[[Callable[[], float]], T]) -> T:
+        """``work`` given what tells the seconds left of the search's matching time (each
+        engine call is given them as its timeout); :class:`RegexTooSlow` once they are
+        spent, and what ``work`` took is spent when it returns or raises."""
         budget = self.left
+        assert budget is not None
         started = time.perf_counter()
 
-        def timeout() -> float:
-            left = budget - (time.perf_counter() - started)
-            if left <= 0:
+        def left() -> float:
+            remaining = budget - (time.perf_counter() - started)
+            if remaining <= 0:
                 raise RegexTooSlow
-            return left
-
-        def finditer(text: str, pos: int, endpos: int) -> Any:
-            return scanner.finditer(text, pos, endpos, timeout=timeout())
-
-        def search(text: str, pos: int, endpos: int) -> Any:
-            return pattern.search(text, pos, endpos, timeout=timeout())
+            return remaining
 
         try:
-            return consume(matching_lines(text, finditer, scanner.groups, search, pos))
+            return work(left)
         except TimeoutError:
             raise RegexTooSlow from None
         finally:
