@@ -32,18 +32,17 @@ class IgnoreFile:
     ``!`` rule takes it back, None when no rule decides.
     """
 
-    __slots__ = ("_anywhere", "_at_start", "_joined", "spec")
+    __slots__ = ("_joined", "spec")
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
-        joined = joined_patterns(spec)
-        self._joined = joined is not None
-        self._at_start, self._anywhere = joined or (None, None)
+        self._joined = joined_patterns(spec)
 
     def verdict(self, path: str) -> bool | None:
+        joined = self._joined
         # pathspec drops a leading "/" or "./" first; the walk's paths never have one
-        if self._joined and not path.startswith(("/", "./")):
-            at_start, anywhere = self._at_start, self._anywhere
+        if joined is not None and not path.startswith(("/", "./")):
+            at_start, anywhere = joined
             if ((at_start is None or at_start.match(path) is None)
                     and (anywhere is None or anywhere.search(path) is None)):
                 return None
@@ -98,10 +97,12 @@ def joined_patterns(spec: Any) -> Joined | None:
     position of the path, each pattern's "^" failing there in turn); the rest are searched.
     """
     parser = regex_parser()
-    starts: list[tuple[str, list[str]]] = [(_START + _ANY_FOLDERS, []), (_START, [])]
+    folders_start = _START + _ANY_FOLDERS
+    after_folders: list[str] = []  # what follows "^(?:.+/)?"
+    at_start: list[str] = []  # what follows "^"
     anywhere: list[str] = []
     try:
-        start_shapes = [_shape(parser.parse(start)) for start, _ in starts]
+        folders_head, start_head = _shape(parser.parse(folders_start)), _shape(parser.parse(_START))
         for pattern in getattr(spec, "patterns", None) or ():
             if getattr(pattern, "include", None) is None:
                 continue  # a comment or a blank: decides nothing
@@ -114,22 +115,34 @@ def joined_patterns(spec: Any) -> Joined | None:
             shape = _shape(parser.parse(text))
             if shape != _shape(parser.parse(regex.pattern)):
                 return None  # renaming changed what it matches
-            for (start, rests), start_shape in zip(starts, start_shapes, strict=True):
-                # only where the rest parses on its own to what follows the start
-                if (text.startswith(start) and shape[:len(start_shape)] == start_shape
-                        and shape[len(start_shape):] == _shape(parser.parse(text[len(start):]))):
-                    rests.append(text[len(start):])
-                    break
+            rest = _rest_after(folders_start, folders_head, text, shape, parser)
+            if rest is not None:
+                after_folders.append(rest)
+                continue
+            rest = _rest_after(_START, start_head, text, shape, parser)
+            if rest is not None:
+                at_start.append(rest)
             else:
                 anywhere.append(text)
-        (folders_start, after_folders), (_, after_start) = starts
-        at_start = after_start + ([folders_start[len(_START):] + _either(after_folders)]
-                                  if after_folders else [])
+        if after_folders:
+            at_start.append(_ANY_FOLDERS + _either(after_folders))
         return (re.compile(_either(at_start)) if at_start else None,
                 re.compile(_either(anywhere)) if anywhere else None)
     except (re.error, _RefersToGroup, RecursionError, OverflowError, AttributeError, TypeError,
             ValueError):
         return None
+
+
+def _rest_after(start: str, head: Any, text: str, shape: Any, parser: Any) -> str | None:
+    """What follows ``start`` (parsed, ``head``) in expression ``text`` (parsed,
+    ``shape``), where that parses on its own to what followed ``start`` (so it may be
+    joined after ``start`` with others); None where ``text`` does not start so."""
+    if not text.startswith(start):
+        return None
+    rest = text[len(start):]
+    if shape[:len(head)] != head or shape[len(head):] != _shape(parser.parse(rest)):
+        return None
+    return rest
 
 
 def _either(texts: list[str]) -> str:
