@@ -263,6 +263,31 @@ def test_an_import_that_waits_is_flagged_in_wall_time(tmp_path: Path) -> None:
                      r"1\.\d\d s waiting", finding.problem), finding.problem
 
 
+def test_a_second_import_that_fails_does_not_stand_for_a_slow_first(tmp_path: Path) -> None:
+    # imports are counted in a file: the kit's own (1) is quick, the measured one (2)
+    # sleeps, the one measured again (3) fails at once, which measures nothing
+    site = tmp_path / "site"
+    counter = tmp_path / "imports"
+    write_distribution(site, "acme-moody", "1.0.0", toolsets={"moody": "acme_moody"}, files={
+        "acme_moody/__init__.py": (
+            "import pathlib, time\n"
+            f"counter = pathlib.Path({str(counter)!r})\n"
+            "with counter.open('a') as handle:\n"
+            "    handle.write('x')\n"
+            "seen = len(counter.read_text())\n"
+            "if seen == 2:\n"
+            "    time.sleep(1.5)\n"
+            "elif seen >= 3:\n"
+            "    raise ImportError('a server that went away')\n"),
+        "acme_moody/count.py": _ONE_TOOL.format(function="count_words"),
+    })
+    with _on_path(site):
+        report = check("moody", max_examples=3)
+    assert counter.read_text() == "xxx"
+    assert report.checks_of(None) == {"import time"}, str(report)
+    assert report.import_seconds is not None and report.import_seconds > 1.2
+
+
 def test_a_tool_named_like_one_of_a_default_toolset_is_flagged(tmp_path: Path) -> None:
     # janito loads files first: a WordCount of one's own would never load beside it
     site = tmp_path / "site"
