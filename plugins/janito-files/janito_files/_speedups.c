@@ -63,17 +63,104 @@ static const unsigned char BYTE_RANK[256] = {
     118,  43,  40,  49,  29,  32,  33,  37,  41,  34,  44,  38,  39,  31,  30,  27
 };
 
+/* needle[0:n]'s rarest byte (*rare) and, for a needle of two bytes or more, the rarest of
+ * its other bytes that differs from it (*other; another offset of the same byte where none
+ * differs), as offsets into it. */
+static void
+rare_bytes(const char *needle, Py_ssize_t n, Py_ssize_t *rare, Py_ssize_t *other)
+{
+    Py_ssize_t a = 0, b = -1;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (BYTE_RANK[(unsigned char)needle[i]] < BYTE_RANK[(unsigned char)needle[a]])
+            a = i;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i != a && needle[i] != needle[a]
+            && (b < 0 || BYTE_RANK[(unsigned char)needle[i]] < BYTE_RANK[(unsigned char)needle[b]]))
+            b = i;
+    }
+    *rare = a;
+    *other = b >= 0 ? b : (a == 0 ? 1 : 0);
+}
+
+/* A rare byte of rank below this is looked for alone with memchr, which passes over text
+ * without it quicker than anything; a commoner one ("d" of "def", "m" of "import") stops
+ * memchr every few dozen bytes, and two bytes are compared at once instead. */
+#define PAIR_RANK 200
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define HAVE_PAIRS 1
+
+/* Whether this CPU runs AVX2 (set once, when the module is imported). */
+static int has_avx2;
+
+/* The first start in [from, last] where needle[a] and needle[b] both stand at their
+ * offsets and the whole needle follows, 16 starts compared at a time; -1 if none. Every
+ * load lies within hay[0:size]: a block of starts is compared only while its last start is
+ * at most `last` = size - n, and a, b < n. */
+static Py_ssize_t
+find_pair_sse2(const char *hay, Py_ssize_t from, Py_ssize_t last, const char *needle,
+               Py_ssize_t n, Py_ssize_t a, Py_ssize_t b)
+{
+    const __m128i want_a = _mm_set1_epi8(needle[a]), want_b = _mm_set1_epi8(needle[b]);
+    for (; from + 15 <= last; from += 16) {
+        __m128i at_a = _mm_loadu_si128((const __m128i *)(hay + from + a));
+        __m128i at_b = _mm_loadu_si128((const __m128i *)(hay + from + b));
+        unsigned mask = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(at_a, want_a), _mm_cmpeq_epi8(at_b, want_b)));
+        while (mask) {
+            Py_ssize_t start = from + __builtin_ctz(mask);
+            if (memcmp(hay + start, needle, (size_t)n) == 0)
+                return start;
+            mask &= mask - 1;
+        }
+    }
+    for (; from <= last; from++) {
+        if (hay[from + a] == needle[a] && memcmp(hay + from, needle, (size_t)n) == 0)
+            return from;
+    }
+    return -1;
+}
+
+/* find_pair_sse2, 32 starts at a time. */
+__attribute__((target("avx2"))) static Py_ssize_t
+find_pair_avx2(const char *hay, Py_ssize_t from, Py_ssize_t last, const char *needle,
+               Py_ssize_t n, Py_ssize_t a, Py_ssize_t b)
+{
+    const __m256i want_a = _mm256_set1_epi8(needle[a]), want_b = _mm256_set1_epi8(needle[b]);
+    for (; from + 31 <= last; from += 32) {
+        __m256i at_a = _mm256_loadu_si256((const __m256i *)(hay + from + a));
+        __m256i at_b = _mm256_loadu_si256((const __m256i *)(hay + from + b));
+        unsigned mask = (unsigned)_mm256_movemask_epi8(
+            _mm256_and_si256(_mm256_cmpeq_epi8(at_a, want_a), _mm256_cmpeq_epi8(at_b, want_b)));
+        while (mask) {
+            Py_ssize_t start = from + __builtin_ctz(mask);
+            if (memcmp(hay + start, needle, (size_t)n) == 0)
+                return start;
+            mask &= mask - 1;
+        }
+    }
+    return find_pair_sse2(hay, from, last, needle, n, a, b);
+}
+#endif
+
 /* The first occurrence of needle[0:n] in hay[from:size], or -1. */
 static Py_ssize_t
 find(const char *hay, Py_ssize_t size, Py_ssize_t from, const char *needle, Py_ssize_t n)
 {
-    Py_ssize_t rare = 0;
-    for (Py_ssize_t i = 1; i < n; i++) {
-        if (BYTE_RANK[(unsigned char)needle[i]] < BYTE_RANK[(unsigned char)needle[rare]])
-            rare = i;
-    }
-    const char key = needle[rare];
+    Py_ssize_t rare, other;
+    rare_bytes(needle, n, &rare, &other);
     Py_ssize_t last = size - n; /* the last offset a match can start at */
+#ifdef HAVE_PAIRS
+    if (n >= 2 && BYTE_RANK[(unsigned char)needle[rare]] >= PAIR_RANK) {
+        if (from > last)
+            return -1;
+        return has_avx2 ? find_pair_avx2(hay, from, last, needle, n, rare, other)
+                        : find_pair_sse2(hay, from, last, needle, n, rare, other);
+    }
+#endif
+    const char key = needle[rare];
     while (from <= last) {
         /* a match starting at `from` or later has its rare byte at from + rare or later */
         const char *p = memchr(hay + from + rare, key, (size_t)(last - from + 1));
@@ -101,6 +188,19 @@ count_line_feeds(const char *data, Py_ssize_t from, Py_ssize_t to)
 {
     Py_ssize_t count = 0;
     const char *p = data + from, *end = data + to;
+#ifdef HAVE_PAIRS
+    /* 16 bytes at a time: each byte's counter takes one per line feed, and is summed before
+     * it could pass 255 */
+    const __m128i feed = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i counters = zero;
+        for (int rounds = 0; end - p >= 16 && rounds < 255; p += 16, rounds++)
+            counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(
+                _mm_loadu_si128((const __m128i *)p), feed));
+        __m128i sums = _mm_sad_epu8(counters, zero);
+        count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums));
+    }
+#endif
     while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
         count++;
         p++;
@@ -2009,5 +2109,9 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
+#ifdef HAVE_PAIRS
+    __builtin_cpu_init();
+    has_avx2 = __builtin_cpu_supports("avx2");
+#endif
     return PyModuleDef_Init(&module);
 }

@@ -69,6 +69,26 @@ def test_literal_lines_agrees_with_the_python_loop_on_random_input(speedups: Any
             (hay, data, needle, limit)
 
 
+def test_literal_lines_agrees_where_blocks_of_starts_are_compared(speedups: Any) -> None:
+    # buffers long enough for the 16- and 32-start blocks of a needle whose rarest byte is
+    # common ("e", "a", a space): matches across a block's edge, in its last start, in the
+    # tail after it, needles of one byte repeated; and the line feeds counted 16 at a time
+    # over more than 255 blocks of 16 (a long line, or 4,000 and more empty ones)
+    rng = random.Random(20261207)
+    pieces = [b"e", b"a", b" ", b"\n", b"de", b"ef", b"def", b"ee", b"\r\n", b"\xc3\xa9"]
+    for _ in range(3000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 160)))
+        if rng.random() < 0.1:  # one long line, or thousands of empty ones, between matches
+            filler = rng.choice([b"x", b"\n"]) * rng.randrange(4000, 9000)
+            data = data.replace(b"\n", b"") + filler + data
+        needle = b"".join(rng.choice([b"e", b"a", b" ", b"d", b"f", b"\n"])
+                          for _ in range(rng.randrange(2, 6)))
+        hay = data.lower()
+        limit = rng.choice([1, 3, 1000])
+        assert speedups.literal_lines(hay, data, needle, limit) == \
+            _steps.literal_lines_py(hay, data, needle, limit), (data, needle, limit)
+
+
 def test_literal_lines_agrees_on_a_large_buffer(speedups: Any) -> None:
     data = Path(_steps.__file__).read_bytes() * 50
     for needle in (b"def", b"\n", b"e", data[-40:], b"absent from the file \x01"):
