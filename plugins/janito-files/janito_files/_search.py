@@ -22,7 +22,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
@@ -732,6 +732,8 @@ class _Finds:
 _NOTHING, _BINARY, _FOUND, _DATA, _LARGE = b"nbmdl"
 _CARRIED = frozenset(b"emd")
 """The answers that carry a payload: an error, what was found, the bytes."""
+_SEARCHED = bytes((_NOTHING, _BINARY, _FOUND))
+"""The answers of files read and searched through."""
 
 
 class _Scan:
@@ -869,6 +871,9 @@ class _Scan:
             self.files_searched += codes.count(b"n")
             self.binary_count += codes.count(b"b")
             return
+        if (type(self.matcher) is BytesMatcher and not self.count_only
+                and not codes.translate(None, _SEARCHED) and self.listed_together(batch, first, codes, payloads)):
+            return
         given = iter(payloads)
         prefix, names = batch.prefix, batch.names
         quiet = first + self.first_finding(codes, payloads)
@@ -897,6 +902,33 @@ class _Scan:
                 self.unreadable.append(f"{safe_text(prefix + names[index])}: {exc.strerror or exc}")
             if self.full:
                 return
+
+    def listed_together(self, batch: Batch, first: int, codes: bytes, payloads: list[Any]) -> bool:
+        """Take the answers of a literal search of files that were all read (``codes`` of
+        nothing found, binary or found only) as :meth:`found` takes them a file at a time,
+        the lines of all the files decoded at once; False, having taken nothing, where they
+        hold as many lines as the search has room left for (where it fills up,
+        :meth:`found` cuts the last file's lines).
+
+        Each file's lines are its own whatever is decoded beside them: a line feed is never
+        part of a multi-byte sequence (see :func:`decoded_lines`), a line without a
+        carriage return is unchanged by taking them off, and a line is clipped by its own
+        length."""
+        numbers = [answer[0] for answer in payloads]
+        if sum(map(len, numbers)) >= self.max_results - len(self.matches):
+            return False
+        self.files_searched += codes.count(_NOTHING) + len(payloads)
+        self.binary_count += codes.count(_BINARY)
+        self.files_matched += len(payloads)  # a file is found with one line or more
+        prefix, names = batch.prefix, batch.names
+        paths = [safe_text(prefix + names[index])
+                 for index, code in enumerate(codes, first) if code == _FOUND]
+        joined = b"\n".join([answer[1] for answer in payloads])
+        texts = decoded_lines(joined, b"\r" in joined)
+        shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
+        self.matches.extend([{"path": path, "line": line, "text": text} for path, line, text
+                             in zip(shown, chain.from_iterable(numbers), texts, strict=True)])
+        return True
 
     def first_finding(self, codes: bytes, payloads: list[Any]) -> int:
         """How many of ``codes`` (a batch's answers) come before the first file whose lines
