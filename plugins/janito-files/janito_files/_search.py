@@ -21,8 +21,9 @@ import os
 import re
 import time
 import warnings
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import chain, islice, repeat
+from itertools import accumulate, chain, islice, repeat
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
@@ -365,7 +366,11 @@ class RegexMatcher:
 
     def lines(self, data: bytes, limit: int, later: bool = False) -> Lines:
         """The first ``limit`` matching lines of ``data``, numbered from 1 in it."""
-        text, pos = self._text(data, later)
+        return self.text_lines(*self._text(data, later), limit)
+
+    def text_lines(self, text: str, pos: int, limit: int) -> Lines:
+        """The first ``limit`` matching lines of ``text`` from ``pos`` (where a line
+        starts), numbered from 1 there."""
         numbers: list[int] = []
         texts: list[str] = []
         count = text.count
@@ -871,9 +876,13 @@ class _Scan:
             self.files_searched += codes.count(b"n")
             self.binary_count += codes.count(b"b")
             return
-        if (type(self.matcher) is BytesMatcher and not self.count_only
-                and not codes.translate(None, _SEARCHED) and self.listed_together(batch, first, codes, payloads)):
-            return
+        if not self.count_only and not codes.translate(None, _SEARCHED):
+            matcher = self.matcher
+            if type(matcher) is BytesMatcher:
+                if self.listed_together(batch, first, codes, payloads):
+                    return
+            elif matcher.joinable and self.matched_together(batch, first, codes, payloads):
+                return
         given = iter(payloads)
         prefix, names = batch.prefix, batch.names
         quiet = first + self.first_finding(codes, payloads)
@@ -928,6 +937,45 @@ class _Scan:
         shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
         self.matches.extend([{"path": path, "line": line, "text": text} for path, line, text
                              in zip(shown, chain.from_iterable(numbers), texts, strict=True)])
+        return True
+
+    def matched_together(self, batch: Batch, first: int, codes: bytes, payloads: list[Any]) -> bool:
+        """Take the answers of a search for a :func:`joinable` pattern in files that were
+        all read (``codes`` of nothing found, binary or found only) as :meth:`found` takes
+        them a file at a time, the lines of all the files searched as one text; False,
+        having taken nothing, where they hold as many matching lines as the search has room
+        left for.
+
+        A joinable pattern matches a line of the joined text exactly where it matches that
+        line in its own file's (see :func:`joinable`): one call into the engine for the
+        batch instead of one or more for each file. Should the engine run out of time in
+        it, none of the batch's files is counted as searched."""
+        left = self.max_results - len(self.matches)
+        joined = b"\n".join([answer[1] for answer in payloads])
+        matcher: Any = self.matcher
+        numbers, texts = matcher.text_lines(joined.decode("utf-8", "replace"), 0, left)
+        if len(numbers) >= left:
+            return False
+        # where each file's lines start among the joined ones, counted from 0
+        firsts = list(accumulate([len(answer[0]) for answer in payloads], initial=0))[:-1]
+        found: list[list[int]] = [[] for _ in payloads]  # each file's matches, as indexes
+        for index, number in enumerate(numbers):
+            found[bisect_right(firsts, number - 1) - 1].append(index)
+        self.files_searched += codes.count(_NOTHING)
+        self.binary_count += codes.count(_BINARY)
+        prefix, names = batch.prefix, batch.names
+        named = [index for index, code in enumerate(codes, first) if code == _FOUND]
+        for (candidates, _, nul), matched, name, before in zip(payloads, found, named, firsts,
+                                                                strict=True):
+            if matched and nul:
+                self._binary(prefix + names[name], False)
+                continue
+            self.files_searched += 1
+            if matched:
+                path = safe_text(prefix + names[name])
+                self.files_matched += 1
+                self.matches.extend([{"path": path, "line": candidates[numbers[index] - 1 - before],
+                                      "text": texts[index]} for index in matched])
         return True
 
     def first_finding(self, codes: bytes, payloads: list[Any]) -> int:
