@@ -27,13 +27,19 @@ BATCH_BYTES = 1 << 19
 stops early, at the file that reaches it: a batch holds at most this and one file's
 answer (at most a block, ``BLOCK_BYTES`` of janito_files._search)."""
 
-IN_FLIGHT = 8
-"""Batches handed out and not yet taken back: with :data:`BATCH_BYTES`, what a search
-holds besides its own block is at most ``IN_FLIGHT * (BATCH_BYTES + BLOCK_BYTES)``,
-12 MiB (docs/decisions/0019). Eight, not four: a tree of small folders (the standard
-library's, 26 files a folder) makes small batches, and with four out the two workers
-waited on the walk; eight took a search that finds nothing there from 0.068 s to
-0.057 s of wall time."""
+IN_FLIGHT = 24
+"""Batches handed out and not yet taken back. A tree of small folders (the standard
+library's, 26 files a folder, split further by its subfolders) makes small batches: with
+eight out, the two workers waited on the walk, and a search that finds nothing there took
+30.0 ms against 25.6 ms with 24 out (docs/decisions/0019). What they hold is bounded by
+:data:`HELD_BYTES`, not by their number."""
+
+HELD_BYTES = 3 << 20
+"""What the answers of batches read ahead may hold: a worker starts a batch other than the
+oldest not taken only while the answers waiting hold less. With the two batches answered on
+the calling thread first and a batch's at most ``BATCH_BYTES + BLOCK_BYTES`` on each of at
+most four workers, a search holds at most 12 MiB of batches besides its own block, as it
+did with eight batches out."""
 
 def _cpus() -> int:
     try:

@@ -30,7 +30,7 @@ from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
 from janito_core.workspace import open_regular_at
 
-from ._batches import BATCH_BYTES, BATCH_FILES, Batch, BatchScan, Pipeline
+from ._batches import BATCH_BYTES, BATCH_FILES, HELD_BYTES, Batch, BatchScan, Pipeline
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
@@ -77,7 +77,7 @@ MEMORY_BOUND = 40 << 20
 for the file read block by block: a block and the unfinished line before it (at most
 BLOCK_BYTES + LINE_BYTES) and a few copies of them (the buffer of whole lines, its
 lower-case form, its decoded text, at up to four bytes a character); and 12 MiB for the
-batches of smaller files read ahead meanwhile (janito_files._batches.IN_FLIGHT). The
+batches of smaller files read ahead meanwhile (janito_files._batches.HELD_BYTES). The
 matches it returns come on top: at most max_results lines, each clipped to LINE_CHARS
 characters."""
 
@@ -841,7 +841,7 @@ class _Scan:
 
         def start(workers: int) -> Any:
             return Searcher(workers, SNIFF_BYTES, most, needle, fold, count_only, mode,
-                            BATCH_BYTES)
+                            BATCH_BYTES, HELD_BYTES)
 
         return scan, start
 

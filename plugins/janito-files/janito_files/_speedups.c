@@ -847,6 +847,7 @@ typedef struct Job {
     PyObject **encoded;  /* each name in the file system's encoding */
     const char **paths;
     Py_ssize_t total, done, limit;
+    Py_ssize_t kept;     /* what its answer holds, once finished */
     int dir_fd, finished;
     FileResult *results;
 } Job;
@@ -859,6 +860,10 @@ typedef struct {
     int stopping, workers, started, idle;  /* idle: workers waiting for a batch */
     pthread_t threads[MAX_WORKERS];
     Py_ssize_t sniff, most, budget;
+    /* held: what the answers finished and not taken hold; a worker starts a batch other
+     * than the oldest not taken only while it is below hold (the oldest always starts, so
+     * the searching thread's take() never waits on a batch held back) */
+    Py_ssize_t held, hold;
     PyObject *needle_object;
     char *needle;
     Py_ssize_t n;
@@ -886,7 +891,8 @@ work(void *argument)
     Searcher *self = argument;
     pthread_mutex_lock(&self->lock);
     for (;;) {
-        while (!self->stopping && self->waiting == NULL) {
+        while (!self->stopping && (self->waiting == NULL || (self->waiting != self->head
+                                                             && self->held >= self->hold))) {
             self->idle++;
             pthread_cond_wait(&self->work, &self->lock);
             self->idle--;
@@ -906,6 +912,8 @@ work(void *argument)
             job->done++;
         }
         pthread_mutex_lock(&self->lock);
+        job->kept = kept;
+        self->held += kept;
         job->finished = 1;
         pthread_cond_broadcast(&self->ready);
     }
@@ -942,16 +950,17 @@ searcher_init(PyObject *object, PyObject *args, PyObject *kwargs)
 {
     Searcher *self = (Searcher *)object;
     static char *keywords[] = {"workers", "sniff", "most", "needle", "fold", "count_only",
-                               "mode", "budget", NULL};
+                               "mode", "budget", "hold", NULL};
     int workers;
+    self->hold = PY_SSIZE_T_MAX;
     if (self->needle_object != NULL) {
         PyErr_SetString(PyExc_TypeError, "a Searcher is made once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "innOppin:Searcher", keywords, &workers,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "innOppin|n:Searcher", keywords, &workers,
                                      &self->sniff, &self->most, &self->needle_object,
                                      &self->fold, &self->count_only, &self->mode,
-                                     &self->budget)) {
+                                     &self->budget, &self->hold)) {
         self->needle_object = NULL;
         return -1;
     }
@@ -1096,6 +1105,11 @@ searcher_take(PyObject *object, PyObject *Py_UNUSED(ignored))
     self->head = job->next;
     if (self->head == NULL)
         self->tail = NULL;
+    self->held -= job->kept;
+    /* what it held is free now, and a batch held back may be the oldest: a worker waiting
+     * for one may start it */
+    if (self->idle && self->waiting != NULL)
+        pthread_cond_signal(&self->work);
     pthread_mutex_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     PyObject *codes = PyBytes_FromStringAndSize(NULL, job->done);
@@ -1162,8 +1176,9 @@ static PyMethodDef searcher_methods[] = {
 };
 
 static PyType_Slot searcher_slots[] = {
-    {Py_tp_doc, "Searcher(workers, sniff, most, needle, fold, count_only, mode, budget): "
-                "scan_files on worker threads"},
+    {Py_tp_doc, "Searcher(workers, sniff, most, needle, fold, count_only, mode, budget, "
+                "hold=no limit): scan_files on worker threads, the answers waiting to be taken "
+                "holding about hold bytes at most"},
     {Py_tp_init, searcher_init},
     {Py_tp_new, PyType_GenericNew},
     {Py_tp_dealloc, searcher_dealloc},

@@ -238,35 +238,36 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
 
 class SearcherPy:
     """:func:`scan_files` on worker threads, taken back in order: the Python twin of
-    ``janito_files._speedups.Searcher``, which answers each batch when it is given (Python
-    threads would hold the GIL the walk needs)."""
+    ``janito_files._speedups.Searcher``, which answers each batch when it is taken (Python
+    threads would hold the GIL the walk needs), so that no answer waits, whatever ``hold``."""
 
     def __init__(self, workers: int, sniff: int, most: int, needle: bytes | None, fold: bool,
-                 count_only: bool, mode: int, budget: int) -> None:
+                 count_only: bool, mode: int, budget: int, hold: int = sys.maxsize) -> None:
         if not 1 <= workers <= 16:
             raise ValueError("workers must be between 1 and 16")
         scan_files_py(-1, [], sniff, most, needle, fold, 1, count_only, mode, budget)  # checks
         self.arguments = (sniff, most, needle, fold)
         self.rest = (count_only, mode, budget)
-        self.answers: deque[tuple[bytes, list[Any]]] = deque()
+        self.given: deque[tuple[int, list[str], int]] = deque()
         self.closed = False
 
     def give(self, dir_fd: int, names: list[str], limit: int) -> None:
         """Hand out a batch; ``dir_fd`` must stay open until it is taken."""
         if self.closed:
             raise ValueError("the searcher is closed")
-        self.answers.append(scan_files_py(dir_fd, names, *self.arguments, limit, *self.rest))
+        self.given.append((dir_fd, names, limit))
 
     def take(self) -> tuple[bytes, list[Any]]:
         """(codes, payloads) of the oldest batch not taken, as :func:`scan_files` answers."""
-        if not self.answers:
+        if not self.given:
             raise ValueError("no batch was given")
-        return self.answers.popleft()
+        dir_fd, names, limit = self.given.popleft()
+        return scan_files_py(dir_fd, names, *self.arguments, limit, *self.rest)
 
     def close(self) -> None:
         """Stop the workers (after the batch each is in) and drop every batch."""
         self.closed = True
-        self.answers.clear()
+        self.given.clear()
 
 
 def pick_plain_py(names: list[str], kinds: list[str], kind: str, how: str, start: str,

@@ -284,8 +284,16 @@ def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
             os.close(fd)
 
 
-def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any,
-                                                               tmp_path: Path) -> None:
+def _take_all(searcher: Any, count: int, into: list[Any]) -> None:
+    into.extend(searcher.take() for _ in range(count))
+
+
+@pytest.mark.parametrize("hold", [None, 0, 1 << 10])
+def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any, tmp_path: Path,
+                                                               hold: int | None) -> None:
+    # hold 0: no batch but the oldest not taken ever starts, so each take lets the next one
+    # start; taken on a thread of its own, so that a batch never started fails the test
+    # instead of hanging it
     rng = random.Random(5)
     folders = []
     for index in range(40):
@@ -294,15 +302,20 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any,
         folders.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
     try:
         for mode, needle in [(0, b"foo"), (1, b"o"), (2, None), (2, b"ab")]:
-            settings = (64, 400, needle, False, False, mode, 100)
+            settings = (64, 400, needle, False, False, mode, 100, *([] if hold is None else [hold]))
             searcher = speedups.Searcher(2, *settings)
             twin = _steps.SearcherPy(2, *settings)
             for fd, names in folders:
                 searcher.give(fd, names, 3)
                 twin.give(fd, names, 3)
-            for _ in folders:
-                assert _payloads_comparable(searcher.take()) == \
-                    _payloads_comparable(twin.take())
+            taken: list[Any] = []
+            taker = threading.Thread(target=_take_all, args=(searcher, len(folders), taken),
+                                     daemon=True)
+            taker.start()
+            taker.join(60)
+            assert len(taken) == len(folders), "a batch given was never answered"
+            for answer in taken:
+                assert _payloads_comparable(answer) == _payloads_comparable(twin.take())
             with pytest.raises(ValueError):
                 searcher.take()
             # closing with batches given and not taken drops them
