@@ -7,7 +7,8 @@ patterns of a common Python ``.gitignore`` that is 75 regular expressions tried 
 there. Most paths of a walk match no pattern, and for them ``pathspec``'s answer is None
 whatever the patterns' order or kind. So every pattern's regular expression is joined
 into one, tried first (one call into the regular-expression engine), and ``pathspec``
-is asked only when it matches. The joined expression is used only where it is proven to
+is asked only when it matches and the file holds a ``!`` rule (without one, a path some
+rule matches is ignored, whichever rule it is). The joined expression is used only where it is proven to
 match exactly the paths some pattern matches (see :func:`joined_patterns`); where it is
 not, every path is asked of ``pathspec``, as before.
 """
@@ -32,11 +33,14 @@ class IgnoreFile:
     ``!`` rule takes it back, None when no rule decides.
     """
 
-    __slots__ = ("_joined", "spec")
+    __slots__ = ("_joined", "_only_ignores", "spec")
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
         self._joined = joined_patterns(spec)
+        # no "!" rule: a path some rule matches is ignored, whichever rule it is
+        self._only_ignores = all(getattr(pattern, "include", None) is not False
+                                 for pattern in getattr(spec, "patterns", None) or ())
 
     def verdict(self, path: str) -> bool | None:
         joined = self._joined
@@ -46,6 +50,8 @@ class IgnoreFile:
             if ((at_start is None or at_start.match(path) is None)
                     and (anywhere is None or anywhere.search(path) is None)):
                 return None
+            if self._only_ignores:
+                return True
         include: bool | None = self.spec.check_file(path).include
         return include
 

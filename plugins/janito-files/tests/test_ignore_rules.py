@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from janito_files._ignore import IgnoreFile, compile_lines, joined_patterns
 
 # glob pieces, the tricky ones included: what a regular expression would read otherwise
@@ -55,7 +56,7 @@ def random_path(rng: random.Random) -> str:
 
 def test_every_path_gets_pathspecs_answer() -> None:
     rng = random.Random(37)
-    joined = refused = 0
+    joined = refused = only_ignores = 0
     for _ in range(1500):
         lines = [random_line(rng) for _ in range(rng.randint(1, 8))]
         spec = compile_lines(lines)
@@ -66,18 +67,26 @@ def test_every_path_gets_pathspecs_answer() -> None:
             refused += 1
         else:
             joined += 1
+            only_ignores += rules._only_ignores
         for _ in range(40):
             path = random_path(rng)
             assert rules.verdict(path) == spec.check_file(path).include, (lines, path)
     # most files are answered the quick way (a refusal here is a spec holding a line with
     # "[(?P<x>]", one in 36 pieces), and the refusals are exercised too
     assert joined > 2 * refused > 0, (joined, refused)
+    # and files without a "!" rule, answered without pathspec where a rule matches
+    assert joined > only_ignores > joined // 4, (joined, only_ignores)
 
 
-def test_a_common_gitignore_is_joined_and_agrees_on_a_tree_of_paths() -> None:
-    spec = compile_lines(PYTHON_GITIGNORE.splitlines())
+@pytest.mark.parametrize("taken_back", [True, False])
+def test_a_common_gitignore_is_joined_and_agrees_on_a_tree_of_paths(taken_back: bool) -> None:
+    # without its "!" rule, a path some rule matches is answered without asking pathspec
+    lines = [line for line in PYTHON_GITIGNORE.splitlines()
+             if taken_back or not line.startswith("!")]
+    spec = compile_lines(lines)
     rules = IgnoreFile(spec)
     assert rules._joined
+    assert rules._only_ignores is not taken_back
     rng = random.Random(5)
     names = ["src", "pkg", "__pycache__", "build", "x.py", "x.pyc", "a.so", "run.log",
              "keep.log", "site", "docs", "_build", "env", ".venv", "m.egg-info", "README"]
