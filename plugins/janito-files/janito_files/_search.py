@@ -878,7 +878,7 @@ class _Scan:
             return
         if not self.count_only and not codes.translate(None, _SEARCHED):
             matcher = self.matcher
-            if type(matcher) is BytesMatcher:
+            if isinstance(matcher, BytesMatcher):
                 if self.listed_together(batch, first, codes, payloads):
                     return
             elif matcher.joinable and self.matched_together(batch, first, codes, payloads):
@@ -950,9 +950,11 @@ class _Scan:
         line in its own file's (see :func:`joinable`): one call into the engine for the
         batch instead of one or more for each file. Should the engine run out of time in
         it, none of the batch's files is counted as searched."""
+        matcher = self.matcher
+        if not isinstance(matcher, RegexMatcher):
+            return False
         left = self.max_results - len(self.matches)
         joined = b"\n".join([answer[1] for answer in payloads])
-        matcher: Any = self.matcher
         numbers, texts = matcher.text_lines(joined.decode("utf-8", "replace"), 0, left)
         if len(numbers) >= left:
             return False
