@@ -267,6 +267,20 @@ def test_a_folders_files_searched_together_find_what_each_finds_alone(files: Any
     assert [m["path"] for m in alone["matches"]] == [f"{name}.py" for name in "abcdefg"]
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11),
+                    reason="possessive repeats and atomic groups came with Python 3.11")
+@pytest.mark.parametrize("pattern", [r"a\s*+$", r"a(?>\s*)$"])
+def test_a_pattern_that_commits_is_matched_a_file_at_a_time(files: Any, ws: Path,
+                                                           pattern: str) -> None:
+    # a possessive repeat or an atomic group takes what it can and gives nothing back:
+    # with the next file's lines after it, "\s*+" would take the line feed and the next
+    # file's spaces and fail at "b", so a.py's last line holds a match only in a.py alone
+    (ws / "a.py").write_text("x = 1\na  ")
+    (ws / "b.py").write_text("  ba\n")
+    found = ok(files.call("SearchRegex", paths=".", pattern=pattern))
+    assert lines_of(found) == [("a.py", 2, "a  "), ("b.py", 1, "  ba")]
+
+
 @pytest.mark.parametrize(("pattern", "position"), [
     (r"\d+(?i)k", 3), (r"\A(?i)", 2), (r"(?:ab)+(?i)", 7), (" (?=o)(?i)", 6), ("a(?x) b", 1),
 ])
