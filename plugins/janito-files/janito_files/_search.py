@@ -489,8 +489,9 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
     """(needs, alone) of a parsed pattern: the longest run of plain ASCII characters of
     its top level (every match holds it: the top level is one sequence, each item
     required), or None; and whether it sees a line alone: no lookaround, which may look
-    past a line's end, and no ``\\A`` or ``\\Z``, which see where the file starts and ends
-    (nor ``^`` or ``$`` where ``(?-m:...)`` makes them mean that).
+    past a line's end, no ``\\A`` or ``\\Z``, which see where the file starts and ends
+    (nor ``^`` or ``$`` where ``(?-m:...)`` makes them mean that), and no atomic group or
+    possessive repeat, which may commit to what follows a line's end.
 
     A pattern matched without case has no such text (``k`` matches the Kelvin sign): None.
     The ASCII characters of decoded text come from the same bytes, so a file whose bytes do
@@ -515,6 +516,10 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
                 return False
             if name == "SUBPATTERN" and av[2] & re.MULTILINE:
                 return False  # (?-m:...): its "^" and "$" see where the file starts and ends
+            if name in _COMMITTING:
+                # "\s*+" takes the next line's spaces and gives nothing back: whether it
+                # matches at a line's end depends on the line after it
+                return False
         return True
 
     return (bytes(best) if best else None), alone()

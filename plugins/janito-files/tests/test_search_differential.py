@@ -49,7 +49,7 @@ PIECES = ["def", "foo", "[a-z]+", r"\d+", r"\(self", "^", "$", r"\b", ".", ".*",
           "(?=o)", "(?<=f)", "(?!b)", r"\A", r"\Z", "(foo|bar)", "a|b", "[Ff]oo", "é",
           r"\s", "(?:ab)+", "o{2}", r"\w+", "(?i)", "self", "import", " ", "k",
           # what may not search several files' lines joined (janito_files._search.joinable)
-          "(?-m:$)", "(?s:.)", "(?>o+)", "o++"]
+          "(?-m:$)", "(?s:.)", "(?>o+)", "o++", r"\s*+$", r"(?>\s*)$"]
 
 
 def _content(rng: random.Random) -> bytes:
