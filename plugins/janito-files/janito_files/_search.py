@@ -280,6 +280,21 @@ def matching_lines(text: str, finditer: Scan, rest: int, search: Scan,
             return
 
 
+def lines_alone(text: str, search: Scan, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line of ``text`` from ``pos`` (a line's start) that holds a
+    match of the pattern searched in that line alone, in order: :func:`matching_lines` for
+    a pattern that may commit to what follows a line's end (an atomic group, a possessive
+    repeat), where a scan of the whole text can fail at a line its own search matches."""
+    size = len(text)
+    while pos < size:  # after a last line feed there is no line
+        end = text.find("\n", pos)
+        if end < 0:
+            end = size
+        if search(text, pos, end) is not None:
+            yield pos, end
+        pos = end + 1
+
+
 class RegexMatcher:
     """Regular-expression search on the decoded text (see :func:`matching_lines`).
 
@@ -291,18 +306,20 @@ class RegexMatcher:
     ``needs`` is text every match holds (see :func:`required_text`), so a file without it is
     not decoded; ``alone``: the pattern sees nothing of a line's neighbours, so it may be
     matched against the lines holding ``needs`` only, joined; ``joinable``: the lines of
-    several files may be searched together for its first match (see :func:`joinable`).
+    several files may be searched together for its first match (see :func:`joinable`);
+    ``by_line``: it is searched in each line alone (see :func:`lines_alone`).
     """
 
     def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None,
                  needs: bytes | None = None, alone: bool = False,
-                 joinable: bool = False) -> None:
+                 joinable: bool = False, by_line: bool = False) -> None:
         self.pattern = pattern
         self.scanner = scanner
         self.left = time_limit
         self.needs = needs
         self.alone = alone
         self.joinable = joinable
+        self.by_line = by_line
 
     def first_at(self, text: str) -> int:
         """Where the pattern's first match in ``text`` starts, or -1, within the time left."""
@@ -319,7 +336,10 @@ class RegexMatcher:
         holds a match (see :func:`matching_lines`), within the time left."""
         pattern = self.pattern
         scanner = self.scanner
+        by_line = self.by_line
         if self.left is None:
+            if by_line:
+                return consume(lines_alone(text, pattern.search, pos))
             return consume(matching_lines(text, scanner.finditer, scanner.groups,
                                           pattern.search, pos))
 
@@ -330,6 +350,8 @@ class RegexMatcher:
             def search(text: str, pos: int, endpos: int) -> Any:
                 return pattern.search(text, pos, endpos, timeout=left())
 
+            if by_line:
+                return consume(lines_alone(text, search, pos))
             return consume(matching_lines(text, finditer, scanner.groups, search, pos))
 
         return self._timed(lines)
@@ -434,7 +456,9 @@ def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, b
             raise re.error("global flags not at the start of the expression", query,
                            int(where.group(1)) if where else None) from None
     needs, alone = required_text(parsed, parser)
-    return size(parsed), parsed.state.flags, needs, alone, alone and joinable(parsed, parser)
+    commits = any(name in _COMMITTING for name, _ in parsed_items(parsed, parser))
+    return (size(parsed), parsed.state.flags, needs, alone, alone and joinable(parsed, parser),
+            alone and commits)
 
 
 _COMMITTING = frozenset({"ATOMIC_GROUP", "POSSESSIVE_REPEAT"})
@@ -489,9 +513,8 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
     """(needs, alone) of a parsed pattern: the longest run of plain ASCII characters of
     its top level (every match holds it: the top level is one sequence, each item
     required), or None; and whether it sees a line alone: no lookaround, which may look
-    past a line's end, no ``\\A`` or ``\\Z``, which see where the file starts and ends
-    (nor ``^`` or ``$`` where ``(?-m:...)`` makes them mean that), and no atomic group or
-    possessive repeat, which may commit to what follows a line's end.
+    past a line's end, and no ``\\A`` or ``\\Z``, which see where the file starts and ends
+    (nor ``^`` or ``$`` where ``(?-m:...)`` makes them mean that).
 
     A pattern matched without case has no such text (``k`` matches the Kelvin sign): None.
     The ASCII characters of decoded text come from the same bytes, so a file whose bytes do
@@ -516,10 +539,6 @@ def required_text(parsed: Any, parser: Any) -> tuple[bytes | None, bool]:
                 return False
             if name == "SUBPATTERN" and av[2] & re.MULTILINE:
                 return False  # (?-m:...): its "^" and "$" see where the file starts and ends
-            if name in _COMMITTING:
-                # "\s*+" takes the next line's spaces and gives nothing back: whether it
-                # matches at a line's end depends on the line after it
-                return False
         return True
 
     return (bytes(best) if best else None), alone()
@@ -532,7 +551,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
     ``regex`` package, imported here only, whose searches take a timeout.
     """
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    size, flags, needs, alone, joins = parse_regex(query, flags)
+    size, flags, needs, alone, joins, by_line = parse_regex(query, flags)
     if size > MAX_REGEX_SIZE:
         raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
                             "items; use smaller counts or open ranges such as {1,1000}")
@@ -544,7 +563,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
         scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
     except regex.error as exc:
         raise re.error(str(exc)) from None
-    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone, joins)
+    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone, joins, by_line)
 
 
 def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:

@@ -270,15 +270,21 @@ def test_a_folders_files_searched_together_find_what_each_finds_alone(files: Any
 @pytest.mark.skipif(sys.version_info < (3, 11),
                     reason="possessive repeats and atomic groups came with Python 3.11")
 @pytest.mark.parametrize("pattern", [r"a\s*+$", r"a(?>\s*)$"])
-def test_a_pattern_that_commits_is_matched_a_file_at_a_time(files: Any, ws: Path,
-                                                           pattern: str) -> None:
+def test_a_pattern_that_commits_is_searched_in_each_line_alone(files: Any, ws: Path,
+                                                              pattern: str) -> None:
     # a possessive repeat or an atomic group takes what it can and gives nothing back:
-    # with the next file's lines after it, "\s*+" would take the line feed and the next
-    # file's spaces and fail at "b", so a.py's last line holds a match only in a.py alone
+    # scanning on from "a", "\s*+" would take the line feed and the next line's spaces and
+    # fail at "b", though the line "a  " alone matches, as grep says; so it would with
+    # the next file's lines after it, had a folder's files been searched joined
     (ws / "a.py").write_text("x = 1\na  ")
     (ws / "b.py").write_text("  ba\n")
+    (ws / "c.py").write_text("a  \n  b\n")
     found = ok(files.call("SearchRegex", paths=".", pattern=pattern))
-    assert lines_of(found) == [("a.py", 2, "a  "), ("b.py", 1, "  ba")]
+    assert lines_of(found) == [("a.py", 2, "a  "), ("b.py", 1, "  ba"), ("c.py", 1, "a  ")]
+    named = ok(files.call("SearchRegex", paths="c.py", pattern=pattern))
+    assert lines_of(named) == [("c.py", 1, "a  ")]
+    counted = ok(files.call("SearchRegex", paths=".", pattern=pattern, count_only=True))
+    assert counted["total_matches"] == 3
 
 
 @pytest.mark.parametrize(("pattern", "position"), [
