@@ -8,9 +8,9 @@ there. Most paths of a walk match no pattern, and for them ``pathspec``'s answer
 whatever the patterns' order or kind. So every pattern's regular expression is joined
 into one, tried first (one call into the regular-expression engine), and ``pathspec``
 is asked only when it matches and the file holds a ``!`` rule (without one, a path some
-rule matches is ignored, whichever rule it is). The joined expression is used only where it is proven to
-match exactly the paths some pattern matches (see :func:`joined_patterns`); where it is
-not, every path is asked of ``pathspec``, as before.
+rule matches is ignored, whichever rule it is). The joined expression is used only where
+it is proven to match exactly the paths some pattern matches (see
+:func:`joined_patterns`); where it is not, every path is asked of ``pathspec``, as before.
 """
 
 from __future__ import annotations

@@ -336,12 +336,14 @@ class RegexMatcher:
         holds a match (see :func:`matching_lines`), within the time left."""
         pattern = self.pattern
         scanner = self.scanner
-        by_line = self.by_line
+
+        def found(finditer: Scan, search: Scan) -> T:
+            if self.by_line:
+                return consume(lines_alone(text, search, pos))
+            return consume(matching_lines(text, finditer, scanner.groups, search, pos))
+
         if self.left is None:
-            if by_line:
-                return consume(lines_alone(text, pattern.search, pos))
-            return consume(matching_lines(text, scanner.finditer, scanner.groups,
-                                          pattern.search, pos))
+            return found(scanner.finditer, pattern.search)
 
         def lines(left: Callable[[], float]) -> T:
             def finditer(text: str, pos: int, endpos: int) -> Any:
@@ -350,9 +352,7 @@ class RegexMatcher:
             def search(text: str, pos: int, endpos: int) -> Any:
                 return pattern.search(text, pos, endpos, timeout=left())
 
-            if by_line:
-                return consume(lines_alone(text, search, pos))
-            return consume(matching_lines(text, finditer, scanner.groups, search, pos))
+            return found(finditer, search)
 
         return self._timed(lines)
 
@@ -905,7 +905,8 @@ class _Scan:
             if isinstance(matcher, BytesMatcher):
                 if self.listed_together(batch, first, codes, payloads):
                     return
-            elif matcher.joinable and self.matched_together(batch, first, codes, payloads):
+            elif matcher.joinable and self.matched_together(matcher, batch, first, codes,
+                                                            payloads):
                 return
         given = iter(payloads)
         prefix, names = batch.prefix, batch.names
@@ -963,7 +964,8 @@ class _Scan:
                              in zip(shown, chain.from_iterable(numbers), texts, strict=True)])
         return True
 
-    def matched_together(self, batch: Batch, first: int, codes: bytes, payloads: list[Any]) -> bool:
+    def matched_together(self, matcher: RegexMatcher, batch: Batch, first: int, codes: bytes,
+                         payloads: list[Any]) -> bool:
         """Take the answers of a search for a :func:`joinable` pattern in files that were
         all read (``codes`` of nothing found, binary or found only) as :meth:`found` takes
         them a file at a time, the lines of all the files searched as one text; False,
@@ -974,9 +976,6 @@ class _Scan:
         line in its own file's (see :func:`joinable`): one call into the engine for the
         batch instead of one or more for each file. Should the engine run out of time in
         it, none of the batch's files is counted as searched."""
-        matcher = self.matcher
-        if not isinstance(matcher, RegexMatcher):
-            return False
         left = self.max_results - len(self.matches)
         joined = b"\n".join([answer[1] for answer in payloads])
         numbers, texts = matcher.text_lines(joined.decode("utf-8", "replace"), 0, left)
