@@ -50,6 +50,7 @@ from ._steps import (
     LITERAL,
     Searcher,
     count_lines,
+    found_rows,
     literal_lines,
     scan_files,
 )
@@ -957,11 +958,14 @@ class _Scan:
         prefix, names = batch.prefix, batch.names
         paths = [safe_text(prefix + names[index])
                  for index, code in enumerate(codes, first) if code == _FOUND]
-        joined = b"\n".join([answer[1] for answer in payloads])
-        texts = decoded_lines(joined, b"\r" in joined)
-        shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
-        self.matches.extend([{"path": path, "line": line, "text": text} for path, line, text
-                             in zip(shown, chain.from_iterable(numbers), texts, strict=True)])
+        rows = found_rows(paths, payloads, LINE_CHARS)
+        if rows is None:  # carriage returns, or lines to clip
+            joined = b"\n".join([answer[1] for answer in payloads])
+            texts = decoded_lines(joined, b"\r" in joined)
+            shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
+            rows = [{"path": path, "line": line, "text": text} for path, line, text
+                    in zip(shown, chain.from_iterable(numbers), texts, strict=True)]
+        self.matches.extend(rows)
         return True
 
     def matched_together(self, matcher: RegexMatcher, batch: Batch, first: int, codes: bytes,

@@ -1523,6 +1523,93 @@ prefixed(PyObject *module, PyObject *args)
     return joined;
 }
 
+/* found_rows(paths, payloads, line_chars) -> [{"path", "line", "text"}, ...], or None.
+ *
+ * The rows of a literal search's found files as janito_files._steps.found_rows_py makes
+ * them: paths[i] names the file whose answer is payloads[i], (line numbers, its lines
+ * joined by line feeds). Each line is decoded alone, which gives what decoding them
+ * joined does (a line feed is never part of a multi-byte sequence). None, having made
+ * nothing, where a line holds a carriage return or more than line_chars bytes (it may
+ * need clipping), or where a payload's lines and numbers differ in count: Python's own
+ * steps answer those. */
+static PyObject *
+found_rows(PyObject *module, PyObject *args)
+{
+    PyObject *paths, *payloads;
+    Py_ssize_t line_chars;
+    if (!PyArg_ParseTuple(args, "O!O!n:found_rows", &PyList_Type, &paths, &PyList_Type,
+                          &payloads, &line_chars))
+        return NULL;
+    Py_ssize_t files = PyList_Size(payloads);
+    if (PyList_Size(paths) != files) {
+        PyErr_SetString(PyExc_ValueError, "paths and payloads differ in length");
+        return NULL;
+    }
+    PyObject *path_key = PyUnicode_InternFromString("path");
+    PyObject *line_key = PyUnicode_InternFromString("line");
+    PyObject *text_key = PyUnicode_InternFromString("text");
+    PyObject *rows = PyList_New(0);
+    if (path_key == NULL || line_key == NULL || text_key == NULL || rows == NULL)
+        goto failed;
+    for (Py_ssize_t k = 0; k < files; k++) {
+        PyObject *path = PyList_GetItem(paths, k);
+        PyObject *payload = PyList_GetItem(payloads, k);
+        PyObject *numbers = PyTuple_Check(payload) && PyTuple_Size(payload) == 2
+                            ? PyTuple_GetItem(payload, 0) : NULL;
+        PyObject *data = numbers != NULL ? PyTuple_GetItem(payload, 1) : NULL;
+        if (numbers == NULL || !PyList_Check(numbers) || !PyBytes_Check(data)) {
+            PyErr_SetString(PyExc_TypeError, "a payload is (list of line numbers, bytes)");
+            goto failed;
+        }
+        char *start;
+        Py_ssize_t size;
+        if (PyBytes_AsStringAndSize(data, &start, &size) < 0)
+            goto failed;
+        if (memchr(start, '\r', (size_t)size) != NULL)
+            goto python;
+        const char *end = start + size;
+        Py_ssize_t count = PyList_Size(numbers);
+        if (count == 0)
+            goto python;
+        for (Py_ssize_t line = 0; line < count; line++) {
+            const char *feed = memchr(start, '\n', (size_t)(end - start));
+            const char *stop = feed != NULL ? feed : end;
+            if ((feed == NULL) != (line == count - 1) || stop - start > line_chars)
+                goto python;
+            PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, "replace");
+            PyObject *row = text != NULL ? PyDict_New() : NULL;
+            if (row == NULL
+                || PyDict_SetItem(row, path_key, path) < 0
+                || PyDict_SetItem(row, line_key, PyList_GetItem(numbers, line)) < 0
+                || PyDict_SetItem(row, text_key, text) < 0
+                || PyList_Append(rows, row) < 0) {
+                Py_XDECREF(text);
+                Py_XDECREF(row);
+                goto failed;
+            }
+            Py_DECREF(text);
+            Py_DECREF(row);
+            start = stop + 1;
+        }
+    }
+    Py_DECREF(path_key);
+    Py_DECREF(line_key);
+    Py_DECREF(text_key);
+    return rows;
+python:
+    Py_DECREF(path_key);
+    Py_DECREF(line_key);
+    Py_DECREF(text_key);
+    Py_DECREF(rows);
+    RETURN_NONE;
+failed:
+    Py_XDECREF(path_key);
+    Py_XDECREF(line_key);
+    Py_XDECREF(text_key);
+    Py_XDECREF(rows);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ Lookahead */
 
 /* Lookahead(after=256): opens and lists the subfolders a walk will enter next, on a thread
@@ -2107,6 +2194,9 @@ static PyMethodDef methods[] = {
     {"pick_plain", pick_plain, METH_VARARGS,
      "pick_plain(names, kinds, kind, how, start, end) -> the names a plain glob picks"},
     {"prefixed", prefixed, METH_VARARGS, "prefixed(prefix, names) -> [prefix + name, ...]"},
+    {"found_rows", found_rows, METH_VARARGS,
+     "found_rows(paths, payloads, line_chars) -> the rows of a literal search's found "
+     "files, or None where Python's steps must make them"},
     {"list_folder", list_folder, METH_O,
      "list_folder(fd) -> (names, kinds): the entries of the folder open as fd, names sorted"},
     {"scan_files", scan_files, METH_VARARGS,

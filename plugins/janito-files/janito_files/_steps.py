@@ -16,7 +16,9 @@ tests/test_speedups.py holds each pair together:
   (``janito_core._fswalk.list_folder``); ``Lookahead`` lists the next subfolders so on a
   thread of its own (none in Python: the walk lists them itself);
 - ``pick_plain`` and ``prefixed``: FindFiles' picking by a plain glob, and the paths of
-  what it picked (``pick_plain_py``, ``prefixed_py``).
+  what it picked (``pick_plain_py``, ``prefixed_py``);
+- ``found_rows``: the result's rows of a batch of files a literal search found lines in
+  (``found_rows_py``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import struct
 import sys
 from collections import deque
+from itertools import chain, repeat
 from typing import Any
 
 from janito_core._fswalk import Lister
@@ -296,9 +299,32 @@ def prefixed_py(prefix: str, names: list[str]) -> list[str]:
     return [prefix + name for name in names]
 
 
+def found_rows_py(paths: list[str], payloads: list[tuple[list[int], bytes]],
+                  line_chars: int) -> list[dict[str, Any]] | None:
+    """The rows ``{"path", "line", "text"}`` of a literal search's found files:
+    ``paths[i]`` names the file whose answer is ``payloads[i]``, (its line numbers, its
+    lines joined by line feeds). None, having made nothing, where a line holds a carriage
+    return or may need clipping (more than ``line_chars`` characters here, bytes in the
+    compiled function), or where lines and numbers differ in count: the search's own
+    steps answer those."""
+    if len(paths) != len(payloads):
+        raise ValueError("paths and payloads differ in length")
+    numbers = [answer[0] for answer in payloads]
+    joined = b"\n".join([answer[1] for answer in payloads])
+    if b"\r" in joined or not all(numbers):
+        return None
+    texts = joined.decode("utf-8", "replace").split("\n")
+    if len(texts) != sum(map(len, numbers)) or max(map(len, texts)) > line_chars:
+        return None
+    shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
+    return [{"path": path, "line": line, "text": text}
+            for path, line, text in zip(shown, chain.from_iterable(numbers), texts, strict=True)]
+
+
 try:
     from ._speedups import (
         Searcher,
+        found_rows,
         literal_lines,
         pick_plain,
         prefixed,
@@ -312,6 +338,7 @@ except ImportError:  # built without a C compiler: the same steps in Python
     Searcher = SearcherPy  # type: ignore[misc,assignment]
     pick_plain = pick_plain_py
     prefixed = prefixed_py
+    found_rows = found_rows_py
 
 
 def _compiled_lister() -> Lister:

@@ -40,6 +40,7 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
     assert _steps.list_folder is _speedups.list_folder
     assert _steps.pick_plain is _speedups.pick_plain
     assert _steps.prefixed is _speedups.prefixed
+    assert _steps.found_rows is _speedups.found_rows
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
@@ -466,3 +467,71 @@ def test_prefixed_agrees_with_its_python_twin(speedups: Any) -> None:
         assert speedups.prefixed(prefix, names) == _steps.prefixed_py(prefix, names)
     with pytest.raises(TypeError):
         speedups.prefixed("a/", [1])
+
+
+# ------------------------------------------------------------------ a batch's rows
+
+
+def _rows_as_the_search_makes_them(paths: list[str], payloads: list[Any]) -> list[dict[str, Any]]:
+    from janito_files._search import decoded_lines
+
+    joined = b"\n".join(data for _, data in payloads)
+    texts = iter(decoded_lines(joined, b"\r" in joined))
+    return [{"path": path, "line": line, "text": next(texts)}
+            for path, (numbers, _) in zip(paths, payloads, strict=True) for line in numbers]
+
+
+def test_found_rows_agrees_with_the_search_or_leaves_the_batch_to_it(speedups: Any) -> None:
+    # each line decoded alone gives what the whole batch decoded at once gives, a broken
+    # sequence at a line's end included; a carriage return, a line that may need clipping,
+    # or lines and numbers that differ in count are left to the search's own steps (None)
+    rng = random.Random(20261207)
+    pieces = [b"d", b"e", b"f", b" ", b"\xc3\xa9", b"\xc3", b"\xe2\x82", b"\xff", b"\xf0\x9f\x98"]
+    left_alone = made = 0
+    for _ in range(3000):
+        paths = [f"f{k}\udcff" if rng.random() < 0.1 else f"d/f{k}.py"
+                 for k in range(rng.randrange(0, 5))]
+        payloads = []
+        for _ in paths:
+            count = rng.randrange(1, 5)
+            lines = [b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+                     for _ in range(count)]
+            if rng.random() < 0.05:
+                lines[rng.randrange(count)] += b"\r"
+            if rng.random() < 0.05:
+                lines[rng.randrange(count)] = b"\xc3\xa9" * 8
+            payloads.append((sorted(rng.sample(range(1, 99), count)), b"\n".join(lines)))
+        expected = _rows_as_the_search_makes_them(paths, payloads)
+        for found_rows in (speedups.found_rows, _steps.found_rows_py):
+            rows = found_rows(paths, payloads, 12)
+            assert rows is None or rows == expected, (paths, payloads)
+        rows = speedups.found_rows(paths, payloads, 12)
+        if rows is None:
+            left_alone += 1
+            assert any(b"\r" in data or max(map(len, data.split(b"\n"))) > 12
+                       for _, data in payloads)
+        made += rows is not None
+    assert left_alone > 100 and made > 1000  # both ways were taken
+
+
+@pytest.mark.parametrize("payload", [
+    ([1, 2], b"one line"),  # fewer lines than numbers
+    ([1], b"two\nlines"),  # more
+    ([], b""),  # no line at all
+])
+def test_found_rows_leaves_lines_that_do_not_fit_their_numbers_to_the_search(
+        speedups: Any, payload: Any) -> None:
+    for found_rows in (speedups.found_rows, _steps.found_rows_py):
+        assert found_rows(["a"], [payload], 500) is None
+
+
+@pytest.mark.parametrize("args", [
+    (["a", "b"], [([1], b"x")], 500),
+    (["a"], [(1, b"x")], 500),
+    (["a"], [([1], "x")], 500),
+    (["a"], [[[1], b"x"]], 500),
+    ("a", [([1], b"x")], 500),
+])
+def test_found_rows_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...]) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        speedups.found_rows(*args)
