@@ -15,6 +15,7 @@ names of a folder it was given, with ``O_NOFOLLOW``, as ``read_searchable_at`` d
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -27,12 +28,13 @@ BATCH_BYTES = 1 << 19
 stops early, at the file that reaches it: a batch holds at most this and one file's
 answer (at most a block, ``BLOCK_BYTES`` of janito_files._search)."""
 
-IN_FLIGHT = 24
+IN_FLIGHT = 48
 """Batches handed out and not yet taken back. A tree of small folders (the standard
 library's, 26 files a folder, split further by its subfolders) makes small batches: with
 eight out, the two workers waited on the walk, and a search that finds nothing there took
-30.0 ms against 25.6 ms with 24 out (docs/decisions/0019). What they hold is bounded by
-:data:`HELD_BYTES`, not by their number."""
+30.0 ms against 25.6 ms with 24 out; on a later machine, 35.7 ms with 24 out against
+33.4 ms with 48 (docs/decisions/0019). What they hold is bounded by :data:`HELD_BYTES`,
+not by their number, and the descriptors they hold by :data:`SPARE_DESCRIPTORS`."""
 
 HELD_BYTES = 3 << 20
 """What the answers of batches read ahead may hold: a worker starts a batch other than the
@@ -40,6 +42,23 @@ oldest not taken only while the answers waiting hold less. With the two batches 
 the calling thread first and a batch's at most ``BATCH_BYTES + BLOCK_BYTES`` on each of at
 most four workers, a search holds at most 12 MiB of batches besides its own block, as it
 did with eight batches out."""
+
+SPARE_DESCRIPTORS = 64
+"""Descriptors a search leaves free for what it does besides holding batches (each
+worker's open file, the walk's folders and the up to 40 its lookahead holds) and for the
+calls running beside it: a batch that would take one of them waits for the oldest batch
+out to be taken back (janito_files._search)."""
+
+
+def descriptor_ceiling() -> int:
+    """The lowest descriptor number a batch may not hold: the process's allowance of open
+    descriptors (its soft limit) less :data:`SPARE_DESCRIPTORS`."""
+    try:
+        allowance = os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        return sys.maxsize
+    return sys.maxsize if allowance < 0 else allowance - SPARE_DESCRIPTORS
+
 
 def _cpus() -> int:
     try:

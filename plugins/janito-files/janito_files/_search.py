@@ -17,6 +17,7 @@ matched only in the files, or the lines, that hold the text every match needs
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 import time
@@ -30,7 +31,15 @@ from janito_core import failure
 from janito_core.results import INVALID_ARGUMENTS, counted
 from janito_core.workspace import open_regular_at
 
-from ._batches import BATCH_BYTES, BATCH_FILES, HELD_BYTES, Batch, BatchScan, Pipeline
+from ._batches import (
+    BATCH_BYTES,
+    BATCH_FILES,
+    HELD_BYTES,
+    Batch,
+    BatchScan,
+    Pipeline,
+    descriptor_ceiling,
+)
 from ._common import (
     LINE_CHARS,
     SNIFF_BYTES,
@@ -815,6 +824,7 @@ class _Scan:
         of one folder's consecutive files at a time (see janito_files._batches)."""
         scan, start = self.scanner()
         pipeline = Pipeline(scan, start)
+        ceiling = descriptor_ceiling()
         owned = -1  # the batch's folder, duplicated until the pipeline holds it
         try:
             for run in walk_runs(self.tool, shown, max_depth=limit, gitignore=respect_gitignore,
@@ -830,7 +840,14 @@ class _Scan:
                 for first in range(0, len(names), BATCH_FILES):
                     check_cancelled()
                     batch = names[first:first + BATCH_FILES]
-                    owned = os.dup(run.dir_fd)
+                    owned = self.duplicated(pipeline, run.dir_fd, ceiling)
+                    if self.full:
+                        return
+                    if owned < 0:
+                        self.unreadable.append(
+                            f"{safe_text(prefix.rstrip('/') or '.')}: {os.strerror(-owned)} "
+                            f"({len(batch)} files not searched)")
+                        continue
                     pipeline.give(owned, batch, prefix, self.left())
                     owned = -1
                     self.taken(pipeline, pipeline.full())
@@ -842,6 +859,33 @@ class _Scan:
             if owned >= 0:
                 os.close(owned)
             pipeline.close()
+
+    def duplicated(self, pipeline: Pipeline, dir_fd: int, ceiling: int) -> int:
+        """A descriptor of folder ``dir_fd`` for a batch to own, or ``-errno`` where the
+        process has none to spare even with no batch out.
+
+        Each batch out holds a descriptor, and the calls running beside this one share the
+        process's allowance with it. A descriptor numbered ``ceiling`` or above (the
+        lowest free number is always the one given) leaves fewer than
+        :data:`~janito_files._batches.SPARE_DESCRIPTORS` free for the workers' files, the
+        walk's folders and the other calls: then, and where none is left at all (EMFILE,
+        ENFILE), the batches out are taken back first, in order. The search slows; it
+        does not fail, nor starve the rest of the process of descriptors."""
+        while True:
+            try:
+                owned = os.dup(dir_fd)
+            except OSError as exc:
+                if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                    raise
+                if not pipeline.queue:
+                    return -exc.errno
+            else:
+                if owned < ceiling or not pipeline.queue:
+                    return owned
+                os.close(owned)
+            self.taken(pipeline, True)
+            if self.full:
+                return -errno.EMFILE
 
     def left(self) -> int:
         """The most lines a file given now may add: what is left to find can only shrink
