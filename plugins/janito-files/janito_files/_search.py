@@ -58,6 +58,7 @@ from ._steps import (
     FILTER,
     LITERAL,
     Searcher,
+    automaton_lines,
     count_lines,
     found_rows,
     literal_lines,
@@ -318,11 +319,15 @@ class RegexMatcher:
     matched against the lines holding ``needs`` only, joined; ``joinable``: the lines of
     several files may be searched together for its first match (see :func:`joinable`);
     ``by_line``: it is searched in each line alone (see :func:`lines_alone`).
+    ``automaton``: a table that answers which lines of an ASCII text match, in one pass
+    and no backtracking, so untimed (janito_files._automaton); the engine answers the
+    rest.
     """
 
     def __init__(self, pattern: Any, scanner: Any, time_limit: float | None = None,
                  needs: bytes | None = None, alone: bool = False,
-                 joinable: bool = False, by_line: bool = False) -> None:
+                 joinable: bool = False, by_line: bool = False,
+                 automaton: bytes | None = None) -> None:
         self.pattern = pattern
         self.scanner = scanner
         self.left = time_limit
@@ -330,6 +335,7 @@ class RegexMatcher:
         self.alone = alone
         self.joinable = joinable
         self.by_line = by_line
+        self.automaton = automaton
 
     def first_at(self, text: str) -> int:
         """Where the pattern's first match in ``text`` starts, or -1, within the time left."""
@@ -403,6 +409,12 @@ class RegexMatcher:
     def text_lines(self, text: str, pos: int, limit: int) -> Lines:
         """The first ``limit`` matching lines of ``text`` from ``pos`` (where a line
         starts), numbered from 1 there."""
+        if self.automaton is not None:
+            found = automaton_lines(self.automaton, text, pos, limit, LINE_CHARS, False)
+            if found is not None:
+                numbers, texts, unsure = found
+                return self._settled(numbers, texts, unsure, limit) if unsure else (numbers,
+                                                                                     texts)
         numbers: list[int] = []
         texts: list[str] = []
         count = text.count
@@ -418,18 +430,50 @@ class RegexMatcher:
     def count(self, data: bytes, later: bool = False) -> int:
         """How many lines of ``data`` match, counted as they are found (never listed)."""
         text, pos = self._text(data, later)
+        if self.automaton is not None:
+            counted = automaton_lines(self.automaton, text, pos, 0, LINE_CHARS, True)
+            if counted is not None:
+                settled, unsure = counted
+                return int(settled) + sum(self._lines_match(unsure))
         return self._matched(text, pos, lambda found: sum(1 for _ in found))
+
+    def _lines_match(self, lines: list[str]) -> list[bool]:
+        """Whether each of ``lines`` (each alone) holds a match, within the time left."""
+        search = self.pattern.search
+        if self.left is None:
+            return [search(line) is not None for line in lines]
+        return self._timed(lambda left: [search(line, timeout=left()) is not None
+                                         for line in lines])
+
+    def _settled(self, numbers: list[int], texts: list[str], unsure: list[int],
+                 limit: int) -> Lines:
+        """The first ``limit`` of the lines the automaton gave, those at the indexes
+        ``unsure`` kept only where the engine finds a match in them."""
+        answers = self._lines_match([texts[index] for index in unsure])
+        dropped = set()
+        for index, matches in zip(unsure, answers, strict=True):
+            if matches:
+                texts[index] = shown_line(texts[index], 0, len(texts[index]))
+            else:
+                dropped.add(index)
+        if dropped:
+            numbers = [number for index, number in enumerate(numbers) if index not in dropped]
+            texts = [text for index, text in enumerate(texts) if index not in dropped]
+        return numbers[:limit], texts[:limit]
 
     def long_line(self, shown: bool) -> TooLong:
         return TooLong()
 
 
-def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, bool]:
-    """(size, flags, needs, alone, joinable) of ``query``: how many items it holds once
-    fixed repetition counts are multiplied out (counting stops early past
-    :data:`MAX_REGEX_SIZE`), its global flags, inline ones included, what
-    :func:`required_text` says of it, and whether :func:`joinable` says it may look for
-    its first match in several files' lines at once.
+def parse_regex(query: str, flags: int
+                ) -> tuple[int, int, bytes | None, bool, bool, bool, bytes | None]:
+    """(size, flags, needs, alone, joinable, by_line, automaton) of ``query``: how many
+    items it holds once fixed repetition counts are multiplied out (counting stops early
+    past :data:`MAX_REGEX_SIZE`), its global flags, inline ones included, what
+    :func:`required_text` says of it, whether :func:`joinable` says it may look for its
+    first match in several files' lines at once, whether it is searched in each line alone
+    (:func:`lines_alone`), and the table that answers which lines match where the
+    compiled steps were built (janito_files._automaton), or None.
 
     Parsed with the standard library's own parser, which raises re.error for a bad pattern.
     """
@@ -467,8 +511,14 @@ def parse_regex(query: str, flags: int) -> tuple[int, int, bytes | None, bool, b
                            int(where.group(1)) if where else None) from None
     needs, alone = required_text(parsed, parser)
     commits = any(name in _COMMITTING for name, _ in parsed_items(parsed, parser))
-    return (size(parsed), parsed.state.flags, needs, alone, alone and joinable(parsed, parser),
-            alone and commits)
+    total = size(parsed)
+    table = None
+    if alone and automaton_lines is not None and total <= MAX_REGEX_SIZE:
+        from ._automaton import build
+
+        table = build(parsed, parsed.state.flags)
+    return (total, parsed.state.flags, needs, alone, alone and joinable(parsed, parser),
+            alone and commits, table)
 
 
 _COMMITTING = frozenset({"ATOMIC_GROUP", "POSSESSIVE_REPEAT"})
@@ -561,7 +611,7 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
     ``regex`` package, imported here only, whose searches take a timeout.
     """
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    size, flags, needs, alone, joins, by_line = parse_regex(query, flags)
+    size, flags, needs, alone, joins, by_line, automaton = parse_regex(query, flags)
     if size > MAX_REGEX_SIZE:
         raise RegexTooLarge(f"its repetition counts multiply out to more than {MAX_REGEX_SIZE:,} "
                             "items; use smaller counts or open ranges such as {1,1000}")
@@ -573,7 +623,8 @@ def compile_regex(query: str, case_sensitive: bool) -> RegexMatcher:
         scanner = regex.compile(line_scanner(query, bool(flags & re.VERBOSE)), mode)
     except regex.error as exc:
         raise re.error(str(exc)) from None
-    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone, joins, by_line)
+    return RegexMatcher(pattern, scanner, REGEX_TIME_LIMIT, needs, alone, joins, by_line,
+                        automaton)
 
 
 def make_matcher(query: str, use_regex: bool, case_sensitive: bool) -> BytesMatcher | RegexMatcher:

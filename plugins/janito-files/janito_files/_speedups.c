@@ -1610,6 +1610,152 @@ failed:
     return NULL;
 }
 
+/* automaton_lines(table, text, pos, limit, line_chars, count_only)
+ *   -> (numbers, texts, unsure), (count, unsure), or None
+ *
+ * The lines of `text` from `pos` (a line's start) that hold a match of the pattern whose
+ * table janito_files._automaton.build made, as _automaton.automaton_lines_py answers:
+ * the numbers (from 1 at pos) and texts (without trailing carriage returns) of the first
+ * `limit` of them, with `unsure` the indexes among them of lines the table cannot answer
+ * (a character past ASCII came before it matched): their texts are the whole lines, for
+ * the engine to answer. With count_only, how many lines match, and the texts of those
+ * the engine must answer. None where a matching line is longer than line_chars bytes:
+ * the engine answers the whole text.
+ *
+ * The table: four uint16 (classes, states, first, matched), a byte's class for each of
+ * the 256 bytes, the moves (uint16, states x classes), then a byte a state that says
+ * whether it matches at a line's end. */
+#define AUTOMATON_NEWLINE 0xFE
+
+static PyObject *
+automaton_lines(PyObject *module, PyObject *args)
+{
+    PyObject *table, *text;
+    Py_ssize_t pos, limit, line_chars;
+    int count_only;
+    if (!PyArg_ParseTuple(args, "SUnnnp:automaton_lines", &table, &text, &pos, &limit,
+                          &line_chars, &count_only))
+        return NULL;
+    char *table_bytes;
+    Py_ssize_t table_size;
+    if (PyBytes_AsStringAndSize(table, &table_bytes, &table_size) < 0)
+        return NULL;
+    const unsigned char *bytes = (const unsigned char *)table_bytes;
+    uint16_t header[4];
+    if (table_size < (Py_ssize_t)sizeof header + 256)
+        goto bad_table;
+    memcpy(header, bytes, sizeof header);
+    size_t classes = header[0], states = header[1], first = header[2], matched = header[3];
+    const unsigned char *byte_class = bytes + sizeof header;
+    /* a bytes object's data is aligned for any type, and 8 + 256 keeps it so for uint16 */
+    const uint16_t *moves = (const uint16_t *)(const void *)(byte_class + 256);
+    if (classes == 0 || states == 0 || first >= states || matched >= states
+        || (size_t)table_size != sizeof header + 256 + states * classes * 2 + states
+        || ((uintptr_t)moves & 1) != 0)
+        goto bad_table;
+    const unsigned char *at_end = byte_class + 256 + states * classes * 2;
+    for (int b = 0; b < 256; b++)
+        if (byte_class[b] < AUTOMATON_NEWLINE && byte_class[b] >= classes)
+            goto bad_table;
+    for (size_t k = 0; k < states * classes; k++)
+        if (moves[k] >= states)
+            goto bad_table; /* it would read past the table */
+    if (pos < 0 || pos > PyUnicode_GetLength(text)) {
+        PyErr_SetString(PyExc_ValueError, "pos is not within the text");
+        return NULL;
+    }
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+    if (utf8 == NULL) { /* a lone surrogate: not UTF-8, the engine reads it */
+        PyErr_Clear();
+        RETURN_NONE;
+    }
+    const unsigned char *p = (const unsigned char *)utf8;
+    const unsigned char *end = p + size;
+    for (Py_ssize_t skipped = 0; skipped < pos; skipped++) /* pos counts characters */
+        do
+            p++;
+        while (p < end && (*p & 0xC0) == 0x80);
+    PyObject *numbers = NULL, *texts = NULL, *unsure = PyList_New(0), *answer = NULL;
+    if (unsure == NULL)
+        return NULL;
+    if (!count_only) {
+        numbers = PyList_New(0);
+        texts = PyList_New(0);
+        if (numbers == NULL || texts == NULL)
+            goto done;
+    }
+    Py_ssize_t count = 0, number = 0;
+    if (!count_only && limit <= 0)
+        p = end;
+    while (p < end) {
+        const unsigned char *start = p;
+        size_t state = first;
+        int settled = 1;
+        number++;
+        while (p < end) {
+            unsigned char kind = byte_class[*p];
+            if (kind == AUTOMATON_NEWLINE)
+                break;
+            if (kind > AUTOMATON_NEWLINE)
+                settled = 0; /* past ASCII: the engine answers the line */
+            else
+                state = moves[state * classes + kind];
+            if (state == matched || !settled) {
+                const unsigned char *feed = memchr(p, '\n', (size_t)(end - p));
+                p = feed != NULL ? feed : end;
+                break;
+            }
+            p++;
+        }
+        if (!settled || state == matched || at_end[state]) {
+            const unsigned char *stop = p;
+            while (settled && stop > start && stop[-1] == '\r')
+                stop--;
+            if (settled && stop - start > line_chars) {
+                Py_INCREF(Py_None);
+                answer = Py_None;
+                goto done;
+            }
+            PyObject *line = NULL, *line_number = NULL, *index = NULL;
+            int failed = 1;
+            if (settled && count_only) {
+                failed = 0;
+            } else if ((line = PyUnicode_DecodeUTF8((const char *)start, stop - start,
+                                                    "strict")) != NULL) {
+                if (count_only)
+                    failed = PyList_Append(unsure, line) < 0;
+                else if ((line_number = PyLong_FromSsize_t(number)) != NULL
+                         && (settled || (index = PyLong_FromSsize_t(PyList_Size(texts)))
+                                        != NULL))
+                    failed = (!settled && PyList_Append(unsure, index) < 0)
+                             || PyList_Append(numbers, line_number) < 0
+                             || PyList_Append(texts, line) < 0;
+            }
+            Py_XDECREF(line);
+            Py_XDECREF(line_number);
+            Py_XDECREF(index);
+            if (failed)
+                goto done;
+            if (settled)
+                count++;
+            if (!count_only && count >= limit)
+                break;
+        }
+        p++; /* past the line feed; at the end, past the end: the loop is over */
+    }
+    answer = count_only ? Py_BuildValue("(nO)", count, unsure)
+                        : PyTuple_Pack(3, numbers, texts, unsure);
+done:
+    Py_XDECREF(numbers);
+    Py_XDECREF(texts);
+    Py_XDECREF(unsure);
+    return answer;
+bad_table:
+    PyErr_SetString(PyExc_ValueError, "not an automaton's table");
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ Lookahead */
 
 /* Lookahead(after=256): opens and lists the subfolders a walk will enter next, on a thread
@@ -2194,6 +2340,9 @@ static PyMethodDef methods[] = {
     {"pick_plain", pick_plain, METH_VARARGS,
      "pick_plain(names, kinds, kind, how, start, end) -> the names a plain glob picks"},
     {"prefixed", prefixed, METH_VARARGS, "prefixed(prefix, names) -> [prefix + name, ...]"},
+    {"automaton_lines", automaton_lines, METH_VARARGS,
+     "automaton_lines(table, text, pos, limit, line_chars, count_only) -> the lines of a "
+     "text an automaton's table matches, those it leaves to the engine, or None"},
     {"found_rows", found_rows, METH_VARARGS,
      "found_rows(paths, payloads, line_chars) -> the rows of a literal search's found "
      "files, or None where Python's steps must make them"},

@@ -18,7 +18,10 @@ tests/test_speedups.py holds each pair together:
 - ``pick_plain`` and ``prefixed``: FindFiles' picking by a plain glob, and the paths of
   what it picked (``pick_plain_py``, ``prefixed_py``);
 - ``found_rows``: the result's rows of a batch of files a literal search found lines in
-  (``found_rows_py``).
+  (``found_rows_py``);
+- ``automaton_lines``: the lines of an ASCII text a regular expression's table
+  (janito_files._automaton) matches; its twin, ``automaton_lines_py`` there, is for the
+  tests only, and without the compiled module the engine answers every pattern.
 """
 
 from __future__ import annotations
@@ -324,6 +327,7 @@ def found_rows_py(paths: list[str], payloads: list[tuple[list[int], bytes]],
 try:
     from ._speedups import (
         Searcher,
+        automaton_lines,
         found_rows,
         literal_lines,
         pick_plain,
@@ -339,6 +343,8 @@ except ImportError:  # built without a C compiler: the same steps in Python
     pick_plain = pick_plain_py
     prefixed = prefixed_py
     found_rows = found_rows_py
+    # A table walked in Python is slower than the engine: regular expressions keep it.
+    automaton_lines = None
 
 
 def _compiled_lister() -> Lister:

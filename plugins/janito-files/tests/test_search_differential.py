@@ -7,8 +7,9 @@ tools (literal or pattern, case, count_only, max_results, max_depth, exclude, pa
 name files). The same call runs twice: as the tool searches now (batches of one folder's
 files, compiled where the wheel was built with a compiler, on worker threads in a tenth of
 the cases) and through :func:`one_by_one`, the loop the tools ran before, which reads
-each file on its own and matches a regular expression against the whole of it. The two
-results must be equal, key for key.
+each file on its own and matches a regular expression against the whole of it with the
+engine alone (no table, janito_files._automaton). The two results must be equal, key for
+key.
 
 Blocks, the sniffed head, the size limit and the batches are made a few hundred bytes or
 files small, so small trees cross every boundary. The trees live in a tmpfs folder where
@@ -48,6 +49,8 @@ LITERALS = ["def", "foo", "Foo", "o", "self", "(self", "é", "ab", "aba", " x", 
 PIECES = ["def", "foo", "[a-z]+", r"\d+", r"\(self", "^", "$", r"\b", ".", ".*", "x?",
           "(?=o)", "(?<=f)", "(?!b)", r"\A", r"\Z", "(foo|bar)", "a|b", "[Ff]oo", "é",
           r"\s", "(?:ab)+", "o{2}", r"\w+", "(?i)", "self", "import", " ", "k",
+          # what a table reads differently from the engine, if it were wrong
+          r"\B", "[^x]", r"\W", "(?a)", "(o|)+", "x{0,2}", "(?=\n)",
           # what may not search several files' lines joined (janito_files._search.joinable)
           "(?-m:$)", "(?s:.)", "(?>o+)", "o++", r"\s*+$", r"(?>\s*)$"]
 
@@ -152,6 +155,7 @@ def test_batched_search_gives_the_results_of_the_file_by_file_search(
     if manager.get_plugin(STDERR_PLUGIN) is not None:
         manager.unregister(name=STDERR_PLUGIN)
     batched = _Scan.folder
+    automaton_lines = _search.automaton_lines
     rng = random.Random(f"differential-{chunk}")
     patterns = [_pattern(rng) for _ in range(PATTERNS)]
     for number in range(CASES // CHUNKS):
@@ -162,6 +166,9 @@ def test_batched_search_gives_the_results_of_the_file_by_file_search(
         monkeypatch.setattr(_batches, "THREADS_AFTER", 0 if rng.random() < THREADED else 2)
         now = tools[tool](**arguments)
         monkeypatch.setattr(_Scan, "folder", one_by_one)
+        # and each regular expression's lines found by the engine alone, not its table
+        monkeypatch.setattr(_search, "automaton_lines", None)
         before = tools[tool](**arguments)
         monkeypatch.setattr(_Scan, "folder", batched)
+        monkeypatch.setattr(_search, "automaton_lines", automaton_lines)
         assert now == before, (chunk, number, tool, arguments)

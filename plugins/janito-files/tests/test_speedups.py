@@ -41,6 +41,7 @@ def test_an_installed_wheel_built_with_a_compiler_carries_the_compiled_steps() -
     assert _steps.pick_plain is _speedups.pick_plain
     assert _steps.prefixed is _speedups.prefixed
     assert _steps.found_rows is _speedups.found_rows
+    assert _steps.automaton_lines is _speedups.automaton_lines
 
 
 def outcome(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:

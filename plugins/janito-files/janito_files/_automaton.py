@@ -1,0 +1,340 @@
+"""Regular expressions answered by a table: which lines of an ASCII text hold a match.
+
+A line search needs no match's position, only whether each line holds one, and for most
+patterns a model writes that question has an answer in a finite automaton: one table
+look-up a byte, whatever the pattern, never backtracking, so no timeout is needed. The
+table is built here from the standard library's parse of the pattern, for ASCII text
+only: each character class is asked of the ``regex`` engine itself, character by
+character, so ``\\s``, ``\\w``, ``(?i)`` and ``(?a)`` mean exactly what they mean there.
+``janito_files._speedups.automaton_lines`` runs it; a text that is not ASCII, and a
+pattern the table cannot express (a back-reference, a lookaround, an atomic group or a
+possessive repeat, ``\\A`` or ``\\Z``, a flag set inside it) or would make too large, is
+left to the engine (None).
+
+How a line is read: the automaton starts at the line's start with every position of the
+pattern that may begin a match, so a match may start anywhere; ``^`` holds at a line's
+start, ``$`` at its end, ``\\b`` and ``\\B`` between the character before and the one
+after. A line holds a match as soon as the pattern's end is reached, and past that the
+rest of the line is not read.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from typing import Any
+
+import regex
+
+from ._common import regex_parser
+
+MAX_POSITIONS = 2000
+"""The most positions (states of the pattern's automaton before it is made
+deterministic) a table is built from; a pattern with more is left to the engine."""
+
+MAX_STATES = 1000
+"""The most states a table may have; where making it deterministic needs more, the
+pattern is left to the engine."""
+
+MAX_STEPS = 400_000
+"""The most steps building one table may take (positions visited, moves made): about a
+tenth of a second. A pattern made to need more is left to the engine, which bounds it by
+time; most patterns take a few thousand."""
+
+NEWLINE = 0xFE
+"""The class of the line feed in a table's byte map: it ends a line."""
+
+NOT_ASCII = 0xFF
+"""The class of the bytes from 0x80 on: the table answers nothing of a text holding them."""
+
+# what the character before a position was, for ^, \b and \B
+_START, _WORD, _OTHER = 0, 1, 2
+
+# kinds of positions
+_CHAR, _SPLIT, _ASSERT, _MATCH = 0, 1, 2, 3
+
+# assertions
+_BOL, _EOL, _BOUNDARY, _NOT_BOUNDARY = 0, 1, 2, 3
+_ASSERTIONS = {"AT_BEGINNING": _BOL, "AT_BEGINNING_LINE": _BOL, "AT_END": _EOL,
+               "AT_END_LINE": _EOL, "AT_BOUNDARY": _BOUNDARY,
+               "AT_NON_BOUNDARY": _NOT_BOUNDARY}
+_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D",
+               "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S",
+               "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+_ASCII = [chr(code) for code in range(128) if code != 10]
+HEADER = struct.Struct("=HHHH")
+"""A table's header: classes, states, the state each line starts in, the state that says
+the line matched. Then the byte map (256 bytes), the moves (``uint16`` a state and class,
+state by state) and whether each state matches at the line's end (a byte a state)."""
+
+
+class _Unsupported(Exception):
+    """The pattern holds what a table cannot express."""
+
+
+class _Positions:
+    """The pattern's automaton: a position is (kind, argument, next, other next)."""
+
+    def __init__(self, flags: int) -> None:
+        self.kinds: list[int] = []
+        self.arguments: list[int] = []
+        self.next: list[int] = []
+        self.other: list[int] = []
+        self.engine_flags = ((regex.IGNORECASE if flags & re.IGNORECASE else 0)
+                             | (regex.ASCII if flags & re.ASCII else 0)
+                             | (regex.DOTALL if flags & re.DOTALL else 0))
+        self._sets: dict[str, int] = {}
+
+    def add(self, kind: int, argument: int = 0, following: int = -1, other: int = -1) -> int:
+        if len(self.kinds) >= MAX_POSITIONS:
+            raise _Unsupported
+        self.kinds.append(kind)
+        self.arguments.append(argument)
+        self.next.append(following)
+        self.other.append(other)
+        return len(self.kinds) - 1
+
+    def chars(self, source: str) -> int:
+        """The ASCII characters (a bit each) the engine matches with ``source`` alone."""
+        found = self._sets.get(source)
+        if found is None:
+            compiled = regex.compile(source, self.engine_flags)
+            found = 0
+            for char in _ASCII:
+                if compiled.fullmatch(char) is not None:
+                    found |= 1 << ord(char)
+            self._sets[source] = found
+        return found
+
+
+def _code(value: int) -> str:
+    return f"\\U{value:08x}"
+
+
+def _class_source(items: Any) -> str:
+    parts = []
+    for op, av in items:
+        name = getattr(op, "name", "")
+        if name == "NEGATE":
+            parts.insert(0, "^")
+        elif name == "LITERAL":
+            parts.append(_code(av))
+        elif name == "RANGE":
+            parts.append(f"{_code(av[0])}-{_code(av[1])}")
+        elif name == "CATEGORY" and getattr(av, "name", "") in _CATEGORIES:
+            parts.append(_CATEGORIES[av.name])
+        else:
+            raise _Unsupported
+    return "[" + "".join(parts) + "]"
+
+
+def _sequence(items: Any, following: int, positions: _Positions, parser: Any) -> int:
+    for op, av in reversed(list(items)):
+        following = _item(getattr(op, "name", ""), av, following, positions, parser)
+    return following
+
+
+def _item(name: str, av: Any, following: int, positions: _Positions, parser: Any) -> int:
+    if name == "LITERAL":
+        return positions.add(_CHAR, positions.chars(_code(av)), following)
+    if name == "NOT_LITERAL":
+        return positions.add(_CHAR, positions.chars(f"[^{_code(av)}]"), following)
+    if name == "ANY":
+        return positions.add(_CHAR, positions.chars("."), following)
+    if name == "IN":
+        return positions.add(_CHAR, positions.chars(_class_source(av)), following)
+    if name == "BRANCH":
+        starts = [_sequence(alternative, following, positions, parser) for alternative in av[1]]
+        start = starts[-1]
+        for other in reversed(starts[:-1]):
+            start = positions.add(_SPLIT, 0, other, start)
+        return start
+    if name == "SUBPATTERN":
+        if av[1] or av[2]:  # (group, flags added, flags removed, items)
+            raise _Unsupported
+        return _sequence(av[3], following, positions, parser)
+    if name in ("MAX_REPEAT", "MIN_REPEAT"):
+        least, most, body = av
+        if most == parser.MAXREPEAT:
+            loop = positions.add(_SPLIT, 0, -1, following)
+            positions.next[loop] = _sequence(body, loop, positions, parser)
+            tail = loop
+        else:
+            tail = following
+            for _ in range(most - least):
+                tail = positions.add(_SPLIT, 0, _sequence(body, tail, positions, parser),
+                                     following)
+        for _ in range(least):
+            tail = _sequence(body, tail, positions, parser)
+        return tail
+    if name == "AT" and getattr(av, "name", "") in _ASSERTIONS:
+        return positions.add(_ASSERT, _ASSERTIONS[av.name], following)
+    raise _Unsupported  # back-references, lookarounds, atomic groups, possessive repeats...
+
+
+def _closure(positions: _Positions, kernel: frozenset[int], before: int, word_after: bool,
+             at_end: bool, budget: list[int]) -> tuple[int, bool]:
+    """(the characters' positions reached without reading one, as a bit each; whether the
+    pattern's end is among them) from ``kernel``, between a character of kind ``before``
+    and one that is a word character or not (or the line's end)."""
+    kinds, arguments, following, other = (positions.kinds, positions.arguments,
+                                          positions.next, positions.other)
+    word_before = before == _WORD
+    seen = set(kernel)
+    stack = list(kernel)
+    reading = 0
+    budget[0] -= len(kernel)
+    while stack:
+        at = stack.pop()
+        budget[0] -= 1
+        kind = kinds[at]
+        if kind == _MATCH:
+            return 0, True
+        if kind == _CHAR:
+            reading |= 1 << at
+            continue
+        if kind == _ASSERT:
+            what = arguments[at]
+            holds = (before == _START if what == _BOL else at_end if what == _EOL
+                     else (word_before != word_after) == (what == _BOUNDARY))
+            if not holds:
+                continue
+            steps = (following[at],)
+        else:
+            steps = (following[at], other[at])
+        for step in steps:
+            if step not in seen:
+                seen.add(step)
+                stack.append(step)
+    return reading, False
+
+
+def build(parsed: Any, flags: int) -> bytes | None:
+    """The table of a parsed pattern (``regex_parser().parse``) with global ``flags``, or
+    None where the pattern is left to the engine."""
+    parser = regex_parser()
+    positions = _Positions(flags)
+    try:
+        start = _sequence(parsed, positions.add(_MATCH), positions, parser)
+        word = positions.chars(r"\w")
+    except (_Unsupported, regex.error, RecursionError):
+        return None
+    # characters every character position and \w answer alike are one class
+    sets = sorted({positions.arguments[at] for at, kind in enumerate(positions.kinds)
+                   if kind == _CHAR})
+    signatures: dict[tuple[int, ...], int] = {}
+    byte_class = bytearray([NOT_ASCII]) * 256
+    byte_class[10] = NEWLINE
+    members: list[int] = []  # a character of each class
+    for char in _ASCII:
+        code = ord(char)
+        signature = (*((chars >> code) & 1 for chars in sets), (word >> code) & 1)
+        if signature not in signatures:
+            if len(signatures) >= NEWLINE:
+                return None
+            signatures[signature] = len(signatures)
+            members.append(code)
+        byte_class[code] = signatures[signature]
+    classes = len(members)
+    reads = [(code, (word >> code) & 1 == 1) for code in members]
+    everywhere = frozenset((start,))  # a match may start at any character
+    matched = 0
+    numbered: dict[tuple[frozenset[int], int], int] = {}
+    todo: list[tuple[frozenset[int], int]] = []
+    moves: list[list[int]] = [[]]  # state 0: the line matched (it reads no further)
+    at_end = [1]
+
+    def state(kernel: frozenset[int], before: int) -> int:
+        key = (kernel, before)
+        number = numbered.get(key)
+        if number is None:
+            number = numbered[key] = len(moves)
+            moves.append([])
+            at_end.append(0)
+            todo.append(key)
+        return number
+
+    first = state(everywhere, _START)
+    arguments, following = positions.arguments, positions.next
+    budget = [MAX_STEPS]
+    while todo:
+        if len(moves) > MAX_STATES or budget[0] < 0:
+            return None
+        kernel, before = todo.pop()
+        number = numbered[kernel, before]
+        at_end[number] = int(_closure(positions, kernel, before, False, True, budget)[1])
+        closures = {after: _closure(positions, kernel, before, after, False, budget)
+                    for after in (False, True)}
+        row = moves[number]
+        for code, is_word in reads:
+            reading, done = closures[is_word]
+            if done:
+                row.append(matched)
+                continue
+            bit = 1 << code
+            nxt = set(everywhere)
+            budget[0] -= reading.bit_count()
+            while reading:
+                low = reading & -reading
+                at = low.bit_length() - 1
+                reading ^= low
+                if arguments[at] & bit:
+                    nxt.add(following[at])
+            row.append(state(frozenset(nxt), _WORD if is_word else _OTHER))
+    moves[0] = [matched] * classes
+    table = bytearray(HEADER.pack(classes, len(moves), first, matched))
+    table += byte_class
+    table += struct.pack(f"={classes * len(moves)}H", *(move for row in moves for move in row))
+    table += bytes(at_end)
+    return bytes(table)
+
+
+def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars: int,
+                       count_only: bool) -> Any:
+    """``janito_files._speedups.automaton_lines`` in Python, for the tests: (numbers,
+    texts, unsure) of the first ``limit`` lines of ``text`` from ``pos`` (a line's start,
+    numbered 1) that match, ``unsure`` the indexes among them of lines the table cannot
+    answer (a character past ASCII came before it matched: their texts are the whole
+    lines, for the engine); or (``count_only``) how many match and the texts of those it
+    cannot answer; None where a matching line is longer than ``line_chars`` bytes once its
+    carriage returns are off."""
+    classes, states, first, matched = HEADER.unpack_from(table)
+    byte_class = table[HEADER.size:HEADER.size + 256]
+    moves = struct.unpack_from(f"={classes * states}H", table, HEADER.size + 256)
+    at_end = table[HEADER.size + 256 + 2 * classes * states:]
+    numbers: list[int] = []
+    texts: list[str] = []
+    unsure: list[Any] = []
+    count = 0
+    rest = text[pos:]
+    lines = rest.split("\n") if limit > 0 or count_only else []
+    if lines and (not rest or rest.endswith("\n")):
+        lines.pop()  # after a last line feed there is no line
+    for number, line in enumerate(lines, 1):
+        state = first
+        settled = True
+        for char in line.encode("utf-8"):
+            if byte_class[char] == NOT_ASCII:
+                settled = False
+                break
+            state = moves[state * classes + byte_class[char]]
+            if state == matched:
+                break
+        if settled and state != matched and not at_end[state]:
+            continue
+        if settled:
+            count += 1
+            shown = line.rstrip("\r")
+            if len(shown.encode("utf-8")) > line_chars:
+                return None
+        if count_only:
+            if not settled:
+                unsure.append(line)
+            continue
+        if not settled:
+            unsure.append(len(texts))
+        numbers.append(number)
+        texts.append(shown if settled else line)
+        if count >= limit:
+            break
+    return (count, unsure) if count_only else (numbers, texts, unsure)
