@@ -24,7 +24,7 @@ import time
 import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate, chain, islice, repeat
+from itertools import chain, islice, repeat
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
@@ -1080,26 +1080,28 @@ class _Scan:
         numbers, texts = matcher.text_lines(joined.decode("utf-8", "replace"), 0, left)
         if len(numbers) >= left:
             return False
-        # where each file's lines start among the joined ones, counted from 0
-        firsts = list(accumulate([len(answer[0]) for answer in payloads], initial=0))[:-1]
-        found: list[list[int]] = [[] for _ in payloads]  # each file's matches, as indexes
-        for index, number in enumerate(numbers):
-            found[bisect_right(firsts, number - 1) - 1].append(index)
         self.files_searched += codes.count(_NOTHING)
         self.binary_count += codes.count(_BINARY)
         prefix, names = batch.prefix, batch.names
         named = [index for index, code in enumerate(codes, first) if code == _FOUND]
-        for (candidates, _, nul), matched, name, before in zip(payloads, found, named, firsts,
-                                                                strict=True):
-            if matched and nul:
+        # a file's lines follow the earlier files' among the joined ones: its matches are
+        # those numbered after the lines before it, up to its last
+        start = before = 0
+        for (candidates, _, nul), name in zip(payloads, named, strict=True):
+            last = before + len(candidates)
+            stop = bisect_right(numbers, last, start)
+            if stop > start and nul:
                 self._binary(prefix + names[name], False)
-                continue
-            self.files_searched += 1
-            if matched:
-                path = safe_text(prefix + names[name])
-                self.files_matched += 1
-                self.matches.extend([{"path": path, "line": candidates[numbers[index] - 1 - before],
-                                      "text": texts[index]} for index in matched])
+            else:
+                self.files_searched += 1
+                if stop > start:
+                    path = safe_text(prefix + names[name])
+                    self.files_matched += 1
+                    self.matches.extend([{"path": path, "line": candidates[number - 1 - before],
+                                          "text": text} for number, text
+                                         in zip(numbers[start:stop], texts[start:stop],
+                                                strict=True)])
+            start, before = stop, last
         return True
 
     def first_finding(self, codes: bytes, payloads: list[Any]) -> int:
