@@ -338,3 +338,41 @@ def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars
         if count >= limit:
             break
     return (count, unsure) if count_only else (numbers, texts, unsure)
+
+
+def automaton_rows_py(table: bytes, paths: list[str], payloads: list[Any], limit: int,
+                      line_chars: int) -> tuple[list[dict[str, Any]], int, list[int]] | None:
+    """``janito_files._speedups.automaton_rows`` in Python, for the tests: (rows, files
+    matched, binary files) of a batch whose ``payloads[i]`` (candidate line numbers, those
+    lines joined by line feeds, whether the file holds a NUL byte) ``paths[i]`` names; a
+    file with a NUL byte whose lines match is binary and has no rows. None where a line is
+    unsure, a matching line is longer than ``line_chars`` bytes, a file's lines and
+    numbers differ in count, or the matching lines reach ``limit``."""
+    if len(paths) != len(payloads):
+        raise ValueError("paths and payloads differ in length")
+    rows: list[dict[str, Any]] = []
+    binary: list[int] = []
+    matched = found = 0
+    for index, (path, (numbers, data, nul)) in enumerate(zip(paths, payloads, strict=True)):
+        lines = data.split(b"\n")
+        if not numbers or len(lines) != len(numbers) or not all(lines):
+            return None
+        answer = automaton_lines_py(table, data.decode("latin-1"), 0, len(lines), 1 << 62,
+                                    False)
+        hits, _, unsure = answer
+        if unsure:
+            return None
+        found += len(hits)
+        if found >= limit:
+            return None
+        if hits and nul:
+            binary.append(index)
+            continue
+        for number in hits:
+            shown = lines[number - 1].rstrip(b"\r")
+            if len(shown) > line_chars:
+                return None
+            rows.append({"path": path, "line": numbers[number - 1],
+                         "text": shown.decode("utf-8", "replace")})
+        matched += bool(hits)
+    return rows, matched, binary

@@ -59,6 +59,7 @@ from ._steps import (
     LITERAL,
     Searcher,
     automaton_lines,
+    automaton_rows,
     count_lines,
     found_rows,
     literal_lines,
@@ -1076,14 +1077,24 @@ class _Scan:
         batch instead of one or more for each file. Should the engine run out of time in
         it, none of the batch's files is counted as searched."""
         left = self.max_results - len(self.matches)
+        prefix, names = batch.prefix, batch.names
+        named = [index for index, code in enumerate(codes, first) if code == _FOUND]
+        if matcher.automaton is not None and automaton_rows is not None:
+            paths = [safe_text(prefix + names[index]) for index in named]
+            rows = automaton_rows(matcher.automaton, paths, payloads, left, LINE_CHARS)
+            if rows is not None:  # else lines past ASCII, or the search fills up here
+                found, matched, binary = rows
+                self.files_searched += codes.count(_NOTHING) + len(payloads) - len(binary)
+                self.binary_count += codes.count(_BINARY) + len(binary)
+                self.files_matched += matched
+                self.matches.extend(found)
+                return True
         joined = b"\n".join([answer[1] for answer in payloads])
         numbers, texts = matcher.text_lines(joined.decode("utf-8", "replace"), 0, left)
         if len(numbers) >= left:
             return False
         self.files_searched += codes.count(_NOTHING)
         self.binary_count += codes.count(_BINARY)
-        prefix, names = batch.prefix, batch.names
-        named = [index for index, code in enumerate(codes, first) if code == _FOUND]
         # a file's lines follow the earlier files' among the joined ones: its matches are
         # those numbered after the lines before it, up to its last
         start = before = 0

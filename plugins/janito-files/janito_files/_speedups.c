@@ -1610,56 +1610,111 @@ failed:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ automata */
+
+/* A regular expression's table, made by janito_files._automaton.build: four uint16
+ * (classes, states, first, matched), a byte's class for each of the 256 bytes (0xFE the
+ * line feed, 0xFF a byte past ASCII), the moves (uint16, states x classes), then a byte a
+ * state that says whether it matches at a line's end. */
+#define AUTOMATON_NEWLINE 0xFE
+
+typedef struct {
+    size_t classes, first, matched;
+    const unsigned char *byte_class, *at_end;
+    const uint16_t *moves;
+} Table;
+
+/* Read and check `object` as a table (every move within it); 0, or -1 with ValueError. */
+static int
+read_table(PyObject *object, Table *table)
+{
+    char *bytes;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(object, &bytes, &size) < 0)
+        return -1;
+    uint16_t header[4];
+    if (size < (Py_ssize_t)sizeof header + 256)
+        goto bad;
+    memcpy(header, bytes, sizeof header);
+    size_t classes = header[0], states = header[1];
+    table->classes = classes;
+    table->first = header[2];
+    table->matched = header[3];
+    table->byte_class = (const unsigned char *)bytes + sizeof header;
+    /* a bytes object's data is aligned for any type, and 8 + 256 keeps it so for uint16 */
+    table->moves = (const uint16_t *)(const void *)(table->byte_class + 256);
+    table->at_end = table->byte_class + 256 + states * classes * 2;
+    if (classes == 0 || states == 0 || table->first >= states || table->matched >= states
+        || (size_t)size != sizeof header + 256 + states * classes * 2 + states
+        || ((uintptr_t)table->moves & 1) != 0)
+        goto bad;
+    for (int b = 0; b < 256; b++)
+        if (table->byte_class[b] < AUTOMATON_NEWLINE && table->byte_class[b] >= classes)
+            goto bad;
+    for (size_t k = 0; k < states * classes; k++)
+        if (table->moves[k] >= states)
+            goto bad; /* it would read past the table */
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "not an automaton's table");
+    return -1;
+}
+
+enum { LINE_MISSES, LINE_MATCHES, LINE_UNSURE };
+
+/* Walk the line that starts at `p` (it ends at a line feed or at `end`): whether it
+ * matches, or is unsure (a byte past ASCII came first); `*stop` is where it ends. */
+static int
+walk_line(const Table *table, const unsigned char *p, const unsigned char *end,
+          const unsigned char **stop)
+{
+    size_t state = table->first;
+    int answer = LINE_MISSES;
+    for (; p < end; p++) {
+        unsigned char kind = table->byte_class[*p];
+        if (kind == AUTOMATON_NEWLINE)
+            break;
+        if (kind > AUTOMATON_NEWLINE) {
+            answer = LINE_UNSURE;
+            break;
+        }
+        state = table->moves[state * table->classes + kind];
+        if (state == table->matched) {
+            answer = LINE_MATCHES;
+            break;
+        }
+    }
+    if (answer != LINE_MISSES) {
+        const unsigned char *feed = memchr(p, '\n', (size_t)(end - p));
+        p = feed != NULL ? feed : end;
+    } else if (table->at_end[state]) {
+        answer = LINE_MATCHES;
+    }
+    *stop = p;
+    return answer;
+}
+
 /* automaton_lines(table, text, pos, limit, line_chars, count_only)
  *   -> (numbers, texts, unsure), (count, unsure), or None
  *
- * The lines of `text` from `pos` (a line's start) that hold a match of the pattern whose
- * table janito_files._automaton.build made, as _automaton.automaton_lines_py answers:
- * the numbers (from 1 at pos) and texts (without trailing carriage returns) of the first
- * `limit` of them, with `unsure` the indexes among them of lines the table cannot answer
- * (a character past ASCII came before it matched): their texts are the whole lines, for
- * the engine to answer. With count_only, how many lines match, and the texts of those
- * the engine must answer. None where a matching line is longer than line_chars bytes:
- * the engine answers the whole text.
- *
- * The table: four uint16 (classes, states, first, matched), a byte's class for each of
- * the 256 bytes, the moves (uint16, states x classes), then a byte a state that says
- * whether it matches at a line's end. */
-#define AUTOMATON_NEWLINE 0xFE
-
+ * The lines of `text` from `pos` (a line's start) that hold a match, as
+ * janito_files._automaton.automaton_lines_py answers: the numbers (from 1 at pos) and
+ * texts (without trailing carriage returns) of the first `limit` of them, with `unsure`
+ * the indexes among them of lines the table cannot answer (a character past ASCII came
+ * before it matched): their texts are the whole lines, for the engine to answer. With
+ * count_only, how many lines match, and the texts of those the engine must answer. None
+ * where a matching line is longer than line_chars bytes: the engine answers the text. */
 static PyObject *
 automaton_lines(PyObject *module, PyObject *args)
 {
-    PyObject *table, *text;
+    PyObject *table_object, *text;
     Py_ssize_t pos, limit, line_chars;
     int count_only;
-    if (!PyArg_ParseTuple(args, "SUnnnp:automaton_lines", &table, &text, &pos, &limit,
-                          &line_chars, &count_only))
+    Table table;
+    if (!PyArg_ParseTuple(args, "SUnnnp:automaton_lines", &table_object, &text, &pos, &limit,
+                          &line_chars, &count_only)
+        || read_table(table_object, &table) < 0)
         return NULL;
-    char *table_bytes;
-    Py_ssize_t table_size;
-    if (PyBytes_AsStringAndSize(table, &table_bytes, &table_size) < 0)
-        return NULL;
-    const unsigned char *bytes = (const unsigned char *)table_bytes;
-    uint16_t header[4];
-    if (table_size < (Py_ssize_t)sizeof header + 256)
-        goto bad_table;
-    memcpy(header, bytes, sizeof header);
-    size_t classes = header[0], states = header[1], first = header[2], matched = header[3];
-    const unsigned char *byte_class = bytes + sizeof header;
-    /* a bytes object's data is aligned for any type, and 8 + 256 keeps it so for uint16 */
-    const uint16_t *moves = (const uint16_t *)(const void *)(byte_class + 256);
-    if (classes == 0 || states == 0 || first >= states || matched >= states
-        || (size_t)table_size != sizeof header + 256 + states * classes * 2 + states
-        || ((uintptr_t)moves & 1) != 0)
-        goto bad_table;
-    const unsigned char *at_end = byte_class + 256 + states * classes * 2;
-    for (int b = 0; b < 256; b++)
-        if (byte_class[b] < AUTOMATON_NEWLINE && byte_class[b] >= classes)
-            goto bad_table;
-    for (size_t k = 0; k < states * classes; k++)
-        if (moves[k] >= states)
-            goto bad_table; /* it would read past the table */
     if (pos < 0 || pos > PyUnicode_GetLength(text)) {
         PyErr_SetString(PyExc_ValueError, "pos is not within the text");
         return NULL;
@@ -1688,61 +1743,44 @@ automaton_lines(PyObject *module, PyObject *args)
     Py_ssize_t count = 0, number = 0;
     if (!count_only && limit <= 0)
         p = end;
-    while (p < end) {
+    for (; p < end; p++) { /* p++: past the line feed, or past the end */
         const unsigned char *start = p;
-        size_t state = first;
-        int settled = 1;
         number++;
-        while (p < end) {
-            unsigned char kind = byte_class[*p];
-            if (kind == AUTOMATON_NEWLINE)
-                break;
-            if (kind > AUTOMATON_NEWLINE)
-                settled = 0; /* past ASCII: the engine answers the line */
-            else
-                state = moves[state * classes + kind];
-            if (state == matched || !settled) {
-                const unsigned char *feed = memchr(p, '\n', (size_t)(end - p));
-                p = feed != NULL ? feed : end;
-                break;
-            }
-            p++;
+        int found = walk_line(&table, start, end, &p);
+        if (found == LINE_MISSES)
+            continue;
+        int settled = found == LINE_MATCHES;
+        const unsigned char *stop = p;
+        while (settled && stop > start && stop[-1] == '\r')
+            stop--;
+        if (settled && stop - start > line_chars) {
+            Py_INCREF(Py_None);
+            answer = Py_None;
+            goto done;
         }
-        if (!settled || state == matched || at_end[state]) {
-            const unsigned char *stop = p;
-            while (settled && stop > start && stop[-1] == '\r')
-                stop--;
-            if (settled && stop - start > line_chars) {
-                Py_INCREF(Py_None);
-                answer = Py_None;
-                goto done;
-            }
-            PyObject *line = NULL, *line_number = NULL, *index = NULL;
-            int failed = 1;
-            if (settled && count_only) {
-                failed = 0;
-            } else if ((line = PyUnicode_DecodeUTF8((const char *)start, stop - start,
-                                                    "strict")) != NULL) {
-                if (count_only)
-                    failed = PyList_Append(unsure, line) < 0;
-                else if ((line_number = PyLong_FromSsize_t(number)) != NULL
-                         && (settled || (index = PyLong_FromSsize_t(PyList_Size(texts)))
-                                        != NULL))
-                    failed = (!settled && PyList_Append(unsure, index) < 0)
-                             || PyList_Append(numbers, line_number) < 0
-                             || PyList_Append(texts, line) < 0;
-            }
-            Py_XDECREF(line);
-            Py_XDECREF(line_number);
-            Py_XDECREF(index);
-            if (failed)
-                goto done;
-            if (settled)
-                count++;
-            if (!count_only && count >= limit)
-                break;
+        PyObject *line = NULL, *line_number = NULL, *index = NULL;
+        int failed = 1;
+        if (settled && count_only) {
+            failed = 0;
+        } else if ((line = PyUnicode_DecodeUTF8((const char *)start, stop - start,
+                                                "strict")) != NULL) {
+            if (count_only)
+                failed = PyList_Append(unsure, line) < 0;
+            else if ((line_number = PyLong_FromSsize_t(number)) != NULL
+                     && (settled || (index = PyLong_FromSsize_t(PyList_Size(texts))) != NULL))
+                failed = (!settled && PyList_Append(unsure, index) < 0)
+                         || PyList_Append(numbers, line_number) < 0
+                         || PyList_Append(texts, line) < 0;
         }
-        p++; /* past the line feed; at the end, past the end: the loop is over */
+        Py_XDECREF(line);
+        Py_XDECREF(line_number);
+        Py_XDECREF(index);
+        if (failed)
+            goto done;
+        if (settled)
+            count++;
+        if (!count_only && count >= limit)
+            break;
     }
     answer = count_only ? Py_BuildValue("(nO)", count, unsure)
                         : PyTuple_Pack(3, numbers, texts, unsure);
@@ -1751,9 +1789,121 @@ done:
     Py_XDECREF(texts);
     Py_XDECREF(unsure);
     return answer;
-bad_table:
-    PyErr_SetString(PyExc_ValueError, "not an automaton's table");
-    return NULL;
+}
+
+/* automaton_rows(table, paths, payloads, limit, line_chars) -> (rows, matched, binary), or
+ * None
+ *
+ * The rows {"path", "line", "text"} of a batch of files a regular expression's search
+ * found candidate lines in, as janito_files._automaton.automaton_rows_py makes them:
+ * paths[i] names the file whose answer is payloads[i], (the numbers of its candidate
+ * lines, those lines joined by line feeds, whether it holds a NUL byte). A file with a NUL
+ * byte whose lines match is binary: its index is in `binary` and it has no rows;
+ * `matched` counts the files with rows. None, having made nothing, where a line is
+ * unsure (a byte past ASCII before the table matched) or empty, a matching line is
+ * longer than line_chars bytes, a file's lines and numbers differ in count, or the
+ * matching lines, binary files' included, reach `limit`: the search's own steps answer
+ * those. */
+static PyObject *
+automaton_rows(PyObject *module, PyObject *args)
+{
+    PyObject *table_object, *paths, *payloads;
+    Py_ssize_t limit, line_chars;
+    Table table;
+    if (!PyArg_ParseTuple(args, "SO!O!nn:automaton_rows", &table_object, &PyList_Type, &paths,
+                          &PyList_Type, &payloads, &limit, &line_chars)
+        || read_table(table_object, &table) < 0)
+        return NULL;
+    Py_ssize_t files = PyList_Size(payloads);
+    if (PyList_Size(paths) != files) {
+        PyErr_SetString(PyExc_ValueError, "paths and payloads differ in length");
+        return NULL;
+    }
+    PyObject *path_key = PyUnicode_InternFromString("path");
+    PyObject *line_key = PyUnicode_InternFromString("line");
+    PyObject *text_key = PyUnicode_InternFromString("text");
+    PyObject *rows = PyList_New(0), *binary = PyList_New(0), *answer = NULL;
+    Py_ssize_t matched_files = 0, found_lines = 0; /* binary files' lines counted too */
+    if (path_key == NULL || line_key == NULL || text_key == NULL || rows == NULL
+        || binary == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < files; k++) {
+        PyObject *payload = PyList_GetItem(payloads, k);
+        PyObject *numbers = PyTuple_Check(payload) && PyTuple_Size(payload) == 3
+                            ? PyTuple_GetItem(payload, 0) : NULL;
+        PyObject *data = numbers != NULL ? PyTuple_GetItem(payload, 1) : NULL;
+        int nul = numbers != NULL ? PyObject_IsTrue(PyTuple_GetItem(payload, 2)) : -1;
+        if (numbers == NULL || !PyList_Check(numbers) || !PyBytes_Check(data) || nul < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError,
+                                "a payload is (list of line numbers, bytes, NUL held)");
+            goto done;
+        }
+        char *bytes;
+        Py_ssize_t size;
+        if (PyBytes_AsStringAndSize(data, &bytes, &size) < 0)
+            goto done;
+        const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
+        Py_ssize_t count = PyList_Size(numbers), before = PyList_Size(rows);
+        int binary_file = 0;
+        if (count == 0)
+            goto python;
+        for (Py_ssize_t line = 0; line < count; line++, p++) {
+            const unsigned char *start = p;
+            int found = walk_line(&table, start, end, &p);
+            /* an empty candidate: none has come from a search for a needed text yet */
+            if ((p == end) != (line == count - 1) || found == LINE_UNSURE || p == start)
+                goto python;
+            if (found == LINE_MISSES)
+                continue;
+            if (++found_lines >= limit) /* the search fills up in this batch */
+                goto python;
+            if (nul) {
+                binary_file = 1;
+                continue;
+            }
+            const unsigned char *stop = p;
+            while (stop > start && stop[-1] == '\r')
+                stop--;
+            if (stop - start > line_chars)
+                goto python;
+            PyObject *text = PyUnicode_DecodeUTF8((const char *)start, stop - start, "replace");
+            PyObject *row = text != NULL ? PyDict_New() : NULL;
+            if (row == NULL
+                || PyDict_SetItem(row, path_key, PyList_GetItem(paths, k)) < 0
+                || PyDict_SetItem(row, line_key, PyList_GetItem(numbers, line)) < 0
+                || PyDict_SetItem(row, text_key, text) < 0
+                || PyList_Append(rows, row) < 0) {
+                Py_XDECREF(text);
+                Py_XDECREF(row);
+                goto done;
+            }
+            Py_DECREF(text);
+            Py_DECREF(row);
+        }
+        if (binary_file) {
+            PyObject *index = PyLong_FromSsize_t(k);
+            if (index == NULL || PyList_Append(binary, index) < 0) {
+                Py_XDECREF(index);
+                goto done;
+            }
+            Py_DECREF(index);
+        } else if (PyList_Size(rows) > before) {
+            matched_files++;
+        }
+    }
+    answer = Py_BuildValue("(OnO)", rows, matched_files, binary);
+    goto done;
+python:
+    Py_INCREF(Py_None);
+    answer = Py_None;
+done:
+    Py_XDECREF(path_key);
+    Py_XDECREF(line_key);
+    Py_XDECREF(text_key);
+    Py_XDECREF(rows);
+    Py_XDECREF(binary);
+    return answer;
 }
 
 /* ------------------------------------------------------------------ Lookahead */
@@ -2343,6 +2493,9 @@ static PyMethodDef methods[] = {
     {"automaton_lines", automaton_lines, METH_VARARGS,
      "automaton_lines(table, text, pos, limit, line_chars, count_only) -> the lines of a "
      "text an automaton's table matches, those it leaves to the engine, or None"},
+    {"automaton_rows", automaton_rows, METH_VARARGS,
+     "automaton_rows(table, paths, payloads, limit, line_chars) -> (rows, files matched, "
+     "binary files) of a batch a regular expression's table answers, or None"},
     {"found_rows", found_rows, METH_VARARGS,
      "found_rows(paths, payloads, line_chars) -> the rows of a literal search's found "
      "files, or None where Python's steps must make them"},

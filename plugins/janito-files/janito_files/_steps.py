@@ -19,9 +19,10 @@ tests/test_speedups.py holds each pair together:
   what it picked (``pick_plain_py``, ``prefixed_py``);
 - ``found_rows``: the result's rows of a batch of files a literal search found lines in
   (``found_rows_py``);
-- ``automaton_lines``: the lines of an ASCII text a regular expression's table
-  (janito_files._automaton) matches; its twin, ``automaton_lines_py`` there, is for the
-  tests only, and without the compiled module the engine answers every pattern.
+- ``automaton_lines`` and ``automaton_rows``: the lines of a text, and the rows of a batch,
+  that a regular expression's table (janito_files._automaton) matches; their twins there
+  are for the tests only, and without the compiled module the engine answers every
+  pattern.
 """
 
 from __future__ import annotations
@@ -328,6 +329,7 @@ try:
     from ._speedups import (
         Searcher,
         automaton_lines,
+        automaton_rows,
         found_rows,
         literal_lines,
         pick_plain,
@@ -345,6 +347,7 @@ except ImportError:  # built without a C compiler: the same steps in Python
     found_rows = found_rows_py
     # A table walked in Python is slower than the engine: regular expressions keep it.
     automaton_lines = None
+    automaton_rows = None
 
 
 def _compiled_lister() -> Lister:

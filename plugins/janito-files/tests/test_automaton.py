@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 import regex
-from janito_files._automaton import HEADER, MAX_STEPS, automaton_lines_py, build
+from janito_files._automaton import (
+    HEADER,
+    MAX_STEPS,
+    automaton_lines_py,
+    automaton_rows_py,
+    build,
+)
 from janito_files._common import regex_parser
 
 PIECES = ["a", "b", "ab", ".", r"\s", r"\S", r"\w", r"\W", r"\d", r"\b", r"\B", "^", "$",
@@ -146,3 +152,69 @@ def test_a_table_that_is_not_one_is_refused(speedups: Any) -> None:
         speedups.automaton_lines(table, "abc\n", 5, 10, 100, False)
     with pytest.raises(TypeError):
         speedups.automaton_lines(table, b"abc\n", 0, 10, 100, False)
+
+
+def _random_batch(rng: random.Random) -> tuple[list[str], list[Any]]:
+    paths, payloads = [], []
+    for index in range(rng.randrange(0, 5)):
+        count = rng.randrange(1, 5)
+        lines = []
+        for _ in range(count):
+            line = "".join(rng.choice(CHARACTERS) for _ in range(rng.randrange(1, 12)))
+            lines.append(line.replace("\n", "") or "a")
+        data = "\n".join(lines).encode("utf-8")
+        if rng.random() < 0.05:
+            data += b"\xe2\x82"  # a broken sequence at a file's end
+        payloads.append((sorted(rng.sample(range(1, 99), count)), data, rng.random() < 0.15))
+        paths.append(f"d/f{index}.py")
+    return paths, payloads
+
+
+def test_a_batch_s_rows_are_the_lines_the_engine_finds(speedups: Any) -> None:
+    rng = random.Random(20261209)
+    made = 0
+    for _ in range(3000):
+        pattern = "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 5)))
+        try:
+            table, compiled = _table(pattern)
+        except re.error:
+            continue
+        assert table is not None
+        paths, payloads = _random_batch(rng)
+        limit = rng.choice([1, 3, 1000])
+        line_chars = rng.choice([4, 1000])
+        rows = speedups.automaton_rows(table, paths, payloads, limit, line_chars)
+        assert rows == automaton_rows_py(table, paths, payloads, limit, line_chars), \
+            (pattern, payloads)
+        if rows is None:
+            continue
+        expected: list[dict[str, Any]] = []
+        binary, matched = [], 0
+        for index, (path, (numbers, data, nul)) in enumerate(zip(paths, payloads,
+                                                                 strict=True)):
+            hits = [(number, line) for number, line in zip(numbers, data.split(b"\n"),
+                                                            strict=True)
+                    if compiled.search(line.decode("utf-8", "replace"))]
+            if hits and nul:
+                binary.append(index)
+                continue
+            matched += bool(hits)
+            expected += [{"path": path, "line": number,
+                          "text": line.rstrip(b"\r").decode("utf-8", "replace")}
+                         for number, line in hits]
+        assert rows == (expected, matched, binary), (pattern, payloads)
+        made += 1
+    assert made > 500
+
+
+@pytest.mark.parametrize("args", [
+    (["a", "b"], [([1], b"x", False)], 10, 10),
+    (["a"], [([1], b"x")], 10, 10),
+    (["a"], [(1, b"x", False)], 10, 10),
+    (["a"], [([1], "x", False)], 10, 10),
+    ("a", [([1], b"x", False)], 10, 10),
+])
+def test_automaton_rows_refuses_bad_arguments(speedups: Any, args: tuple[Any, ...]) -> None:
+    table, _ = _table("x")
+    with pytest.raises((TypeError, ValueError)):
+        speedups.automaton_rows(table, *args)
