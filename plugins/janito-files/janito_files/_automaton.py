@@ -340,26 +340,30 @@ def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars
     return (count, unsure) if count_only else (numbers, texts, unsure)
 
 
-def automaton_rows_py(table: bytes, paths: list[str], payloads: list[Any], limit: int,
-                      line_chars: int) -> tuple[list[dict[str, Any]], int, list[int]] | None:
+def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, codes: bytes,
+                      payloads: list[Any], limit: int, line_chars: int
+                      ) -> tuple[list[dict[str, Any]], int, list[int]] | None:
     """``janito_files._speedups.automaton_rows`` in Python, for the tests: (rows, files
-    matched, binary files) of a batch whose ``payloads[i]`` (candidate line numbers, those
-    lines joined by line feeds, whether the file holds a NUL byte) ``paths[i]`` names; a
-    file with a NUL byte whose lines match is binary and has no rows. None where a line is
-    unsure, a matching line is longer than ``line_chars`` bytes, a file's lines and
-    numbers differ in count, or the matching lines reach ``limit``."""
-    if len(paths) != len(payloads):
-        raise ValueError("paths and payloads differ in length")
+    matched, binary files) of a batch. ``codes[j]`` answers for the file
+    ``names[first + j]``, and each ``b"m"`` among them has its payload, in order: (the
+    numbers of its candidate lines, those lines joined by line feeds, whether it holds a
+    NUL byte); a file's path is ``prefix`` and its name. A file with a NUL byte whose
+    lines match is binary and has no rows. None where a line is unsure or empty, a
+    matching line is longer than ``line_chars`` bytes, a path is not UTF-8, a file's lines
+    and numbers differ in count, or the matching lines reach ``limit``."""
+    found_names = [names[first + at] for at, code in enumerate(codes) if code == ord("m")]
+    if len(found_names) != len(payloads):
+        raise ValueError("codes, names and payloads do not agree")
     rows: list[dict[str, Any]] = []
     binary: list[int] = []
     matched = found = 0
-    for index, (path, (numbers, data, nul)) in enumerate(zip(paths, payloads, strict=True)):
+    for index, (name, (numbers, data, nul)) in enumerate(zip(found_names, payloads,
+                                                             strict=True)):
         lines = data.split(b"\n")
         if not numbers or len(lines) != len(numbers) or not all(lines):
             return None
-        answer = automaton_lines_py(table, data.decode("latin-1"), 0, len(lines), 1 << 62,
-                                    False)
-        hits, _, unsure = answer
+        hits, _, unsure = automaton_lines_py(table, data.decode("latin-1"), 0, len(lines),
+                                             1 << 62, False)
         if unsure:
             return None
         found += len(hits)
@@ -368,9 +372,14 @@ def automaton_rows_py(table: bytes, paths: list[str], payloads: list[Any], limit
         if hits and nul:
             binary.append(index)
             continue
+        path = prefix + name
         for number in hits:
             shown = lines[number - 1].rstrip(b"\r")
             if len(shown) > line_chars:
+                return None
+            try:
+                path.encode("utf-8")
+            except UnicodeEncodeError:
                 return None
             rows.append({"path": path, "line": numbers[number - 1],
                          "text": shown.decode("utf-8", "replace")})

@@ -1078,10 +1078,9 @@ class _Scan:
         it, none of the batch's files is counted as searched."""
         left = self.max_results - len(self.matches)
         prefix, names = batch.prefix, batch.names
-        named = [index for index, code in enumerate(codes, first) if code == _FOUND]
         if matcher.automaton is not None and automaton_rows is not None:
-            paths = [safe_text(prefix + names[index]) for index in named]
-            rows = automaton_rows(matcher.automaton, paths, payloads, left, LINE_CHARS)
+            rows = automaton_rows(matcher.automaton, prefix, names, first, codes, payloads,
+                                  left, LINE_CHARS)
             if rows is not None:  # else lines past ASCII, or the search fills up here
                 found, matched, binary = rows
                 self.files_searched += codes.count(_NOTHING) + len(payloads) - len(binary)
@@ -1095,6 +1094,7 @@ class _Scan:
             return False
         self.files_searched += codes.count(_NOTHING)
         self.binary_count += codes.count(_BINARY)
+        named = [index for index, code in enumerate(codes, first) if code == _FOUND]
         # a file's lines follow the earlier files' among the joined ones: its matches are
         # those numbered after the lines before it, up to its last
         start = before = 0

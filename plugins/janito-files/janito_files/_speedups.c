@@ -1791,43 +1791,54 @@ done:
     return answer;
 }
 
-/* automaton_rows(table, paths, payloads, limit, line_chars) -> (rows, matched, binary), or
- * None
+/* automaton_rows(table, prefix, names, first, codes, payloads, limit, line_chars)
+ *   -> (rows, matched, binary), or None
  *
  * The rows {"path", "line", "text"} of a batch of files a regular expression's search
- * found candidate lines in, as janito_files._automaton.automaton_rows_py makes them:
- * paths[i] names the file whose answer is payloads[i], (the numbers of its candidate
- * lines, those lines joined by line feeds, whether it holds a NUL byte). A file with a NUL
- * byte whose lines match is binary: its index is in `binary` and it has no rows;
- * `matched` counts the files with rows. None, having made nothing, where a line is
+ * found candidate lines in, as janito_files._automaton.automaton_rows_py makes them.
+ * codes[j] is the answer for the file names[first + j]; each b"m" among them has its
+ * payload, in order: (the numbers of its candidate lines, those lines joined by line
+ * feeds, whether it holds a NUL byte). A file's path is prefix + its name. A file with a
+ * NUL byte whose lines match is binary: its payload's index is in `binary` and it has no
+ * rows; `matched` counts the files with rows. None, having made nothing, where a line is
  * unsure (a byte past ASCII before the table matched) or empty, a matching line is
- * longer than line_chars bytes, a file's lines and numbers differ in count, or the
- * matching lines, binary files' included, reach `limit`: the search's own steps answer
- * those. */
+ * longer than line_chars bytes, a path is not UTF-8 (a lone surrogate), a file's lines
+ * and numbers differ in count, or the matching lines, binary files' included, reach
+ * `limit`: the search's own steps answer those. */
 static PyObject *
 automaton_rows(PyObject *module, PyObject *args)
 {
-    PyObject *table_object, *paths, *payloads;
-    Py_ssize_t limit, line_chars;
+    PyObject *table_object, *prefix, *names, *codes, *payloads;
+    Py_ssize_t first, limit, line_chars;
     Table table;
-    if (!PyArg_ParseTuple(args, "SO!O!nn:automaton_rows", &table_object, &PyList_Type, &paths,
-                          &PyList_Type, &payloads, &limit, &line_chars)
+    if (!PyArg_ParseTuple(args, "SUO!nSO!nn:automaton_rows", &table_object, &prefix,
+                          &PyList_Type, &names, &first, &codes, &PyList_Type, &payloads,
+                          &limit, &line_chars)
         || read_table(table_object, &table) < 0)
         return NULL;
-    Py_ssize_t files = PyList_Size(payloads);
-    if (PyList_Size(paths) != files) {
-        PyErr_SetString(PyExc_ValueError, "paths and payloads differ in length");
+    char *code_bytes;
+    Py_ssize_t code_count;
+    if (PyBytes_AsStringAndSize(codes, &code_bytes, &code_count) < 0)
+        return NULL;
+    Py_ssize_t files = PyList_Size(payloads), found_files = 0;
+    for (Py_ssize_t j = 0; j < code_count; j++)
+        found_files += code_bytes[j] == 'm';
+    if (found_files != files || first < 0 || first + code_count > PyList_Size(names)) {
+        PyErr_SetString(PyExc_ValueError, "codes, names and payloads do not agree");
         return NULL;
     }
     PyObject *path_key = PyUnicode_InternFromString("path");
     PyObject *line_key = PyUnicode_InternFromString("line");
     PyObject *text_key = PyUnicode_InternFromString("text");
-    PyObject *rows = PyList_New(0), *binary = PyList_New(0), *answer = NULL;
+    PyObject *rows = PyList_New(0), *binary = PyList_New(0), *answer = NULL, *path = NULL;
     Py_ssize_t matched_files = 0, found_lines = 0; /* binary files' lines counted too */
     if (path_key == NULL || line_key == NULL || text_key == NULL || rows == NULL
         || binary == NULL)
         goto done;
-    for (Py_ssize_t k = 0; k < files; k++) {
+    Py_ssize_t code_at = 0;
+    for (Py_ssize_t k = 0; k < files; k++, code_at++) {
+        while (code_bytes[code_at] != 'm')
+            code_at++;
         PyObject *payload = PyList_GetItem(payloads, k);
         PyObject *numbers = PyTuple_Check(payload) && PyTuple_Size(payload) == 3
                             ? PyTuple_GetItem(payload, 0) : NULL;
@@ -1844,10 +1855,11 @@ automaton_rows(PyObject *module, PyObject *args)
         if (PyBytes_AsStringAndSize(data, &bytes, &size) < 0)
             goto done;
         const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
-        Py_ssize_t count = PyList_Size(numbers), before = PyList_Size(rows);
+        Py_ssize_t count = PyList_Size(numbers);
         int binary_file = 0;
         if (count == 0)
             goto python;
+        Py_CLEAR(path);
         for (Py_ssize_t line = 0; line < count; line++, p++) {
             const unsigned char *start = p;
             int found = walk_line(&table, start, end, &p);
@@ -1867,10 +1879,24 @@ automaton_rows(PyObject *module, PyObject *args)
                 stop--;
             if (stop - start > line_chars)
                 goto python;
+            if (path == NULL) {
+                PyObject *name = PyList_GetItem(names, first + code_at);
+                if (name == NULL || !PyUnicode_Check(name)) {
+                    PyErr_SetString(PyExc_TypeError, "names must be a list of str");
+                    goto done;
+                }
+                path = PyUnicode_Concat(prefix, name);
+                if (path == NULL)
+                    goto done;
+                if (PyUnicode_AsUTF8AndSize(path, NULL) == NULL) {
+                    PyErr_Clear(); /* a name's undecodable bytes: shown as Python shows them */
+                    goto python;
+                }
+            }
             PyObject *text = PyUnicode_DecodeUTF8((const char *)start, stop - start, "replace");
             PyObject *row = text != NULL ? PyDict_New() : NULL;
             if (row == NULL
-                || PyDict_SetItem(row, path_key, PyList_GetItem(paths, k)) < 0
+                || PyDict_SetItem(row, path_key, path) < 0
                 || PyDict_SetItem(row, line_key, PyList_GetItem(numbers, line)) < 0
                 || PyDict_SetItem(row, text_key, text) < 0
                 || PyList_Append(rows, row) < 0) {
@@ -1888,7 +1914,7 @@ automaton_rows(PyObject *module, PyObject *args)
                 goto done;
             }
             Py_DECREF(index);
-        } else if (PyList_Size(rows) > before) {
+        } else if (path != NULL) {
             matched_files++;
         }
     }
@@ -1898,6 +1924,7 @@ python:
     Py_INCREF(Py_None);
     answer = Py_None;
 done:
+    Py_XDECREF(path);
     Py_XDECREF(path_key);
     Py_XDECREF(line_key);
     Py_XDECREF(text_key);
@@ -2494,8 +2521,9 @@ static PyMethodDef methods[] = {
      "automaton_lines(table, text, pos, limit, line_chars, count_only) -> the lines of a "
      "text an automaton's table matches, those it leaves to the engine, or None"},
     {"automaton_rows", automaton_rows, METH_VARARGS,
-     "automaton_rows(table, paths, payloads, limit, line_chars) -> (rows, files matched, "
-     "binary files) of a batch a regular expression's table answers, or None"},
+     "automaton_rows(table, prefix, names, first, codes, payloads, limit, line_chars) -> "
+     "(rows, files matched, binary files) of a batch a regular expression's table answers, "
+     "or None"},
     {"found_rows", found_rows, METH_VARARGS,
      "found_rows(paths, payloads, line_chars) -> the rows of a literal search's found "
      "files, or None where Python's steps must make them"},
