@@ -385,3 +385,21 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
                          "text": shown.decode("utf-8", "replace")})
         matched += bool(hits)
     return rows, matched, binary
+
+
+def misses_py(table: bytes, line: bytes) -> bool:
+    """Whether ``table`` answers the line ``line`` (without its line feed) as holding no
+    match: False where it matches, or where a byte past ASCII leaves it to the engine."""
+    classes, states, first, matched = HEADER.unpack_from(table)
+    byte_class = table[HEADER.size:HEADER.size + 256]
+    moves = struct.unpack_from(f"={classes * states}H", table, HEADER.size + 256)
+    at_end = table[HEADER.size + 256 + 2 * classes * states:]
+    state = first
+    for byte in line:
+        kind = byte_class[byte]
+        if kind == NOT_ASCII:
+            return False
+        state = moves[state * classes + kind]
+        if state == matched:
+            return False
+    return not at_end[state]

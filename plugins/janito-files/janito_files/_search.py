@@ -955,14 +955,16 @@ class _Scan:
             needle, fold = matcher.needs, False
         count_only = self.count_only
         most = min(BLOCK_BYTES, MAX_FILE_BYTES)
+        # the candidates a pattern's table answers as missing it never leave the workers
+        table = matcher.automaton if mode == CANDIDATES else None  # type: ignore[union-attr]
 
         def scan(dir_fd: int, names: list[str], limit: int) -> tuple[bytes, list[Any]]:
             return scan_files(dir_fd, names, SNIFF_BYTES, most, needle, fold, limit,
-                              count_only, mode, BATCH_BYTES)
+                              count_only, mode, BATCH_BYTES, table)
 
         def start(workers: int) -> Any:
             return Searcher(workers, SNIFF_BYTES, most, needle, fold, count_only, mode,
-                            BATCH_BYTES, HELD_BYTES)
+                            BATCH_BYTES, HELD_BYTES, table)
 
         return scan, start
 

@@ -532,6 +532,90 @@ read_file(int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most, char 
     return code;
 }
 
+/* ------------------------------------------------------------------ automata */
+
+/* A regular expression's table, made by janito_files._automaton.build: four uint16
+ * (classes, states, first, matched), a byte's class for each of the 256 bytes (0xFE the
+ * line feed, 0xFF a byte past ASCII), the moves (uint16, states x classes), then a byte a
+ * state that says whether it matches at a line's end. */
+#define AUTOMATON_NEWLINE 0xFE
+
+typedef struct {
+    size_t classes, first, matched;
+    const unsigned char *byte_class, *at_end;
+    const uint16_t *moves;
+} Table;
+
+/* Read and check `object` as a table (every move within it); 0, or -1 with ValueError. */
+static int
+read_table(PyObject *object, Table *table)
+{
+    char *bytes;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(object, &bytes, &size) < 0)
+        return -1;
+    uint16_t header[4];
+    if (size < (Py_ssize_t)sizeof header + 256)
+        goto bad;
+    memcpy(header, bytes, sizeof header);
+    size_t classes = header[0], states = header[1];
+    table->classes = classes;
+    table->first = header[2];
+    table->matched = header[3];
+    table->byte_class = (const unsigned char *)bytes + sizeof header;
+    /* a bytes object's data is aligned for any type, and 8 + 256 keeps it so for uint16 */
+    table->moves = (const uint16_t *)(const void *)(table->byte_class + 256);
+    table->at_end = table->byte_class + 256 + states * classes * 2;
+    if (classes == 0 || states == 0 || table->first >= states || table->matched >= states
+        || (size_t)size != sizeof header + 256 + states * classes * 2 + states
+        || ((uintptr_t)table->moves & 1) != 0)
+        goto bad;
+    for (int b = 0; b < 256; b++)
+        if (table->byte_class[b] < AUTOMATON_NEWLINE && table->byte_class[b] >= classes)
+            goto bad;
+    for (size_t k = 0; k < states * classes; k++)
+        if (table->moves[k] >= states)
+            goto bad; /* it would read past the table */
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "not an automaton's table");
+    return -1;
+}
+
+enum { LINE_MISSES, LINE_MATCHES, LINE_UNSURE };
+
+/* Walk the line that starts at `p` (it ends at a line feed or at `end`): whether it
+ * matches, or is unsure (a byte past ASCII came first); `*stop` is where it ends. */
+static int
+walk_line(const Table *table, const unsigned char *p, const unsigned char *end,
+          const unsigned char **stop)
+{
+    size_t state = table->first;
+    int answer = LINE_MISSES;
+    for (; p < end; p++) {
+        unsigned char kind = table->byte_class[*p];
+        if (kind == AUTOMATON_NEWLINE)
+            break;
+        if (kind > AUTOMATON_NEWLINE) {
+            answer = LINE_UNSURE;
+            break;
+        }
+        state = table->moves[state * table->classes + kind];
+        if (state == table->matched) {
+            answer = LINE_MATCHES;
+            break;
+        }
+    }
+    if (answer != LINE_MISSES) {
+        const unsigned char *feed = memchr(p, '\n', (size_t)(end - p));
+        p = feed != NULL ? feed : end;
+    } else if (table->at_end[state]) {
+        answer = LINE_MATCHES;
+    }
+    *stop = p;
+    return answer;
+}
+
 /* BytesMatcher.count: the lines of `hay` holding the needle. */
 static Py_ssize_t
 count_lines(const char *hay, Py_ssize_t size, const char *needle, Py_ssize_t n)
@@ -548,10 +632,11 @@ count_lines(const char *hay, Py_ssize_t size, const char *needle, Py_ssize_t n)
 }
 
 /* literal_lines without Python objects: the numbers into r->numbers, the lines joined
- * into r->data. 0, or -1 out of memory. */
+ * into r->data; with a table, only the lines it does not answer as missing the pattern.
+ * 0, or -1 out of memory. */
 static int
 collect_lines(FileResult *r, const char *hay, const char *data, Py_ssize_t size,
-              const char *needle, Py_ssize_t n, Py_ssize_t limit)
+              const char *needle, Py_ssize_t n, Py_ssize_t limit, const Table *table)
 {
     Py_ssize_t capacity = 0, used = 0, numbers_capacity = 0, line_no = 1, counted = 0;
     Py_ssize_t at = limit > 0 ? find(hay, size, 0, needle, n) : -1;
@@ -561,6 +646,15 @@ collect_lines(FileResult *r, const char *hay, const char *data, Py_ssize_t size,
         Py_ssize_t end = feed ? feed - data : size;
         line_no += count_line_feeds(data, counted, start);
         counted = start;
+        const unsigned char *stop;
+        if (table != NULL
+            && walk_line(table, (const unsigned char *)data + start,
+                         (const unsigned char *)data + size, &stop) == LINE_MISSES) {
+            if (feed == NULL)
+                break;
+            at = find(hay, size, end + 1, needle, n);
+            continue;
+        }
         if (r->count == numbers_capacity) {
             numbers_capacity = numbers_capacity * 2 + 16;
             Py_ssize_t *grown = realloc(r->numbers, (size_t)numbers_capacity * sizeof *grown);
@@ -594,7 +688,7 @@ collect_lines(FileResult *r, const char *hay, const char *data, Py_ssize_t size,
 static void
 scan_one(FileResult *r, int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most,
          const char *needle, Py_ssize_t n, int fold, Py_ssize_t limit, int count_only,
-         int mode)
+         int mode, const Table *table)
 {
     char *data = NULL;
     Py_ssize_t size = 0;
@@ -641,7 +735,8 @@ scan_one(FileResult *r, int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize
             r->count = 1;
         }
     } else if (collect_lines(r, hay, data, size, needle, n,
-                             mode == MODE_CANDIDATES ? PY_SSIZE_T_MAX : limit) < 0) {
+                             mode == MODE_CANDIDATES ? PY_SSIZE_T_MAX : limit,
+                             mode == MODE_CANDIDATES ? table : NULL) < 0) {
         goto no_memory;
     }
     if (hay != data)
@@ -721,12 +816,18 @@ static PyObject *
 scan_files(PyObject *Py_UNUSED(module), PyObject *args)
 {
     int dir_fd, fold, count_only, mode;
-    PyObject *names, *needle_object;
+    PyObject *names, *needle_object, *table_object = Py_None;
     Py_ssize_t sniff, most, limit, budget;
-    if (!PyArg_ParseTuple(args, "iO!nnOpnpin:scan_files", &dir_fd, &PyList_Type, &names,
+    Table table_read, *table = NULL;
+    if (!PyArg_ParseTuple(args, "iO!nnOpnpin|O:scan_files", &dir_fd, &PyList_Type, &names,
                           &sniff, &most, &needle_object, &fold, &limit, &count_only, &mode,
-                          &budget))
+                          &budget, &table_object))
         return NULL;
+    if (table_object != Py_None) {
+        if (read_table(table_object, &table_read) < 0)
+            return NULL;
+        table = &table_read;
+    }
     if (sniff <= 0 || most < 0) {
         PyErr_SetString(PyExc_ValueError, "sniff must be positive and most not negative");
         return NULL;
@@ -786,7 +887,7 @@ scan_files(PyObject *Py_UNUSED(module), PyObject *args)
     while (done < total && kept < budget) {
         FileResult *r = &results[done];
         scan_one(r, dir_fd, paths[done], sniff, most, needle, n, fold, limit, count_only,
-                 mode);
+                 mode, table);
         kept += r->size + r->count * (Py_ssize_t)sizeof(Py_ssize_t);
         done++;
     }
@@ -868,6 +969,8 @@ typedef struct {
     char *needle;
     Py_ssize_t n;
     int fold, count_only, mode;
+    PyObject *table_object;  /* a regular expression's table, or None */
+    Table table;
 } Searcher;
 
 static void
@@ -907,7 +1010,7 @@ work(void *argument)
             FileResult *r = &job->results[job->done];
             scan_one(r, job->dir_fd, job->paths[job->done], self->sniff, self->most,
                      self->needle, self->n, self->fold, job->limit, self->count_only,
-                     self->mode);
+                     self->mode, self->table_object != Py_None ? &self->table : NULL);
             kept += r->size + r->count * (Py_ssize_t)sizeof(Py_ssize_t);
             job->done++;
         }
@@ -950,17 +1053,22 @@ searcher_init(PyObject *object, PyObject *args, PyObject *kwargs)
 {
     Searcher *self = (Searcher *)object;
     static char *keywords[] = {"workers", "sniff", "most", "needle", "fold", "count_only",
-                               "mode", "budget", "hold", NULL};
+                               "mode", "budget", "hold", "table", NULL};
     int workers;
+    PyObject *table_object = Py_None;
     self->hold = PY_SSIZE_T_MAX;
     if (self->needle_object != NULL) {
         PyErr_SetString(PyExc_TypeError, "a Searcher is made once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "innOppin|n:Searcher", keywords, &workers,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "innOppin|nO:Searcher", keywords, &workers,
                                      &self->sniff, &self->most, &self->needle_object,
                                      &self->fold, &self->count_only, &self->mode,
-                                     &self->budget, &self->hold)) {
+                                     &self->budget, &self->hold, &table_object)) {
+        self->needle_object = NULL;
+        return -1;
+    }
+    if (table_object != Py_None && read_table(table_object, &self->table) < 0) {
         self->needle_object = NULL;
         return -1;
     }
@@ -996,6 +1104,8 @@ searcher_init(PyObject *object, PyObject *args, PyObject *kwargs)
         return -1;
     }
     Py_INCREF(self->needle_object);
+    Py_INCREF(table_object);
+    self->table_object = table_object;
     self->workers = workers;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->work, NULL);
@@ -1158,6 +1268,7 @@ searcher_dealloc(PyObject *object)
         pthread_cond_destroy(&self->work);
         pthread_cond_destroy(&self->ready);
         Py_CLEAR(self->needle_object);
+        Py_CLEAR(self->table_object);
     }
     PyTypeObject *type = Py_TYPE(object);
     freefunc release = (freefunc)PyType_GetSlot(type, Py_tp_free);
@@ -1177,8 +1288,8 @@ static PyMethodDef searcher_methods[] = {
 
 static PyType_Slot searcher_slots[] = {
     {Py_tp_doc, "Searcher(workers, sniff, most, needle, fold, count_only, mode, budget, "
-                "hold=no limit): scan_files on worker threads, the answers waiting to be taken "
-                "holding about hold bytes at most"},
+                "hold=no limit, table=None): scan_files on worker threads, the answers waiting "
+                "to be taken holding about hold bytes at most"},
     {Py_tp_init, searcher_init},
     {Py_tp_new, PyType_GenericNew},
     {Py_tp_dealloc, searcher_dealloc},
@@ -1608,90 +1719,6 @@ failed:
     Py_XDECREF(text_key);
     Py_XDECREF(rows);
     return NULL;
-}
-
-/* ------------------------------------------------------------------ automata */
-
-/* A regular expression's table, made by janito_files._automaton.build: four uint16
- * (classes, states, first, matched), a byte's class for each of the 256 bytes (0xFE the
- * line feed, 0xFF a byte past ASCII), the moves (uint16, states x classes), then a byte a
- * state that says whether it matches at a line's end. */
-#define AUTOMATON_NEWLINE 0xFE
-
-typedef struct {
-    size_t classes, first, matched;
-    const unsigned char *byte_class, *at_end;
-    const uint16_t *moves;
-} Table;
-
-/* Read and check `object` as a table (every move within it); 0, or -1 with ValueError. */
-static int
-read_table(PyObject *object, Table *table)
-{
-    char *bytes;
-    Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(object, &bytes, &size) < 0)
-        return -1;
-    uint16_t header[4];
-    if (size < (Py_ssize_t)sizeof header + 256)
-        goto bad;
-    memcpy(header, bytes, sizeof header);
-    size_t classes = header[0], states = header[1];
-    table->classes = classes;
-    table->first = header[2];
-    table->matched = header[3];
-    table->byte_class = (const unsigned char *)bytes + sizeof header;
-    /* a bytes object's data is aligned for any type, and 8 + 256 keeps it so for uint16 */
-    table->moves = (const uint16_t *)(const void *)(table->byte_class + 256);
-    table->at_end = table->byte_class + 256 + states * classes * 2;
-    if (classes == 0 || states == 0 || table->first >= states || table->matched >= states
-        || (size_t)size != sizeof header + 256 + states * classes * 2 + states
-        || ((uintptr_t)table->moves & 1) != 0)
-        goto bad;
-    for (int b = 0; b < 256; b++)
-        if (table->byte_class[b] < AUTOMATON_NEWLINE && table->byte_class[b] >= classes)
-            goto bad;
-    for (size_t k = 0; k < states * classes; k++)
-        if (table->moves[k] >= states)
-            goto bad; /* it would read past the table */
-    return 0;
-bad:
-    PyErr_SetString(PyExc_ValueError, "not an automaton's table");
-    return -1;
-}
-
-enum { LINE_MISSES, LINE_MATCHES, LINE_UNSURE };
-
-/* Walk the line that starts at `p` (it ends at a line feed or at `end`): whether it
- * matches, or is unsure (a byte past ASCII came first); `*stop` is where it ends. */
-static int
-walk_line(const Table *table, const unsigned char *p, const unsigned char *end,
-          const unsigned char **stop)
-{
-    size_t state = table->first;
-    int answer = LINE_MISSES;
-    for (; p < end; p++) {
-        unsigned char kind = table->byte_class[*p];
-        if (kind == AUTOMATON_NEWLINE)
-            break;
-        if (kind > AUTOMATON_NEWLINE) {
-            answer = LINE_UNSURE;
-            break;
-        }
-        state = table->moves[state * table->classes + kind];
-        if (state == table->matched) {
-            answer = LINE_MATCHES;
-            break;
-        }
-    }
-    if (answer != LINE_MISSES) {
-        const unsigned char *feed = memchr(p, '\n', (size_t)(end - p));
-        p = feed != NULL ? feed : end;
-    } else if (table->at_end[state]) {
-        answer = LINE_MATCHES;
-    }
-    *stop = p;
-    return answer;
 }
 
 /* automaton_lines(table, text, pos, limit, line_chars, count_only)
@@ -2530,7 +2557,8 @@ static PyMethodDef methods[] = {
     {"list_folder", list_folder, METH_O,
      "list_folder(fd) -> (names, kinds): the entries of the folder open as fd, names sorted"},
     {"scan_files", scan_files, METH_VARARGS,
-     "scan_files(dir_fd, names, sniff, most, needle, fold, limit, count_only, mode, budget)"
+     "scan_files(dir_fd, names, sniff, most, needle, fold, limit, count_only, mode, budget, "
+     "table=None)"
      " -> (codes, payloads): the files of one folder read and searched as a batch"},
     {NULL, NULL, 0, NULL},
 };

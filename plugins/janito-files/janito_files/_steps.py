@@ -152,7 +152,7 @@ def count_lines(hay: bytes, needle: bytes) -> int:
 
 def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
                   needle: bytes | None, fold: bool, limit: int, count_only: bool, mode: int,
-                  budget: int) -> tuple[bytes, list[Any]]:
+                  budget: int, table: bytes | None = None) -> tuple[bytes, list[Any]]:
     """(codes, payloads): what a search finds in each regular file ``names`` of folder
     ``dir_fd``, read as ``read_searchable_at(dir_fd, name, sniff, most)`` reads it.
 
@@ -166,7 +166,8 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
     - ``b"m"``: found. ``LITERAL``: (line numbers, those lines joined by line feeds) as
       ``literal_lines(hay, data, needle, limit)`` gives them, or with ``count_only`` the
       number of matching lines; ``CANDIDATES``: (numbers, lines, whether a NUL is in the
-      file) of every line holding ``needle``;
+      file) of every line holding ``needle``, less those a regular expression's ``table``
+      (janito_files._automaton) answers as not matching;
     - ``b"d"``: ``FILTER``: the bytes.
 
     ``fold``: ``needle`` is lower-case ASCII, searched in the bytes with ASCII letters
@@ -231,6 +232,8 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
             continue
         numbers, joined = literal_lines_py(hay, data, needle,
                                             sys.maxsize if mode == CANDIDATES else limit)
+        if numbers and mode == CANDIDATES and table is not None:
+            numbers, joined = _not_missing(table, numbers, joined)
         if not numbers:
             codes += b"n"
         elif has_nul and mode == LITERAL:
@@ -243,18 +246,29 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
     return bytes(codes), payloads
 
 
+def _not_missing(table: bytes, numbers: list[int], joined: bytes) -> tuple[list[int], bytes]:
+    """The candidate lines (numbers, lines joined) that ``table`` does not answer as
+    missing the pattern."""
+    from ._automaton import misses_py
+
+    kept = [(number, line) for number, line in zip(numbers, joined.split(b"\n"), strict=True)
+            if not misses_py(table, line)]
+    return [number for number, _ in kept], b"\n".join(line for _, line in kept)
+
+
 class SearcherPy:
     """:func:`scan_files` on worker threads, taken back in order: the Python twin of
     ``janito_files._speedups.Searcher``, which answers each batch when it is taken (Python
     threads would hold the GIL the walk needs), so that no answer waits, whatever ``hold``."""
 
     def __init__(self, workers: int, sniff: int, most: int, needle: bytes | None, fold: bool,
-                 count_only: bool, mode: int, budget: int, hold: int = sys.maxsize) -> None:
+                 count_only: bool, mode: int, budget: int, hold: int = sys.maxsize,
+                 table: bytes | None = None) -> None:
         if not 1 <= workers <= 16:
             raise ValueError("workers must be between 1 and 16")
         scan_files_py(-1, [], sniff, most, needle, fold, 1, count_only, mode, budget)  # checks
         self.arguments = (sniff, most, needle, fold)
-        self.rest = (count_only, mode, budget)
+        self.rest = (count_only, mode, budget, table)
         self.given: deque[tuple[int, list[str], int]] = deque()
         self.closed = False
 

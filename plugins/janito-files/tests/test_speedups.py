@@ -262,6 +262,21 @@ def _random_folder(root: Path, rng: random.Random) -> list[str]:
     return names
 
 
+def _pattern_table(pattern: str) -> bytes:
+    import re
+
+    from janito_files._automaton import build
+    from janito_files._common import regex_parser
+
+    parsed = regex_parser().parse(pattern, re.MULTILINE)
+    table = build(parsed, parsed.state.flags)
+    assert table is not None
+    return table
+
+
+TABLES = [_pattern_table(pattern) for pattern in [r"foo\b", "^o", r"ab$", "Fo+ ", r"o\s*$"]]
+
+
 def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
                                                                     tmp_path: Path) -> None:
     rng = random.Random(17)
@@ -273,9 +288,12 @@ def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
         try:
             mode = rng.choice([0, 1, 2])
             needle = rng.choice([b"foo", b"o", b"ab", b"\r", None if mode == 2 else b"bar"])
-            args = (fd, names, rng.choice([8, 64]), rng.choice([40, 400, 1 << 20]), needle,
-                    rng.random() < 0.3, rng.choice([1, 2, 50]), rng.random() < 0.3, mode,
-                    rng.choice([1, 30, 1 << 20]))
+            args: tuple[Any, ...] = (
+                fd, names, rng.choice([8, 64]), rng.choice([40, 400, 1 << 20]), needle,
+                rng.random() < 0.3, rng.choice([1, 2, 50]), rng.random() < 0.3, mode,
+                rng.choice([1, 30, 1 << 20]))
+            if mode == 1 and rng.random() < 0.5:  # the candidates a table answers as missing
+                args += (rng.choice(TABLES),)
             expected = outcome(_steps.scan_files_py, *args)
             got = outcome(speedups.scan_files, *args)
             if expected[0] == "value":
@@ -303,8 +321,13 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any, tm
         root.mkdir()
         folders.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
     try:
-        for mode, needle in [(0, b"foo"), (1, b"o"), (2, None), (2, b"ab")]:
-            settings = (64, 400, needle, False, False, mode, 100, *([] if hold is None else [hold]))
+        for mode, needle, table in [(0, b"foo", None), (1, b"o", None), (2, None, None),
+                                    (2, b"ab", None), (1, b"o", TABLES[0])]:
+            settings = (64, 400, needle, False, False, mode, 100,
+                        *([] if hold is None else [hold]),
+                        *([] if table is None else [table]))
+            if table is not None and hold is None:
+                continue  # the table comes after hold
             searcher = speedups.Searcher(2, *settings)
             twin = _steps.SearcherPy(2, *settings)
             for fd, names in folders:
