@@ -644,17 +644,18 @@ collect_lines(FileResult *r, const char *hay, const char *data, Py_ssize_t size,
         Py_ssize_t start = line_start(data, at);
         const char *feed = memchr(data + at, '\n', (size_t)(size - at));
         Py_ssize_t end = feed ? feed - data : size;
-        line_no += count_line_feeds(data, counted, start);
-        counted = start;
         const unsigned char *stop;
         if (table != NULL
             && walk_line(table, (const unsigned char *)data + start,
                          (const unsigned char *)data + size, &stop) == LINE_MISSES) {
+            /* its line feeds are counted with the next line kept, if any */
             if (feed == NULL)
                 break;
             at = find(hay, size, end + 1, needle, n);
             continue;
         }
+        line_no += count_line_feeds(data, counted, start);
+        counted = start;
         if (r->count == numbers_capacity) {
             numbers_capacity = numbers_capacity * 2 + 16;
             Py_ssize_t *grown = realloc(r->numbers, (size_t)numbers_capacity * sizeof *grown);
