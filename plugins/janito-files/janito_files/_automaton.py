@@ -112,7 +112,7 @@ def _code(value: int) -> str:
 
 
 def _class_source(items: Any) -> str:
-    parts = []
+    parts: list[str] = []
     for op, av in items:
         name = getattr(op, "name", "")
         if name == "NEGATE":
@@ -199,7 +199,7 @@ def _closure(positions: _Positions, kernel: frozenset[int], before: int, word_af
                      else (word_before != word_after) == (what == _BOUNDARY))
             if not holds:
                 continue
-            steps = (following[at],)
+            steps: tuple[int, ...] = (following[at],)
         else:
             steps = (following[at], other[at])
         for step in steps:

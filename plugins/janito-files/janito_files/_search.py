@@ -413,9 +413,8 @@ class RegexMatcher:
         if self.automaton is not None:
             found = automaton_lines(self.automaton, text, pos, limit, LINE_CHARS, False)
             if found is not None:
-                numbers, texts, unsure = found
-                return self._settled(numbers, texts, unsure, limit) if unsure else (numbers,
-                                                                                     texts)
+                lines, shown, unsure = found
+                return self._settled(lines, shown, unsure, limit) if unsure else (lines, shown)
         numbers: list[int] = []
         texts: list[str] = []
         count = text.count
@@ -948,15 +947,18 @@ class _Scan:
         """:func:`scan_files` with this search's matcher and limits bound, and what makes
         a :class:`~janito_files._steps.Searcher` of the same on so many threads."""
         matcher = self.matcher
+        table = None
         if isinstance(matcher, BytesMatcher):
             mode, needle, fold = LITERAL, matcher.needle, matcher.fold
         else:
             mode = CANDIDATES if matcher.needs and matcher.alone else FILTER
             needle, fold = matcher.needs, False
+            if mode == CANDIDATES:
+                # the candidates the pattern's table answers as missing it never leave
+                # the workers
+                table = matcher.automaton
         count_only = self.count_only
         most = min(BLOCK_BYTES, MAX_FILE_BYTES)
-        # the candidates a pattern's table answers as missing it never leave the workers
-        table = matcher.automaton if mode == CANDIDATES else None  # type: ignore[union-attr]
 
         def scan(dir_fd: int, names: list[str], limit: int) -> tuple[bytes, list[Any]]:
             return scan_files(dir_fd, names, SNIFF_BYTES, most, needle, fold, limit,

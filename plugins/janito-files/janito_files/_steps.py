@@ -360,8 +360,8 @@ except ImportError:  # built without a C compiler: the same steps in Python
     prefixed = prefixed_py
     found_rows = found_rows_py
     # A table walked in Python is slower than the engine: regular expressions keep it.
-    automaton_lines = None
-    automaton_rows = None
+    automaton_lines = None  # type: ignore[assignment]
+    automaton_rows = None  # type: ignore[assignment]
 
 
 def _compiled_lister() -> Lister:
@@ -375,7 +375,7 @@ def _compiled_lister() -> Lister:
         from ._speedups import list_folder
     except ImportError:
         return list_folder_py
-    return list_folder  # type: ignore[no-any-return]
+    return list_folder
 
 
 #: How the walks of janito-files list a folder (``janito_core._fswalk.list_folder``'s
