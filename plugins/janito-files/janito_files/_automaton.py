@@ -62,6 +62,8 @@ _CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D",
                "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S",
                "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
 _ASCII = [chr(code) for code in range(128) if code != 10]
+_EVERY = sum(1 << code for code in range(128)) & ~(1 << 10)
+"""Every character a line's bytes may be, as a bit each: ASCII but the line feed."""
 HEADER = struct.Struct("=HHHH")
 """A table's header: classes, states, the state each line starts in, the state that says
 the line matched. Then the byte map (256 bytes), the moves (``uint16`` a state and class,
@@ -93,6 +95,33 @@ class _Positions:
         self.next.append(following)
         self.other.append(other)
         return len(self.kinds) - 1
+
+    def plain(self, name: str, av: Any) -> int | None:
+        """The characters of a literal, a character but one, any character or a class of
+        literals and ranges, where matching them is comparing code points (no ``(?i)``);
+        None where the engine must be asked (:meth:`chars`)."""
+        if self.engine_flags & regex.IGNORECASE:
+            return None
+        if name == "LITERAL":
+            return (1 << av) & _EVERY if av < 128 else 0
+        if name == "NOT_LITERAL":
+            return _EVERY & ~(1 << av) if av < 128 else _EVERY
+        if name == "ANY":
+            return _EVERY
+        found, negate = 0, False
+        for op, item in av:  # a class
+            kind = getattr(op, "name", "")
+            if kind == "NEGATE":
+                negate = True
+            elif kind == "LITERAL":
+                found |= (1 << item) if item < 128 else 0
+            elif kind == "RANGE":
+                low, high = item[0], min(item[1], 127)
+                if low <= high:
+                    found |= ((1 << (high + 1)) - 1) & ~((1 << low) - 1)
+            else:
+                return None  # a category: \d, \s, \w mean what the engine says
+        return (_EVERY & ~found if negate else found) & _EVERY
 
     def chars(self, source: str) -> int:
         """The ASCII characters (a bit each) the engine matches with ``source`` alone."""
@@ -135,14 +164,13 @@ def _sequence(items: Any, following: int, positions: _Positions, parser: Any) ->
 
 
 def _item(name: str, av: Any, following: int, positions: _Positions, parser: Any) -> int:
-    if name == "LITERAL":
-        return positions.add(_CHAR, positions.chars(_code(av)), following)
-    if name == "NOT_LITERAL":
-        return positions.add(_CHAR, positions.chars(f"[^{_code(av)}]"), following)
-    if name == "ANY":
-        return positions.add(_CHAR, positions.chars("."), following)
-    if name == "IN":
-        return positions.add(_CHAR, positions.chars(_class_source(av)), following)
+    if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+        chars = positions.plain(name, av)
+        if chars is None:
+            chars = positions.chars(_class_source(av) if name == "IN" else _code(av)
+                                    if name == "LITERAL" else f"[^{_code(av)}]"
+                                    if name == "NOT_LITERAL" else ".")
+        return positions.add(_CHAR, chars, following)
     if name == "BRANCH":
         starts = [_sequence(alternative, following, positions, parser) for alternative in av[1]]
         start = starts[-1]
