@@ -1635,6 +1635,56 @@ prefixed(PyObject *module, PyObject *args)
     return joined;
 }
 
+/* ------------------------------------------------------------------ a result's rows */
+
+/* The rows {"path", "line", "text"} of a search's result, made in compiled code. */
+typedef struct {
+    PyObject *keys[3]; /* "path", "line", "text" */
+    PyObject *list;
+} Rows;
+
+static int
+rows_open(Rows *rows)
+{
+    static const char *const names[3] = {"path", "line", "text"};
+    rows->list = PyList_New(0);
+    for (int k = 0; k < 3; k++)
+        rows->keys[k] = PyUnicode_InternFromString(names[k]);
+    return rows->list != NULL && rows->keys[0] != NULL && rows->keys[1] != NULL
+           && rows->keys[2] != NULL ? 0 : -1;
+}
+
+/* Append the row of line `number` of the file at `path`, its text the UTF-8 (with
+ * replacement) of length bytes at `text`; 0, or -1 with an exception. */
+static int
+rows_add(Rows *rows, PyObject *path, PyObject *number, const char *text, Py_ssize_t length)
+{
+    PyObject *decoded = PyUnicode_DecodeUTF8(text, length, "replace");
+    PyObject *row = decoded != NULL ? PyDict_New() : NULL;
+    int failed = row == NULL
+                 || PyDict_SetItem(row, rows->keys[0], path) < 0
+                 || PyDict_SetItem(row, rows->keys[1], number) < 0
+                 || PyDict_SetItem(row, rows->keys[2], decoded) < 0
+                 || PyList_Append(rows->list, row) < 0;
+    Py_XDECREF(decoded);
+    Py_XDECREF(row);
+    return failed ? -1 : 0;
+}
+
+/* The rows' list (a new reference) with `keep`, else NULL; the keys are let go. */
+static PyObject *
+rows_close(Rows *rows, int keep)
+{
+    for (int k = 0; k < 3; k++)
+        Py_CLEAR(rows->keys[k]);
+    PyObject *list = rows->list;
+    rows->list = NULL;
+    if (keep)
+        return list;
+    Py_XDECREF(list);
+    return NULL;
+}
+
 /* found_rows(paths, payloads, line_chars) -> [{"path", "line", "text"}, ...], or None.
  *
  * The rows of a literal search's found files as janito_files._steps.found_rows_py makes
@@ -1657,12 +1707,9 @@ found_rows(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "paths and payloads differ in length");
         return NULL;
     }
-    PyObject *path_key = PyUnicode_InternFromString("path");
-    PyObject *line_key = PyUnicode_InternFromString("line");
-    PyObject *text_key = PyUnicode_InternFromString("text");
-    PyObject *rows = PyList_New(0);
-    if (path_key == NULL || line_key == NULL || text_key == NULL || rows == NULL)
-        goto failed;
+    Rows rows;
+    if (rows_open(&rows) < 0)
+        return rows_close(&rows, 0);
     for (Py_ssize_t k = 0; k < files; k++) {
         PyObject *path = PyList_GetItem(paths, k);
         PyObject *payload = PyList_GetItem(payloads, k);
@@ -1671,55 +1718,30 @@ found_rows(PyObject *module, PyObject *args)
         PyObject *data = numbers != NULL ? PyTuple_GetItem(payload, 1) : NULL;
         if (numbers == NULL || !PyList_Check(numbers) || !PyBytes_Check(data)) {
             PyErr_SetString(PyExc_TypeError, "a payload is (list of line numbers, bytes)");
-            goto failed;
+            return rows_close(&rows, 0);
         }
         char *start;
         Py_ssize_t size;
         if (PyBytes_AsStringAndSize(data, &start, &size) < 0)
-            goto failed;
-        if (memchr(start, '\r', (size_t)size) != NULL)
-            goto python;
+            return rows_close(&rows, 0);
         const char *end = start + size;
         Py_ssize_t count = PyList_Size(numbers);
-        if (count == 0)
+        if (memchr(start, '\r', (size_t)size) != NULL || count == 0)
             goto python;
         for (Py_ssize_t line = 0; line < count; line++) {
             const char *feed = memchr(start, '\n', (size_t)(end - start));
             const char *stop = feed != NULL ? feed : end;
             if ((feed == NULL) != (line == count - 1) || stop - start > line_chars)
                 goto python;
-            PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, "replace");
-            PyObject *row = text != NULL ? PyDict_New() : NULL;
-            if (row == NULL
-                || PyDict_SetItem(row, path_key, path) < 0
-                || PyDict_SetItem(row, line_key, PyList_GetItem(numbers, line)) < 0
-                || PyDict_SetItem(row, text_key, text) < 0
-                || PyList_Append(rows, row) < 0) {
-                Py_XDECREF(text);
-                Py_XDECREF(row);
-                goto failed;
-            }
-            Py_DECREF(text);
-            Py_DECREF(row);
+            if (rows_add(&rows, path, PyList_GetItem(numbers, line), start, stop - start) < 0)
+                return rows_close(&rows, 0);
             start = stop + 1;
         }
     }
-    Py_DECREF(path_key);
-    Py_DECREF(line_key);
-    Py_DECREF(text_key);
-    return rows;
+    return rows_close(&rows, 1);
 python:
-    Py_DECREF(path_key);
-    Py_DECREF(line_key);
-    Py_DECREF(text_key);
-    Py_DECREF(rows);
+    rows_close(&rows, 0);
     RETURN_NONE;
-failed:
-    Py_XDECREF(path_key);
-    Py_XDECREF(line_key);
-    Py_XDECREF(text_key);
-    Py_XDECREF(rows);
-    return NULL;
 }
 
 /* automaton_lines(table, text, pos, limit, line_chars, count_only)
@@ -1855,13 +1877,10 @@ automaton_rows(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "codes, names and payloads do not agree");
         return NULL;
     }
-    PyObject *path_key = PyUnicode_InternFromString("path");
-    PyObject *line_key = PyUnicode_InternFromString("line");
-    PyObject *text_key = PyUnicode_InternFromString("text");
-    PyObject *rows = PyList_New(0), *binary = PyList_New(0), *answer = NULL, *path = NULL;
+    Rows rows;
+    PyObject *binary = PyList_New(0), *answer = NULL, *path = NULL;
     Py_ssize_t matched_files = 0, found_lines = 0; /* binary files' lines counted too */
-    if (path_key == NULL || line_key == NULL || text_key == NULL || rows == NULL
-        || binary == NULL)
+    if (rows_open(&rows) < 0 || binary == NULL)
         goto done;
     Py_ssize_t code_at = 0;
     for (Py_ssize_t k = 0; k < files; k++, code_at++) {
@@ -1921,19 +1940,9 @@ automaton_rows(PyObject *module, PyObject *args)
                     goto python;
                 }
             }
-            PyObject *text = PyUnicode_DecodeUTF8((const char *)start, stop - start, "replace");
-            PyObject *row = text != NULL ? PyDict_New() : NULL;
-            if (row == NULL
-                || PyDict_SetItem(row, path_key, path) < 0
-                || PyDict_SetItem(row, line_key, PyList_GetItem(numbers, line)) < 0
-                || PyDict_SetItem(row, text_key, text) < 0
-                || PyList_Append(rows, row) < 0) {
-                Py_XDECREF(text);
-                Py_XDECREF(row);
+            if (rows_add(&rows, path, PyList_GetItem(numbers, line), (const char *)start,
+                         stop - start) < 0)
                 goto done;
-            }
-            Py_DECREF(text);
-            Py_DECREF(row);
         }
         if (binary_file) {
             PyObject *index = PyLong_FromSsize_t(k);
@@ -1946,17 +1955,14 @@ automaton_rows(PyObject *module, PyObject *args)
             matched_files++;
         }
     }
-    answer = Py_BuildValue("(OnO)", rows, matched_files, binary);
+    answer = Py_BuildValue("(OnO)", rows.list, matched_files, binary);
     goto done;
 python:
     Py_INCREF(Py_None);
     answer = Py_None;
 done:
     Py_XDECREF(path);
-    Py_XDECREF(path_key);
-    Py_XDECREF(line_key);
-    Py_XDECREF(text_key);
-    Py_XDECREF(rows);
+    rows_close(&rows, 0);
     Py_XDECREF(binary);
     return answer;
 }
