@@ -23,6 +23,7 @@ files on top of that.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -57,13 +58,25 @@ class Ignores(NamedTuple):
     janito: Rules = ()
 
 
+_GONE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
+"""Why an ignore file listed a moment ago may not open: it is no longer there, or a link
+took its place (a link is never read)."""
+
+
 def load_spec(dir_fd: int, name: str = GITIGNORE) -> IgnoreFile | None:
-    """The rules of ignore file ``name`` of the folder open as ``dir_fd``, or None (cached by
-    inode, size and modification time). A malformed line is left out, not the file."""
+    """The rules of ignore file ``name`` of the folder open as ``dir_fd``, or None where
+    there is none or it is not a regular file (cached by inode, size and modification
+    time). A malformed line is left out, not the file.
+
+    Raises the OSError of a file that is there and cannot be read (out of descriptors,
+    an I/O error): the caller must not walk on as if its rules said nothing, which would
+    show what a ``.janitoignore`` hides."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except OSError:
-        return None
+    except OSError as exc:
+        if exc.errno in _GONE:
+            return None
+        raise
     if not stat.S_ISREG(info.st_mode):
         return None
     key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
@@ -73,12 +86,12 @@ def load_spec(dir_fd: int, name: str = GITIGNORE) -> IgnoreFile | None:
 
     try:
         fd, _info = open_regular_at(dir_fd, name)
-    except OSError:
-        return None
+    except OSError as exc:
+        if exc.errno in _GONE:
+            return None
+        raise
     try:
         lines = read_fd(fd, info.st_size, IGNORE_FILE_BYTES).decode("utf-8", "replace").splitlines()
-    except OSError:
-        return None
     finally:
         os.close(fd)
     compiled = compile_lines(lines)
@@ -91,7 +104,10 @@ def load_spec(dir_fd: int, name: str = GITIGNORE) -> IgnoreFile | None:
 
 def inherited_rules(tool: BaseTool, start: str, gitignore: bool = True) -> Ignores:
     """The ignore rules of the folders from the root down to the parent of ``start`` (a
-    folder as the workspace shows it)."""
+    folder as the workspace shows it).
+
+    Raises the OSError of a folder among them, or of an ignore file of one, that is there
+    and cannot be read: the walk of ``start`` would not know what they hide."""
     if start in (".", "") or start.startswith("/"):
         return Ignores()
     parts = start.split("/")[:-1]
@@ -101,8 +117,12 @@ def inherited_rules(tool: BaseTool, start: str, gitignore: bool = True) -> Ignor
     for folder in folders:
         try:
             fd = tool.workspace.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        except (OSError, ValueError):
+        except ValueError:
             continue
+        except OSError as exc:
+            if exc.errno in _GONE:
+                continue  # the walk of start meets the same and says so
+            raise
         try:
             spec = load_spec(fd, GITIGNORE) if gitignore else None
             if spec is not None:
@@ -213,18 +233,26 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
         names = _NOTED.intersection(folder.names)
         if GITIGNORE in names or JANITOIGNORE in names:
             git, janito = rules
-            if gitignore and GITIGNORE in names:
-                spec = load_spec(folder.fd, GITIGNORE)
-                if spec is not None:
-                    git = (*git, (folder.relative, spec))
-            if JANITOIGNORE in names:
-                spec = load_spec(folder.fd, JANITOIGNORE)
-                if spec is not None:
-                    janito = (*janito, (folder.relative, spec))
+            reading = GITIGNORE
+            try:
+                if gitignore and GITIGNORE in names:
+                    spec = load_spec(folder.fd, GITIGNORE)
+                    if spec is not None:
+                        git = (*git, (folder.relative, spec))
+                reading = JANITOIGNORE
+                if JANITOIGNORE in names:
+                    spec = load_spec(folder.fd, JANITOIGNORE)
+                    if spec is not None:
+                        janito = (*janito, (folder.relative, spec))
+            except OSError as exc:
+                # what its rules hide is not known: none of the folder is walked
+                failed(f"{base_of(folder)}{reading}", exc)
+                folder.keep([], [])
+                return
             rules = folder.state = Ignores(git, janito)
         if not (names or rules.git or rules.janito or exclude):
             return  # nothing here to skip: the common folder
-        base = "" if folder.relative == "." else f"{folder.relative}/"
+        base = base_of(folder)
         janito_rules = from_folder(rules.janito, base)
         git_rules = from_folder(rules.git, base)
         kept_names: list[str] = []
@@ -250,7 +278,14 @@ def walk_runs(tool: BaseTool, start: str, *, max_depth: int | None = None,
         if errors is not None:
             errors.append(f"{where}: {exc.strerror or exc}")
 
-    rules = inherited_rules(tool, start, gitignore)
+    def base_of(folder: Folder) -> str:
+        return "" if folder.relative == "." else f"{folder.relative}/"
+
+    try:
+        rules = inherited_rules(tool, start, gitignore)
+    except OSError as exc:
+        failed(f"{start}: the ignore rules above it", exc)
+        return iter(())
     ahead = lookahead()
     runs = tool.workspace.walk_runs(start, max_depth=max_depth, enter=enter, on_error=failed,
                                     state=rules, lister=list_folder, lookahead=ahead)
