@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import struct
-from typing import Any
+from typing import Any, NamedTuple
 
 import regex
 
@@ -317,6 +317,44 @@ def build(parsed: Any, flags: int) -> bytes | None:
     return bytes(table)
 
 
+LINE_MISSES, LINE_MATCHES, LINE_UNSURE = 0, 1, 2
+"""What a table answers of a line: no match, a match, or a byte past ASCII came first."""
+
+
+class _Read(NamedTuple):
+    """A table taken apart (see :data:`HEADER`)."""
+
+    classes: int
+    first: int
+    matched: int
+    byte_class: bytes
+    moves: tuple[int, ...]
+    at_end: bytes
+
+
+def read_table(table: bytes) -> _Read:
+    classes, states, first, matched = HEADER.unpack_from(table)
+    moves_at = HEADER.size + 256
+    return _Read(classes, first, matched, table[HEADER.size:moves_at],
+                 struct.unpack_from(f"={classes * states}H", table, moves_at),
+                 table[moves_at + 2 * classes * states:])
+
+
+def walk_line(read: _Read, line: bytes) -> int:
+    """What the table answers of ``line`` (its bytes, without the line feed): the compiled
+    module's ``walk_line`` in Python, for the twins."""
+    classes, state, matched, byte_class, moves = (read.classes, read.first, read.matched,
+                                                  read.byte_class, read.moves)
+    for byte in line:
+        kind = byte_class[byte]
+        if kind == NOT_ASCII:
+            return LINE_UNSURE
+        state = moves[state * classes + kind]
+        if state == matched:
+            return LINE_MATCHES
+    return LINE_MATCHES if read.at_end[state] else LINE_MISSES
+
+
 def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars: int,
                        count_only: bool) -> Any:
     """``janito_files._speedups.automaton_lines`` in Python, for the tests: (numbers,
@@ -326,10 +364,7 @@ def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars
     lines, for the engine); or (``count_only``) how many match and the texts of those it
     cannot answer; None where a matching line is longer than ``line_chars`` bytes once its
     carriage returns are off."""
-    classes, states, first, matched = HEADER.unpack_from(table)
-    byte_class = table[HEADER.size:HEADER.size + 256]
-    moves = struct.unpack_from(f"={classes * states}H", table, HEADER.size + 256)
-    at_end = table[HEADER.size + 256 + 2 * classes * states:]
+    read = read_table(table)
     numbers: list[int] = []
     texts: list[str] = []
     unsure: list[Any] = []
@@ -339,17 +374,10 @@ def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars
     if lines and (not rest or rest.endswith("\n")):
         lines.pop()  # after a last line feed there is no line
     for number, line in enumerate(lines, 1):
-        state = first
-        settled = True
-        for char in line.encode("utf-8"):
-            if byte_class[char] == NOT_ASCII:
-                settled = False
-                break
-            state = moves[state * classes + byte_class[char]]
-            if state == matched:
-                break
-        if settled and state != matched and not at_end[state]:
+        found = walk_line(read, line.encode("utf-8"))
+        if found == LINE_MISSES:
             continue
+        settled = found == LINE_MATCHES
         if settled:
             count += 1
             shown = line.rstrip("\r")
@@ -382,6 +410,7 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
     found_names = [names[first + at] for at, code in enumerate(codes) if code == ord("m")]
     if len(found_names) != len(payloads):
         raise ValueError("codes, names and payloads do not agree")
+    read = read_table(table)
     rows: list[dict[str, Any]] = []
     binary: list[int] = []
     matched = found = 0
@@ -390,10 +419,10 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
         lines = data.split(b"\n")
         if not numbers or len(lines) != len(numbers) or not all(lines):
             return None
-        hits, _, unsure = automaton_lines_py(table, data.decode("latin-1"), 0, len(lines),
-                                             1 << 62, False)
-        if unsure:
+        answers = [walk_line(read, line) for line in lines]
+        if LINE_UNSURE in answers:
             return None
+        hits = [at for at, answer in enumerate(answers) if answer == LINE_MATCHES]
         found += len(hits)
         if found >= limit:
             return None
@@ -401,33 +430,15 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
             binary.append(index)
             continue
         path = prefix + name
-        for number in hits:
-            shown = lines[number - 1].rstrip(b"\r")
+        for at in hits:
+            shown = lines[at].rstrip(b"\r")
             if len(shown) > line_chars:
                 return None
             try:
                 path.encode("utf-8")
             except UnicodeEncodeError:
                 return None
-            rows.append({"path": path, "line": numbers[number - 1],
+            rows.append({"path": path, "line": numbers[at],
                          "text": shown.decode("utf-8", "replace")})
         matched += bool(hits)
     return rows, matched, binary
-
-
-def misses_py(table: bytes, line: bytes) -> bool:
-    """Whether ``table`` answers the line ``line`` (without its line feed) as holding no
-    match: False where it matches, or where a byte past ASCII leaves it to the engine."""
-    classes, states, first, matched = HEADER.unpack_from(table)
-    byte_class = table[HEADER.size:HEADER.size + 256]
-    moves = struct.unpack_from(f"={classes * states}H", table, HEADER.size + 256)
-    at_end = table[HEADER.size + 256 + 2 * classes * states:]
-    state = first
-    for byte in line:
-        kind = byte_class[byte]
-        if kind == NOT_ASCII:
-            return False
-        state = moves[state * classes + kind]
-        if state == matched:
-            return False
-    return not at_end[state]

@@ -24,7 +24,7 @@ import time
 import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import chain, islice, repeat
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from janito_core import failure
@@ -63,6 +63,7 @@ from ._steps import (
     count_lines,
     found_rows,
     literal_lines,
+    rows_of,
     scan_files,
 )
 from ._walk import Exclude, parse_exclude, walk_runs
@@ -1061,10 +1062,7 @@ class _Scan:
         rows = found_rows(paths, payloads, LINE_CHARS)
         if rows is None:  # carriage returns, or lines to clip
             joined = b"\n".join([answer[1] for answer in payloads])
-            texts = decoded_lines(joined, b"\r" in joined)
-            shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
-            rows = [{"path": path, "line": line, "text": text} for path, line, text
-                    in zip(shown, chain.from_iterable(numbers), texts, strict=True)]
+            rows = rows_of(paths, numbers, decoded_lines(joined, b"\r" in joined))
         self.matches.extend(rows)
         return True
 

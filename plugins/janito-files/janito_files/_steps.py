@@ -249,10 +249,11 @@ def scan_files_py(dir_fd: int, names: list[str], sniff: int, most: int,
 def _not_missing(table: bytes, numbers: list[int], joined: bytes) -> tuple[list[int], bytes]:
     """The candidate lines (numbers, lines joined) that ``table`` does not answer as
     missing the pattern."""
-    from ._automaton import misses_py
+    from ._automaton import LINE_MISSES, read_table, walk_line
 
+    read = read_table(table)
     kept = [(number, line) for number, line in zip(numbers, joined.split(b"\n"), strict=True)
-            if not misses_py(table, line)]
+            if walk_line(read, line) != LINE_MISSES]
     return [number for number, _ in kept], b"\n".join(line for _, line in kept)
 
 
@@ -334,6 +335,13 @@ def found_rows_py(paths: list[str], payloads: list[tuple[list[int], bytes]],
     texts = joined.decode("utf-8", "replace").split("\n")
     if len(texts) != sum(map(len, numbers)) or max(map(len, texts)) > line_chars:
         return None
+    return rows_of(paths, numbers, texts)
+
+
+def rows_of(paths: list[str], numbers: list[list[int]], texts: list[str]
+            ) -> list[dict[str, Any]]:
+    """The rows ``{"path", "line", "text"}`` of found files: the lines numbered
+    ``numbers[i]`` of the file at ``paths[i]``, their ``texts`` all files' in order."""
     shown = chain.from_iterable(map(repeat, paths, map(len, numbers)))
     return [{"path": path, "line": line, "text": text}
             for path, line, text in zip(shown, chain.from_iterable(numbers), texts, strict=True)]
