@@ -71,20 +71,15 @@ def load_spec(dir_fd: int, name: str = GITIGNORE) -> IgnoreFile | None:
     Raises the OSError of a file that is there and cannot be read (out of descriptors,
     an I/O error): the caller must not walk on as if its rules said nothing, which would
     show what a ``.janitoignore`` hides."""
-    try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except OSError as exc:
-        if exc.errno in _GONE:
-            return None
-        raise
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
-    if key in _spec_cache:
-        return _spec_cache[key]
     from janito_core.workspace import open_regular_at, read_fd
 
     try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        key = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+        if key in _spec_cache:
+            return _spec_cache[key]
         fd, _info = open_regular_at(dir_fd, name)
     except OSError as exc:
         if exc.errno in _GONE:
