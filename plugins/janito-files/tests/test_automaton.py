@@ -9,6 +9,7 @@ import random
 import re
 import struct
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -56,18 +57,25 @@ def _random_case(rng: random.Random) -> tuple[str, str, int]:
     return pattern, text, pos
 
 
-def test_a_table_finds_the_lines_the_engine_finds() -> None:
-    # each line the table settles is the engine's answer for it; the lines it leaves
-    # unsure (a character past ASCII first) are answered by the engine afterwards
-    rng = random.Random(20261207)
-    answered = 0
-    for _ in range(3000):
+def _random_tables(rng: random.Random, tries: int) -> Iterator[tuple[str, str, int, bytes, Any]]:
+    """(pattern, text, pos, table, compiled) of the valid patterns among ``tries`` random
+    cases; every one of them has a table."""
+    for _ in range(tries):
         pattern, text, pos = _random_case(rng)
         try:
             table, compiled = _table(pattern)
         except re.error:
             continue
         assert table is not None, pattern
+        yield pattern, text, pos, table, compiled
+
+
+def test_a_table_finds_the_lines_the_engine_finds() -> None:
+    # each line the table settles is the engine's answer for it; the lines it leaves
+    # unsure (a character past ASCII first) are answered by the engine afterwards
+    rng = random.Random(20261207)
+    answered = 0
+    for pattern, text, pos, table, compiled in _random_tables(rng, 3000):
         expected = _engine_lines(compiled, text, pos)
         limit = rng.choice([1, 2, 1000])
         numbers, texts, unsure = automaton_lines_py(table, text, pos, limit, 1000, False)
@@ -83,13 +91,7 @@ def test_a_table_finds_the_lines_the_engine_finds() -> None:
 
 def test_the_compiled_walk_answers_as_its_twin(speedups: Any) -> None:
     rng = random.Random(20261208)
-    for _ in range(3000):
-        pattern, text, pos = _random_case(rng)
-        try:
-            table, _ = _table(pattern)
-        except re.error:
-            continue
-        assert table is not None
+    for pattern, text, pos, table, _ in _random_tables(rng, 3000):
         limit = rng.choice([0, 1, 2, 5, 1000])
         line_chars = rng.choice([2, 1000])
         count_only = rng.random() < 0.3
