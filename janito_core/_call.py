@@ -34,12 +34,12 @@ from .results import (
     UNKNOWN_TOOL,
     failure,
 )
-from .schema import _PLAN_ATTR as _PLAN
 
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Awaitable
 
+    from ._plans import Plan
     from ._telemetry import Span
     from .journal import Journal, Recording
     from .policy import ApprovalRequest, Decision
@@ -342,20 +342,94 @@ def call_tool(
     if tracing is None and ("opentelemetry" in _MODULES or _PROVIDER_NAMED):
         tracing = _tracing_of(registry)
     if tracing:
-        span = tracing.start(name)
-        if span is not None:
-            return _traced(span, name, arguments, registry, max_result_chars, call_id,
-                           cancel_token, timeout, approvals)
+        unset = tracing.unset
+        # Tracing.start's own first question, asked here: with OpenTelemetry imported (by
+        # another library) and no provider set, every call would otherwise pay for a call
+        # of it only to learn it is not traced.
+        if (unset is None or unset[0]._TRACER_PROVIDER is not None
+                or unset[1]._METER_PROVIDER is not None):
+            span = tracing.start(name)
+            if span is not None:
+                return _traced(span, name, arguments, registry, max_result_chars, call_id,
+                               cancel_token, timeout, approvals)
     if timeout is None and cancel_token is None and type(name) is str:
+        # The short way (docs/decisions/0021): a call of a loaded, synchronous tool already
+        # admitted under the registry's privileges of now, on a registry with no policy,
+        # journal or janito_tool_call hook, with valid arguments: what most calls of an
+        # agent's loop are. It runs as _plain would run it, without a ToolCall. Anything
+        # else, a refusal included, goes the full way, which answers it: no failure but the
+        # tool's own (it raised) is answered here. It is written out here, not called,
+        # because a call is a tenth of what the short way costs.
         record = registry._by_name.get(name)
         # _granted is set only by a call that passed the full checks, to the privileges
         # they were checked against; Privileges are immutable, so "still these" means
         # "still allowed".
         if (record is not None and record._granted is registry._privileges
                 and registry.policy is None and registry.journal is None):
-            answer = _direct(record, arguments, registry, max_result_chars, call_id)
-            if answer is not None:
-                return answer
+            cls: Any = record._cls
+            try:
+                plan = cls._janito_plan
+            except AttributeError:  # None: a pending tool, which record() imports
+                plan = None
+            if plan is None or plan.owner is not cls or plan.run is not cls.run:
+                plan = _plan_of(cls)
+            plugins = registry.plugins
+            if (plan is not None and record.status == "loaded"
+                    and (plugins._plain_calls or not plugins.call_hooks_present())):
+                if arguments is None or arguments == "{}":
+                    read: tuple[Any, Any] | None = (None, None) if plan.bare else None
+                else:
+                    read = _read_arguments(plan, record, arguments)
+                if read is not None:
+                    values, kwargs = read
+                    workspace = registry._workspace
+                    if workspace is None:
+                        workspace = registry.workspace
+                    registry_var = active_registry.set(registry)
+                    call_var = current_call_id.set(call_id) if call_id is not None else None
+                    try:
+                        try:
+                            tool = cls(workspace)
+                            # each shape called as it is: `**{}` and `*()` cost a tenth of a call
+                            if values is not None:
+                                result = tool.run(*values) if plan.positional else tool.run(**values)
+                            elif kwargs:
+                                result = tool.run(**kwargs)
+                            else:
+                                result = tool.run()
+                        except (Exception, SystemExit) as exc:
+                            result = _failed(name, exc)
+                        else:
+                            if type(result) is not dict and hasattr(result, "__await__"):
+                                # a plain run() that hands back an awaitable: as ToolCall.run does
+                                if values is not None:
+                                    kwargs = (dict(zip(plan.names, values, strict=True))
+                                              if plan.positional else values)
+                                result = ToolCall(record, kwargs or {}, registry, arguments, call_id
+                                                  )._to_completion(result)
+                    finally:
+                        active_registry.reset(registry_var)
+                        if call_var is not None:
+                            current_call_id.reset(call_var)
+                    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
+                    if (type(result) is dict and len(result) == 1 and type(result.get("success")) is bool
+                            and limit >= _BARE_ANSWER_SIZE):
+                        return result  # {"success": true} alone, the answer of many an action
+                    return normalise_result(name, result, limit)
+    return _full_way(name, arguments, registry, max_result_chars, call_id, cancel_token, timeout,
+                     approvals)
+
+
+#: The size ``normalise_result`` gives ``{"success": true}``.
+_BARE_ANSWER_SIZE = 18
+
+
+def _full_way(name: Any, arguments: str | bytes | Mapping[str, Any] | None, registry: Registry,
+              max_result_chars: int | None, call_id: str | None,
+              cancel_token: CancelToken | None, timeout: float | None,
+              approvals: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``call_tool`` for a call the short way does not answer: prepared as a ``ToolCall``,
+    checked, asked about, journaled and run."""
     call = _prepare(name, arguments, registry, call_id)
     if type(call) is not ToolCall:
         return call  # type: ignore[return-value]  # the failure that refused it
@@ -368,90 +442,37 @@ def call_tool(
     return _plain(call, max_result_chars)
 
 
-def _direct(record: ToolRecord, arguments: str | bytes | Mapping[str, Any] | None,
-            registry: Registry, max_result_chars: int | None, call_id: str | None
-            ) -> dict[str, Any] | None:
-    """The answer of a call that needs nothing of a ``ToolCall``, or None for any other.
-
-    That is a call of a loaded, synchronous tool already admitted under the registry's
-    privileges of now, with valid arguments, on a registry with no policy, journal or
-    ``janito_tool_call`` hook, and no timeout or token: what most calls of an agent's loop
-    are. It runs as ``_plain`` would run it, without the layers. Anything else, a refusal
-    included, takes the full path, which answers it: no failure but the tool's own (it
-    raised) is answered here.
-    """
-    cls = record._cls
-    if cls is None or record.status != "loaded":  # None: a pending tool, record() imports it
+def _plan_of(cls: type | None) -> Plan | None:
+    """``cls``'s call plan for the short way, made now if need be; None for a pending tool."""
+    if cls is None:
         return None
-    plan = cls.__dict__.get(_PLAN)
-    if plan is None or plan.run is not cls.run:  # type: ignore[attr-defined]
-        from ._plans import plan_of  # not imported by a process that never calls this way
+    from ._plans import plan_of  # not imported by a process that never calls this way
 
-        plan = plan_of(cls)
-        if plan is None:
-            return None
-    plugins = registry.plugins
-    if (plugins._manager is not None or plugins._wanted.get("janito_tool_call") is not False
-            ) and plugins.call_hooks_present():
-        return None
-    values: Any = None  # the compiled decoder's arguments, for run(*values) or run(**values)
-    kwargs: Any = None  # janito's own reading of them
-    if arguments is None or arguments == "{}":
-        if not plan.bare:
-            return None
-    elif type(arguments) is str:
+    return plan_of(cls)
+
+
+def _read_arguments(plan: Plan, record: ToolRecord, arguments: str | bytes | Mapping[str, Any]
+                    ) -> tuple[Any, Any] | None:
+    """(values, kwargs) for the short way: the compiled decoder's arguments, for
+    ``run(*values)`` or ``run(**values)``, or janito's own reading of them; None for
+    arguments the full way must answer (malformed, invalid, bytes, no object)."""
+    if type(arguments) is str:
         decode = plan.decode
         if decode is not None:
             try:
-                values = plan.unpack(decode(arguments))
+                return plan.unpack(decode(arguments)), None
             except Exception:  # refused (or no codec can write the text): janito reads it
                 pass
         elif plan.calls is not None:
             plan.counted()
-        if values is None:
-            parsed, problem = _parse_json(arguments)
-            if problem is not None or type(parsed) is not dict:
-                return None
-            kwargs = _validate(record, parsed)
-            if type(kwargs) is not dict:
-                return None
-    elif type(arguments) is dict:
-        kwargs = _validate(record, arguments)
-        if type(kwargs) is not dict:
+        parsed, problem = _parse_json(arguments)
+        if problem is not None or type(parsed) is not dict:
             return None
-    else:
+        arguments = parsed
+    elif type(arguments) is not dict:
         return None
-    name = record.name
-    workspace = registry._workspace
-    if workspace is None:
-        workspace = registry.workspace
-    registry_var = active_registry.set(registry)
-    call_var = current_call_id.set(call_id) if call_id is not None else None
-    try:
-        try:
-            tool = cls(workspace)
-            # each shape called as it is: `**{}` and `*()` cost a tenth of a call
-            if values is not None:
-                result = tool.run(*values) if plan.positional else tool.run(**values)
-            elif kwargs:
-                result = tool.run(**kwargs)
-            else:
-                result = tool.run()
-        except (Exception, SystemExit) as exc:
-            result = _failed(name, exc)
-        else:
-            if type(result) is not dict and hasattr(result, "__await__"):
-                # a plain run() that hands back an awaitable: as ToolCall.run does
-                if values is not None:
-                    kwargs = dict(zip(plan.names, values, strict=True)) if plan.positional else values
-                result = ToolCall(record, kwargs or {}, registry, arguments, call_id
-                                  )._to_completion(result)
-    finally:
-        active_registry.reset(registry_var)
-        if call_var is not None:
-            current_call_id.reset(call_var)
-    limit = registry.max_result_chars if max_result_chars is None else max_result_chars
-    return normalise_result(name, result, limit)
+    kwargs = _validate(record, arguments)
+    return (None, kwargs) if type(kwargs) is dict else None
 
 
 def _plain(call: ToolCall, max_result_chars: int | None) -> dict[str, Any]:

@@ -49,10 +49,13 @@ _SCALARS: dict[Any, Any] = {str: convert_str, int: convert_int, float: convert_f
 class Plan:
     """What the calls of one tool class need that does not change from call to call."""
 
-    __slots__ = ("bare", "calls", "decode", "hints", "names", "positional", "run", "schema",
-                 "unpack")
+    __slots__ = ("bare", "calls", "decode", "hints", "names", "owner", "positional", "run",
+                 "schema", "unpack")
 
-    def __init__(self, run: Any, schema: ToolSchema, hints: Any) -> None:
+    def __init__(self, owner: type, run: Any, schema: ToolSchema, hints: Any) -> None:
+        #: The class this plan was made for: a subclass, which finds it by inheritance,
+        #: needs its own.
+        self.owner = owner
         #: The ``run`` function this plan was made for: another one needs another plan.
         self.run = run
         self.schema = schema
@@ -98,7 +101,7 @@ def plan_of(cls: type) -> Plan | None:
     if schema is None:
         return None
     declared = isinstance(cls.__dict__.get("input_schema"), dict)  # a schema not from hints
-    plan = Plan(run, schema, None if declared else cls.__dict__.get(_HINTS_ATTR))
+    plan = Plan(cls, run, schema, None if declared else cls.__dict__.get(_HINTS_ATTR))
     setattr(cls, _PLAN_ATTR, plan)
     return plan
 

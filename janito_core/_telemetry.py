@@ -42,9 +42,11 @@ class Tracing:
         # Until a provider is set the API hands out proxies, whose spans record nothing:
         # while neither global is set a call is not traced at all. The check reads the
         # API's two globals (get_tracer_provider() would read the environment each time).
-        self._unset: tuple[Any, Any] | None = None
+        #: The two API modules whose globals say no provider is set yet, else None (a
+        #: provider, once set, stays). call_tool reads them itself on every call.
+        self.unset: tuple[Any, Any] | None = None
         if tracer_provider is None and meter_provider is None:
-            self._unset = _globals()
+            self.unset = _globals()
         self.tracer = trace.get_tracer(SCOPE, version, tracer_provider)
         meter = metrics.get_meter(SCOPE, version or "", meter_provider)
         self.calls = meter.create_counter(
@@ -58,11 +60,11 @@ class Tracing:
 
     def start(self, name: Any) -> Span | None:
         """The call's span, now current; None while no provider is set."""
-        unset = self._unset
+        unset = self.unset
         if unset is not None:
             if unset[0]._TRACER_PROVIDER is None and unset[1]._METER_PROVIDER is None:
                 return None
-            self._unset = None  # a provider, once set, stays
+            self.unset = None
         text = name if isinstance(name, str) else "(invalid)"
         span = self.tracer.start_span(
             f"execute_tool {text}", kind=self.trace.SpanKind.INTERNAL,

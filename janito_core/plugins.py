@@ -117,6 +117,10 @@ class PluginHost:
         self._creating: pluggy.PluginManager | None = None
         self._imported: dict[str, tuple[PluginSpec, object]] = {}
         self._wanted: dict[str, bool] = {}
+        #: Known that nothing but the built-in runner implements janito_tool_call: no
+        #: manager yet, and no entry-point plugin marks the hook. What dispatch's short way
+        #: reads on every call; cleared when either can have changed.
+        self._plain_calls = False
         self.errors: list[LoadError] = []
         self.owners: dict[str, tuple[str, str | None]] = {}
         #: Where janito's own renderer sends reports: one of REPORT_DESTINATIONS.
@@ -127,6 +131,7 @@ class PluginHost:
         with self._lock:
             self._specs = specs
             self._wanted.clear()
+            self._plain_calls = False
             if self._manager is not None:
                 self._register_imported()
 
@@ -147,6 +152,7 @@ class PluginHost:
             try:
                 self._creating = self._create()
                 self._manager = self._creating
+                self._plain_calls = False
             finally:
                 self._creating = None
             return self._manager
@@ -316,8 +322,11 @@ class PluginHost:
     def call_hooks_present(self) -> bool:
         """Whether anything besides the built-in runner implements ``janito_tool_call``."""
         if self._manager is None:
-            # Read here before asking wants(): every call of every tool asks this question.
-            if self._wanted.get("janito_tool_call") is False or not self.wants("janito_tool_call"):
+            if not self.wants("janito_tool_call"):
+                if not self._plain_calls:
+                    with self._lock:  # not if set_specs or a manager came since wants()
+                        self._plain_calls = (self._manager is None
+                                             and self._wanted.get("janito_tool_call") is False)
                 return False
             self.manager  # noqa: B018  (registers the entry-point plugins)
         assert self._manager is not None

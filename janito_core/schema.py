@@ -42,7 +42,7 @@ _MISSING = MISSING
 _CACHE_ATTR = "_janito_schema"
 _HINTS_ATTR = "_janito_hints"
 #: What dispatch derives from the schema once (``janito_core._plans``), forgotten with it.
-_PLAN_ATTR = "_janito_plan"
+_PLAN_ATTR = "_janito_plan"  # read by name on dispatch's short way (_call.call_tool)
 
 
 class AnnotationError(TypeError):

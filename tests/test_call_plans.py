@@ -332,9 +332,7 @@ def test_a_new_run_gets_a_new_plan(registry: Registry, monkeypatch: pytest.Monke
 def test_calls_answer_alike_with_and_without_the_decoder(registry: Registry, text: str) -> None:
     _warmed(registry)
     with_decoder = call_tool("Mixed", text, registry=registry)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_call, "_direct", lambda *args: None)
-        without = call_tool("Mixed", text, registry=registry)
+    without = _call._full_way("Mixed", text, registry, None, None, None, None, None)
     assert with_decoder == without
 
 

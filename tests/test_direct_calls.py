@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from janito_core import BaseTool, Privileges, Registry, _call, hookimpl, tool
+from janito_core import BaseTool, Privileges, Registry, _call, _plans, hookimpl, tool
 from janito_core.dispatch import ToolCall, call_tool
 from janito_core.workspace import Workspace
 
@@ -88,8 +88,9 @@ class Later(BaseTool):
 READ = Privileges.from_string("r")
 
 
-def full_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_call, "_direct", lambda *args: None)
+def the_full_way(name: Any, arguments: Any, registry: Registry) -> dict[str, Any]:
+    """``call_tool(name, arguments, registry=registry)`` as it answers without the short way."""
+    return _call._full_way(name, arguments, registry, None, None, None, None, None)
 
 
 @pytest.fixture
@@ -122,28 +123,27 @@ def test_both_ways_answer_alike(registry: Registry, name: Any, sent: Any) -> Non
     call_tool(name, '{"count": 1}', registry=registry)  # admitted: the short way is open
     call_tool(name, "{}", registry=registry)
     direct = call_tool(name, sent, registry=registry)
-    with pytest.MonkeyPatch.context() as patch:
-        full_path_only(patch)
-        full = call_tool(name, sent, registry=registry)
+    full = the_full_way(name, sent, registry)
     assert direct == full
     json.dumps(direct, allow_nan=False)
 
 
 def test_the_short_way_is_taken_once_a_call_was_admitted(registry: Registry,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    taken: list[dict[str, Any] | None] = []
-    direct = _call._direct
+    full_ways: list[str] = []
+    full_way = _call._full_way
 
-    def spy(*args: Any) -> dict[str, Any] | None:
-        answer = direct(*args)
-        taken.append(answer)
-        return answer
+    def spy(name: Any, *args: Any) -> dict[str, Any]:
+        full_ways.append(name)
+        return full_way(name, *args)
 
-    monkeypatch.setattr(_call, "_direct", spy)
+    monkeypatch.setattr(_call, "_full_way", spy)
     for _ in range(3):
         assert call_tool("Echo", '{"count": 2}', registry=registry)["count"] == 2
-    # the first call is admitted on the full path; the next two take the short way
-    assert len(taken) == 2 and all(answer is not None for answer in taken)
+    for _ in range(3):
+        assert call_tool("Ping", "{}", registry=registry) == {"success": True}
+    # the first call of each is admitted the full way; the next two take the short way
+    assert full_ways == ["Echo", "Ping"]
 
 
 def test_privileges_taken_away_after_a_call_refuse_the_next(registry: Registry) -> None:
@@ -225,3 +225,62 @@ def test_a_run_replaced_by_a_coroutine_function_is_awaited(registry: Registry,
 
     monkeypatch.setattr(Ping, "run", run)
     assert call_tool("Ping", registry=registry) == {"success": True, "replaced": True}
+
+
+@pytest.mark.parametrize("limit", [1, 17, 18, 19])
+def test_the_bare_answer_is_capped_as_the_full_way_caps_it(tmp_path: Path, limit: int) -> None:
+    registry = Registry(autoload=(), workspace=Workspace(tmp_path), max_result_chars=limit)
+    registry.add_tool(Ping)
+    answers = [call_tool("Ping", "{}", registry=registry) for _ in range(3)]
+    assert answers[1:] == answers[:2] == [the_full_way("Ping", "{}", registry)] * 2
+
+
+@tool(permissions="r")
+class EchoWithOwnSchema(Echo):
+    """Answer, taking a count that must be at least 5."""
+
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "properties": {"count": {"type": "integer", "minimum": 5}},
+        "required": ["count"], "additionalProperties": False}
+
+
+def test_a_subclass_does_not_take_its_parents_plan(registry: Registry) -> None:
+    """Echo's plan, which EchoWithOwnSchema inherits as a class attribute, holds a compiled
+    decoder that knows nothing of the subclass's minimum."""
+    pytest.importorskip("msgspec")
+    registry.add_tool(EchoWithOwnSchema)
+    for _ in range(_plans.COLD_CALLS + 2):
+        assert call_tool("Echo", '{"count": 1}', registry=registry)["count"] == 1
+    assert Echo._janito_plan.decode is not None  # type: ignore[attr-defined]
+    for _ in range(2):
+        refused = call_tool("EchoWithOwnSchema", '{"count": 1}', registry=registry)
+        assert refused["error_type"] == "invalid_arguments", refused
+    assert call_tool("EchoWithOwnSchema", '{"count": 6}', registry=registry)["count"] == 6
+    assert EchoWithOwnSchema._janito_plan.owner is EchoWithOwnSchema  # type: ignore[attr-defined]
+    assert Echo._janito_plan.owner is Echo  # type: ignore[attr-defined]
+
+
+class SpecWatcher:
+    """A janito_tool_call plugin named by an entry point (set_specs), not registered."""
+
+    seen: ClassVar[list[str]] = []
+
+    @hookimpl(wrapper=True)
+    def janito_tool_call(self, call: ToolCall):  # type: ignore[no-untyped-def]
+        result = yield
+        SpecWatcher.seen.append(call.name)
+        return result
+
+
+spec_watcher = SpecWatcher()
+
+
+def test_a_hook_plugin_found_after_a_call_sees_the_next(registry: Registry) -> None:
+    from janito_core.discovery import PluginSpec
+
+    SpecWatcher.seen.clear()
+    for _ in range(3):  # admitted, then the short way: no hook known to anyone
+        assert call_tool("Ping", registry=registry)["success"]
+    registry.plugins.set_specs([PluginSpec("watcher", "tests", "0", f"{__name__}:spec_watcher")])
+    assert call_tool("Ping", registry=registry)["success"]
+    assert SpecWatcher.seen == ["Ping"]

@@ -625,6 +625,32 @@ def test_a_provider_set_after_the_first_call_traces_the_next_ones() -> None:
     assert seen["spans"] == ["execute_tool Ping"]
 
 
+IMPORTED_EARLY = """
+import json, sys
+from opentelemetry import trace
+""" + PING + """
+for _ in range(3):  # the first admits Ping; the next two take the short way, untraced
+    call_tool("Ping", None, registry=registry)
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+call_tool("Ping", None, registry=registry)
+print(json.dumps({"spans": [span.name for span in exporter.get_finished_spans()]}))
+"""
+
+
+def test_with_opentelemetry_imported_a_provider_set_late_traces_the_next_call() -> None:
+    """OpenTelemetry imported by someone else and no provider yet: calls are not traced,
+    and the first call after a provider is set is."""
+    out = subprocess.run([sys.executable, "-c", IMPORTED_EARLY], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    assert json.loads(out)["spans"] == ["execute_tool Ping"]
+
+
 def test_opentelemetry_is_not_imported_before_the_first_call() -> None:
     code = ("import sys, janito_core, janito_core.dispatch, janito_core.cli\n"
             "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
