@@ -398,21 +398,24 @@ def automaton_lines_py(table: bytes, text: str, pos: int, limit: int, line_chars
 
 def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, codes: bytes,
                       payloads: list[Any], limit: int, line_chars: int
-                      ) -> tuple[list[dict[str, Any]], int, list[int]] | None:
+                      ) -> tuple[list[dict[str, Any]], int, list[int], list[int]] | None:
     """``janito_files._speedups.automaton_rows`` in Python, for the tests: (rows, files
-    matched, binary files) of a batch. ``codes[j]`` answers for the file
+    matched, binary files, unsure rows) of a batch. ``codes[j]`` answers for the file
     ``names[first + j]``, and each ``b"m"`` among them has its payload, in order: (the
     numbers of its candidate lines, those lines joined by line feeds, whether it holds a
     NUL byte); a file's path is ``prefix`` and its name. A file with a NUL byte whose
-    lines match is binary and has no rows. None where a line is unsure or empty, a
-    matching line is longer than ``line_chars`` bytes, a path is not UTF-8, a file's lines
-    and numbers differ in count, or the matching lines reach ``limit``."""
+    lines match is binary and has no rows. A line the table cannot answer has its row,
+    whose index is in the unsure rows. None where an unsure line ends in a carriage
+    return or is a NUL-holding file's, a line is empty, a matching or unsure line is
+    longer than ``line_chars`` bytes, a path is not UTF-8, a file's lines and numbers
+    differ in count, or the matching and unsure lines reach ``limit``."""
     found_names = [names[first + at] for at, code in enumerate(codes) if code == ord("m")]
     if len(found_names) != len(payloads):
         raise ValueError("codes, names and payloads do not agree")
     read = read_table(table)
     rows: list[dict[str, Any]] = []
     binary: list[int] = []
+    unsure: list[int] = []
     matched = found = 0
     for index, (name, (numbers, data, nul)) in enumerate(zip(found_names, payloads,
                                                              strict=True)):
@@ -420,9 +423,10 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
         if not numbers or len(lines) != len(numbers) or not all(lines):
             return None
         answers = [walk_line(read, line) for line in lines]
-        if LINE_UNSURE in answers:
+        if any(answer == LINE_UNSURE and (nul or line.endswith(b"\r"))
+               for line, answer in zip(lines, answers, strict=True)):
             return None
-        hits = [at for at, answer in enumerate(answers) if answer == LINE_MATCHES]
+        hits = [at for at, answer in enumerate(answers) if answer != LINE_MISSES]
         found += len(hits)
         if found >= limit:
             return None
@@ -438,7 +442,9 @@ def automaton_rows_py(table: bytes, prefix: str, names: list[str], first: int, c
                 path.encode("utf-8")
             except UnicodeEncodeError:
                 return None
+            if answers[at] == LINE_UNSURE:
+                unsure.append(len(rows))
             rows.append({"path": path, "line": numbers[at],
                          "text": shown.decode("utf-8", "replace")})
         matched += bool(hits)
-    return rows, matched, binary
+    return rows, matched, binary, unsure

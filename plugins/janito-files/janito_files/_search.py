@@ -1083,8 +1083,10 @@ class _Scan:
         if matcher.automaton is not None and automaton_rows is not None:
             rows = automaton_rows(matcher.automaton, prefix, names, first, codes, payloads,
                                   left, LINE_CHARS)
-            if rows is not None:  # else lines past ASCII, or the search fills up here
-                found, matched, binary = rows
+            if rows is not None:  # else lines only the steps below answer, or the search fills up
+                found, matched, binary, unsure = rows
+                if unsure:
+                    found, matched = self._settled_rows(matcher, found, matched, unsure)
                 self.files_searched += codes.count(_NOTHING) + len(payloads) - len(binary)
                 self.binary_count += codes.count(_BINARY) + len(binary)
                 self.files_matched += matched
@@ -1116,6 +1118,20 @@ class _Scan:
                                                 strict=True)])
             start, before = stop, last
         return True
+
+    @staticmethod
+    def _settled_rows(matcher: RegexMatcher, rows: list[dict[str, Any]], matched: int,
+                      unsure: list[int]) -> tuple[list[dict[str, Any]], int]:
+        """``rows`` less those at the indexes ``unsure`` in which the engine finds no match
+        (each line alone, as :meth:`RegexMatcher._settled` asks), and how many files still
+        have rows of the ``matched`` that had. A file's rows are consecutive."""
+        answers = matcher._lines_match([rows[index]["text"] for index in unsure])
+        dropped = {index for index, matches in zip(unsure, answers, strict=True) if not matches}
+        if not dropped:
+            return rows, matched
+        paths = {rows[index]["path"] for index in dropped}
+        kept = [row for index, row in enumerate(rows) if index not in dropped]
+        return kept, matched - len(paths - {row["path"] for row in kept if row["path"] in paths})
 
     def first_finding(self, codes: bytes, payloads: list[Any]) -> int:
         """How many of ``codes`` (a batch's answers) come before the first file whose lines

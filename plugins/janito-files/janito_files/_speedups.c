@@ -1842,7 +1842,7 @@ done:
 }
 
 /* automaton_rows(table, prefix, names, first, codes, payloads, limit, line_chars)
- *   -> (rows, matched, binary), or None
+ *   -> (rows, matched, binary, unsure), or None
  *
  * The rows {"path", "line", "text"} of a batch of files a regular expression's search
  * found candidate lines in, as janito_files._automaton.automaton_rows_py makes them.
@@ -1850,11 +1850,14 @@ done:
  * payload, in order: (the numbers of its candidate lines, those lines joined by line
  * feeds, whether it holds a NUL byte). A file's path is prefix + its name. A file with a
  * NUL byte whose lines match is binary: its payload's index is in `binary` and it has no
- * rows; `matched` counts the files with rows. None, having made nothing, where a line is
- * unsure (a byte past ASCII before the table matched) or empty, a matching line is
- * longer than line_chars bytes, a path is not UTF-8 (a lone surrogate), a file's lines
- * and numbers differ in count, or the matching lines, binary files' included, reach
- * `limit`: the search's own steps answer those. */
+ * rows; `matched` counts the files with rows. A line the table cannot answer (a byte
+ * past ASCII came before it matched) has its row too, its index in `unsure`: the engine
+ * answers those, and the caller drops the rows of those that do not match. None, having
+ * made nothing, where an unsure line ends in a carriage return or is a NUL-holding
+ * file's, a line is empty, a matching or unsure line is longer than line_chars bytes, a
+ * path is not UTF-8 (a lone surrogate), a file's lines and numbers differ in count, or
+ * the matching and unsure lines, binary files' included, reach `limit`: the search's own
+ * steps answer those. */
 static PyObject *
 automaton_rows(PyObject *module, PyObject *args)
 {
@@ -1878,9 +1881,9 @@ automaton_rows(PyObject *module, PyObject *args)
         return NULL;
     }
     Rows rows;
-    PyObject *binary = PyList_New(0), *answer = NULL, *path = NULL;
+    PyObject *binary = PyList_New(0), *unsure = PyList_New(0), *answer = NULL, *path = NULL;
     Py_ssize_t matched_files = 0, found_lines = 0; /* binary files' lines counted too */
-    if (rows_open(&rows) < 0 || binary == NULL)
+    if (rows_open(&rows) < 0 || binary == NULL || unsure == NULL)
         goto done;
     Py_ssize_t code_at = 0;
     for (Py_ssize_t k = 0; k < files; k++, code_at++) {
@@ -1911,10 +1914,14 @@ automaton_rows(PyObject *module, PyObject *args)
             const unsigned char *start = p;
             int found = walk_line(&table, start, end, &p);
             /* an empty candidate: none has come from a search for a needed text yet */
-            if ((p == end) != (line == count - 1) || found == LINE_UNSURE || p == start)
+            if ((p == end) != (line == count - 1) || p == start)
                 goto python;
             if (found == LINE_MISSES)
                 continue;
+            /* the engine would see an unsure line's carriage return; a NUL-holding file
+             * is binary or not by what the engine answers */
+            if (found == LINE_UNSURE && (p[-1] == '\r' || nul))
+                goto python;
             if (++found_lines >= limit) /* the search fills up in this batch */
                 goto python;
             if (nul) {
@@ -1940,6 +1947,13 @@ automaton_rows(PyObject *module, PyObject *args)
                     goto python;
                 }
             }
+            if (found == LINE_UNSURE) {
+                PyObject *index = PyLong_FromSsize_t(PyList_Size(rows.list));
+                int failed = index == NULL || PyList_Append(unsure, index) < 0;
+                Py_XDECREF(index);
+                if (failed)
+                    goto done;
+            }
             if (rows_add(&rows, path, PyList_GetItem(numbers, line), (const char *)start,
                          stop - start) < 0)
                 goto done;
@@ -1955,7 +1969,7 @@ automaton_rows(PyObject *module, PyObject *args)
             matched_files++;
         }
     }
-    answer = Py_BuildValue("(OnO)", rows.list, matched_files, binary);
+    answer = Py_BuildValue("(OnOO)", rows.list, matched_files, binary, unsure);
     goto done;
 python:
     Py_INCREF(Py_None);
@@ -1964,6 +1978,7 @@ done:
     Py_XDECREF(path);
     rows_close(&rows, 0);
     Py_XDECREF(binary);
+    Py_XDECREF(unsure);
     return answer;
 }
 
@@ -2556,8 +2571,8 @@ static PyMethodDef methods[] = {
      "text an automaton's table matches, those it leaves to the engine, or None"},
     {"automaton_rows", automaton_rows, METH_VARARGS,
      "automaton_rows(table, prefix, names, first, codes, payloads, limit, line_chars) -> "
-     "(rows, files matched, binary files) of a batch a regular expression's table answers, "
-     "or None"},
+     "(rows, files matched, binary files, unsure rows) of a batch a regular expression's "
+     "table answers, or None"},
     {"found_rows", found_rows, METH_VARARGS,
      "found_rows(paths, payloads, line_chars) -> the rows of a literal search's found "
      "files, or None where Python's steps must make them"},
