@@ -28,13 +28,17 @@ BATCH_BYTES = 1 << 19
 stops early, at the file that reaches it: a batch holds at most this and one file's
 answer (at most a block, ``BLOCK_BYTES`` of janito_files._search)."""
 
-IN_FLIGHT = 48
+IN_FLIGHT = 256
 """Batches handed out and not yet taken back. A tree of small folders (the standard
 library's, 26 files a folder, split further by its subfolders) makes small batches: with
 eight out, the two workers waited on the walk, and a search that finds nothing there took
 30.0 ms against 25.6 ms with 24 out; on a later machine, 35.7 ms with 24 out against
-33.4 ms with 48 (docs/decisions/0019). What they hold is bounded by :data:`HELD_BYTES`,
-not by their number, and the descriptors they hold by :data:`SPARE_DESCRIPTORS`."""
+33.4 ms with 48 (docs/decisions/0019). Once answers were taken as soon as they are back
+(``Pipeline.ready``), 256 out let the workers read past a large folder's batch while the
+walk waits on it: `def` over the stdlib copy 48.7 ms against 59.2 ms with 48, in one
+process, and a search that fills up early is not slower for it (it stops walking when
+it is full). What they hold is bounded by :data:`HELD_BYTES`, not by their number, and
+the descriptors they hold by :data:`SPARE_DESCRIPTORS`."""
 
 HELD_BYTES = 3 << 20
 """What the answers of batches read ahead may hold: a worker starts a batch other than the
@@ -137,8 +141,13 @@ class Pipeline:
         return len(self.queue) >= IN_FLIGHT
 
     def ready(self) -> bool:
-        """Whether the oldest batch was answered on the calling thread."""
-        return bool(self.queue) and self.queue[0].answer is not None
+        """Whether the oldest batch is answered, so that taking it does not wait: a search
+        uses each answer as soon as it is back, and one that fills up early stops walking
+        early."""
+        queue = self.queue
+        if not queue:
+            return False
+        return queue[0].answer is not None or self.searcher.ready()
 
     def take(self) -> Batch:
         """The oldest batch, with its answer (waiting for it). A file's error is in the

@@ -1253,6 +1253,19 @@ end:
 }
 
 static PyObject *
+searcher_ready(PyObject *object, PyObject *Py_UNUSED(ignored))
+{
+    Searcher *self = (Searcher *)object;
+    int finished = 0;
+    if (self->head != NULL) {
+        pthread_mutex_lock(&self->lock);
+        finished = self->head->finished;
+        pthread_mutex_unlock(&self->lock);
+    }
+    return PyBool_FromLong(finished);
+}
+
+static PyObject *
 searcher_close(PyObject *object, PyObject *Py_UNUSED(ignored))
 {
     stop((Searcher *)object);
@@ -1282,6 +1295,8 @@ static PyMethodDef searcher_methods[] = {
      "give(dir_fd, names, limit): hand out a batch; dir_fd must stay open until it is taken"},
     {"take", searcher_take, METH_NOARGS,
      "take() -> (codes, payloads) of the oldest batch not taken, as scan_files answers"},
+    {"ready", searcher_ready, METH_NOARGS,
+     "ready() -> whether the oldest batch not taken is answered: take() would not wait"},
     {"close", searcher_close, METH_NOARGS,
      "close(): stop the workers (after the batch each is in) and drop every batch"},
     {NULL, NULL, 0, NULL},

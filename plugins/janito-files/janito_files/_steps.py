@@ -286,6 +286,10 @@ class SearcherPy:
         dir_fd, names, limit = self.given.popleft()
         return scan_files_py(dir_fd, names, *self.arguments, limit, *self.rest)
 
+    def ready(self) -> bool:
+        """Whether a batch was given: this twin answers it when it is taken."""
+        return bool(self.given)
+
     def close(self) -> None:
         """Stop the workers (after the batch each is in) and drop every batch."""
         self.closed = True

@@ -10,6 +10,7 @@ import shutil
 import stat
 import sysconfig
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -351,6 +352,44 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any, tm
                 searcher.give(folders[0][0], folders[0][1], 3)
     finally:
         for fd, _names in folders:
+            os.close(fd)
+
+
+def _ready_within(searcher: Any, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not searcher.ready():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def test_ready_says_whether_taking_the_oldest_batch_would_wait(speedups: Any,
+                                                               tmp_path: Path) -> None:
+    """A search takes each answer as soon as it is back (``Pipeline.ready``). With hold 0 a
+    worker starts only the oldest batch not taken, so the second is answered only once the
+    first is taken: ready() must follow that, never run ahead of it."""
+    rng = random.Random(7)
+    roots = []
+    for index in range(2):
+        root = tmp_path / f"r{index}"
+        root.mkdir()
+        roots.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
+    try:
+        searcher = speedups.Searcher(2, 64, 400, b"o", False, False, 1, 100, 0)
+        twin = _steps.SearcherPy(2, 64, 400, b"o", False, False, 1, 100, 0)
+        assert not searcher.ready() and not twin.ready()  # nothing given
+        for fd, names in roots:
+            searcher.give(fd, names, 3)
+            twin.give(fd, names, 3)
+        for _ in roots:
+            assert _ready_within(searcher, 30), "the oldest batch was never answered"
+            assert twin.ready()
+            assert _payloads_comparable(searcher.take()) == _payloads_comparable(twin.take())
+        assert not searcher.ready() and not twin.ready()  # all taken
+        searcher.close()
+    finally:
+        for fd, _names in roots:
             os.close(fd)
 
 
