@@ -468,6 +468,11 @@ typedef struct {
 
 enum { MODE_LITERAL = 0, MODE_CANDIDATES = 1, MODE_FILTER = 2 };
 
+/* A file of at most this many bytes is read in one read() of its size and one byte
+ * more, which also tells it ended: most files of a tree are, and each read saved is a
+ * system call. A larger one is read a sniff first, so that a binary file costs a sniff. */
+#define WHOLE_READ_BYTES (1 << 16)
+
 /* The bytes of regular file `name` of `dir_fd` as read_searchable_at reads them, into
  * *data / *size; or a code: 'e' (errno in *error), 'l' (more than `most` bytes). 0 when
  * read. Called without the GIL. */
@@ -494,20 +499,23 @@ read_file(int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most, char 
     } else if (info.st_size > most) {
         code = 'l';
     } else {
-        char *buffer = malloc((size_t)sniff);
+        Py_ssize_t ask = info.st_size < sniff ? sniff
+                         : info.st_size < WHOLE_READ_BYTES ? info.st_size + 1 : sniff;
+        char *buffer = malloc((size_t)ask);
         ssize_t got = -1;
         if (buffer != NULL) {
             do {
-                got = read(fd, buffer, (size_t)sniff);
+                got = read(fd, buffer, (size_t)ask);
             } while (got < 0 && errno == EINTR);
         } else {
             errno = ENOMEM;
         }
+        /* A read of a regular file returns less than asked only at its end. */
         if (got < 0) {
             *error = errno;
             code = 'e';
             free(buffer);
-        } else if (got == sniff && memchr(buffer, 0, (size_t)sniff) == NULL) {
+        } else if (got == ask && memchr(buffer, 0, (size_t)(sniff < got ? sniff : got)) == NULL) {
             int too_large = 0;
             Py_ssize_t total = 0;
             buffer = read_rest(fd, buffer, got, (Py_ssize_t)info.st_size + 1, most, &total,
@@ -725,7 +733,6 @@ scan_one(FileResult *r, int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize
             free(hay);
         return;
     }
-    int has_nul = memchr(data, 0, (size_t)size) != NULL;
     if (mode == MODE_LITERAL && count_only) {
         Py_ssize_t lines = count_lines(hay, size, needle, n);
         if (lines) {
@@ -742,6 +749,9 @@ scan_one(FileResult *r, int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize
     }
     if (hay != data)
         free(hay);
+    /* a NUL byte past the sniffed head matters only to a file with lines found: most
+     * files of a search have none, and are not read a second time for it */
+    int has_nul = r->count && memchr(data, 0, (size_t)size) != NULL;
     free(data);
     if (!r->count)
         r->code = 'n';
