@@ -305,6 +305,17 @@ def test_scan_files_agrees_with_the_python_loop_on_random_folders(speedups: Any,
             os.close(fd)
 
 
+def _open_random_folders(tmp_path: Path, rng: random.Random, count: int
+                         ) -> list[tuple[int, list[str]]]:
+    """``count`` random folders, each open (the caller closes it) with its names."""
+    folders = []
+    for index in range(count):
+        root = tmp_path / f"r{index}"
+        root.mkdir()
+        folders.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
+    return folders
+
+
 def _take_all(searcher: Any, count: int, into: list[Any]) -> None:
     into.extend(searcher.take() for _ in range(count))
 
@@ -315,12 +326,7 @@ def test_the_searcher_answers_as_scan_files_in_the_order_given(speedups: Any, tm
     # hold 0: no batch but the oldest not taken ever starts, so each take lets the next one
     # start; taken on a thread of its own, so that a batch never started fails the test
     # instead of hanging it
-    rng = random.Random(5)
-    folders = []
-    for index in range(40):
-        root = tmp_path / f"r{index}"
-        root.mkdir()
-        folders.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
+    folders = _open_random_folders(tmp_path, random.Random(5), 40)
     try:
         for mode, needle, table in [(0, b"foo", None), (1, b"o", None), (2, None, None),
                                     (2, b"ab", None), (1, b"o", TABLES[0])]:
@@ -369,12 +375,7 @@ def test_ready_says_whether_taking_the_oldest_batch_would_wait(speedups: Any,
     """A search takes each answer as soon as it is back (``Pipeline.ready``). With hold 0 a
     worker starts only the oldest batch not taken, so the second is answered only once the
     first is taken: ready() must follow that, never run ahead of it."""
-    rng = random.Random(7)
-    roots = []
-    for index in range(2):
-        root = tmp_path / f"r{index}"
-        root.mkdir()
-        roots.append((os.open(root, os.O_RDONLY | os.O_DIRECTORY), _random_folder(root, rng)))
+    roots = _open_random_folders(tmp_path, random.Random(7), 2)
     try:
         searcher = speedups.Searcher(2, 64, 400, b"o", False, False, 1, 100, 0)
         twin = _steps.SearcherPy(2, 64, 400, b"o", False, False, 1, 100, 0)
