@@ -2350,6 +2350,16 @@ lookahead_take(PyObject *object, PyObject *args)
             }
         }
     }
+    if (slot != NULL && slot->state == SLOT_WORKING) {
+        /* The walk caught up with the thread: it lists the next subfolder not started
+         * itself, so that the two list at once instead of the walk waiting on each. */
+        for (size_t k = job->cursor; k < job->count; k++) {
+            if (job->slots[k].state == SLOT_PENDING) {
+                job->slots[k].state = SLOT_GONE;
+                break;
+            }
+        }
+    }
     while (slot != NULL && slot->state == SLOT_WORKING) {
         self->walk_waits = 1;
         pthread_cond_wait(&self->done, &self->lock);
