@@ -321,12 +321,13 @@ class PluginHost:
 
     def call_hooks_present(self) -> bool:
         """Whether anything besides the built-in runner implements ``janito_tool_call``."""
+        if self._plain_calls:  # every call of every tool asks this question
+            return False
         if self._manager is None:
             if not self.wants("janito_tool_call"):
-                if not self._plain_calls:
-                    with self._lock:  # not if set_specs or a manager came since wants()
-                        self._plain_calls = (self._manager is None
-                                             and self._wanted.get("janito_tool_call") is False)
+                with self._lock:  # not if set_specs or a manager came since wants()
+                    self._plain_calls = (self._manager is None
+                                         and self._wanted.get("janito_tool_call") is False)
                 return False
             self.manager  # noqa: B018  (registers the entry-point plugins)
         assert self._manager is not None
