@@ -499,8 +499,8 @@ read_file(int dir_fd, const char *name, Py_ssize_t sniff, Py_ssize_t most, char 
     } else if (info.st_size > most) {
         code = 'l';
     } else {
-        Py_ssize_t ask = info.st_size < sniff ? sniff
-                         : info.st_size < WHOLE_READ_BYTES ? info.st_size + 1 : sniff;
+        Py_ssize_t ask = sniff <= info.st_size && info.st_size < WHOLE_READ_BYTES
+                         ? info.st_size + 1 : sniff;
         char *buffer = malloc((size_t)ask);
         ssize_t got = -1;
         if (buffer != NULL) {
